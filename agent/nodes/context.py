@@ -1,0 +1,41 @@
+"""Supplementary context (seed 004): the +-5 neighbouring sentences of each evidence sentence, and an extractive
+context that lets the sentence stand alone (the sentence before it).
+
+Extractive, not generated: an LLM-written context costs one call per evidence sentence (about 6-8 s each with the
+embedded model on this CPU, 40+ s per claim), which alone breaks the 60 s budget of a turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.nodes._timing import timed
+from agent.state import ClaimState, Deps
+
+MAX_CONTEXT_CHARS = 400
+
+
+def extractive_context(sentences: list[str], i: int) -> str:
+    """The sentence before; empty when the evidence opens the abstract (its title is context enough)."""
+    return sentences[i - 1][:MAX_CONTEXT_CHARS] if i > 0 else ""
+
+
+@timed("context")
+def context(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    deps = runtime.context
+    window = deps.settings.context_window
+    out = []
+    for ev in state.get("evidence", []):
+        sentences = deps.index.docs[ev.doc_id].sentences
+        i = ev.sentence_index
+        out.append(
+            ev.model_copy(
+                update={
+                    "neighbours": sentences[max(0, i - window) : i] + sentences[i + 1 : i + 1 + window],
+                    "context": extractive_context(sentences, i),
+                }
+            )
+        )
+    return {"evidence": out}

@@ -1,0 +1,24 @@
+"""Fuse: reciprocal rank fusion across questions and retrievers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.nodes._timing import timed
+from agent.state import ClaimState, Deps, RankedDoc
+from tools.search import reciprocal_rank_fusion
+
+MAX_CANDIDATES = 50
+
+
+@timed("fuse")
+def fuse(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    best = state.get("best_sentences", {})
+    fused = reciprocal_rank_fusion(state.get("ranked_lists", {}))[:MAX_CANDIDATES]
+    candidates = [
+        RankedDoc(doc_id=d, score=round(s, 6), best_sentence=best.get(d), found_by=sorted({n.split("|")[0] for n in by}))
+        for d, s, by in fused
+    ]
+    return {"candidates": candidates}

@@ -1,0 +1,43 @@
+"""Select evidence sentences (seed 001): in each top abstract, the sentences closest to the claim."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from langgraph.runtime import Runtime
+
+from agent.nodes._timing import timed
+from agent.state import ClaimState, Deps, Evidence
+
+CANDIDATES_PER_DOC = 3
+MIN_CHARS = 20  # split fragments such as "0.24 versus 1.15 +/-" carry no claim
+
+
+@timed("select_evidence")
+def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    deps = runtime.context
+    top = [c.doc_id for c in state.get("candidates", [])[: deps.settings.top_docs]]
+    if not top:
+        return {"evidence": []}
+    claim_vec = deps.index.embed([state["claim"]])[0]
+    vectors = deps.index.sentence_vectors(top)
+    evidence: list[Evidence] = []
+    for doc_id in top:
+        doc = deps.index.docs[doc_id]
+        sims = vectors[doc_id] @ claim_vec
+        order = [int(i) for i in np.argsort(-sims) if len(doc.sentences[int(i)]) >= MIN_CHARS]
+        for i in order[:CANDIDATES_PER_DOC]:
+            evidence.append(
+                Evidence(
+                    n=len(evidence) + 1,
+                    doc_id=doc_id,
+                    title=doc.title,
+                    sentence=doc.sentences[i],
+                    sentence_index=i,
+                    url=doc.link(),
+                    year=doc.year,
+                    relevance=round(float(sims[i]), 4),
+                )
+            )
+    return {"evidence": evidence}

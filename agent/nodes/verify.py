@@ -1,0 +1,59 @@
+"""Verify (seeds 003, 000): each answer sentence against the sentences it cites, by the independent verifier
+(not the generator). Status: supported / contradicted / unsupported / uncited; attribution lists the best-matching
+source sentences of the whole evidence list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.nodes._timing import timed
+from agent.nodes.assess import premise
+from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence
+
+TOP_ATTRIBUTION = 2
+
+
+def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
+    best_sup = max(cited, key=lambda p: p[1].p_supports)
+    best_con = max(cited, key=lambda p: p[1].p_contradicts)
+    if best_sup[1].label == "supports":
+        return "supported", round(best_sup[1].p_supports, 4), f"[{best_sup[0].n}] supports this sentence"
+    if best_con[1].label == "contradicts":
+        return "contradicted", round(-best_con[1].p_contradicts, 4), f"[{best_con[0].n}] contradicts this sentence"
+    return "unsupported", round(best_sup[1].score, 4), "no cited source states this"
+
+
+@timed("verify")
+def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    evidence = state.get("evidence", [])
+    sentences = state.get("sentences", [])
+    if not evidence or not sentences:
+        return {"sentences": sentences}
+    pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
+    results = runtime.context.verifier.predict(pairs)
+    out: list[AnswerSentence] = []
+    for k, s in enumerate(sentences):
+        row = list(zip(evidence, results[k * len(evidence) : (k + 1) * len(evidence)], strict=True))
+        ranked = sorted(row, key=lambda p: -(1.0 - p[1].p_nei))
+        attribution = [
+            Attribution(source=ev.n, sentence=ev.sentence, score=round(1.0 - r.p_nei, 4))
+            for ev, r in ranked[:TOP_ATTRIBUTION]
+        ]
+        cited = [p for p in row if p[0].n in s.citations]
+        if cited:
+            status, score, reason = _status(cited)
+        else:
+            status, score, reason = "uncited", None, "cites no existing source"
+        if s.invalid_citations:
+            reason = f"{reason}; {s.reason}"
+        update = {
+            "status": status,
+            "score": score,
+            "reason": reason,
+            "attribution": attribution,
+            "flagged": status != "supported" or bool(s.invalid_citations),
+        }
+        out.append(s.model_copy(update=update))
+    return {"sentences": out}

@@ -1,0 +1,90 @@
+"""Labels and scores in one place (seed 000): the 7-grade local scale, source reputation, the global verdict
+thresholds, and the mapping to SciFact labels."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from tools.corpus import Abstract
+
+GRADES: list[tuple[str, float]] = [
+    ("True", 1.0),
+    ("Mostly True", 0.66),
+    ("Somewhat True", 0.33),
+    ("No Evidence", 0.0),
+    ("Somewhat False", -0.33),
+    ("Mostly False", -0.66),
+    ("False", -1.0),
+]
+GRADE_SCORE = dict(GRADES)
+NO_EVIDENCE = "No Evidence"
+
+SUPPORTED = "Generally supported"
+REFUTED = "Generally refuted"
+LEANING_SUPPORTED = "Disputed but leaning towards supported"
+LEANING_REFUTED = "Disputed but leaning towards refuted"
+CONTROVERSIAL = "Generally controversial"
+NOT_ENOUGH = "Not enough evidence"
+
+
+def grade(score: float) -> str:
+    """The nearest of the seven grades to a stance score in [-1, 1] (ties go towards No Evidence)."""
+    return min(GRADES, key=lambda g: (abs(g[1] - score), abs(g[1])))[0]
+
+
+def global_label(score: float) -> str:
+    """FRSC global label of a weighted mean score (seed 000 thresholds)."""
+    if score >= 0.66:
+        return SUPPORTED
+    if score <= -0.66:
+        return REFUTED
+    if 0.33 < score < 0.66:
+        return LEANING_SUPPORTED
+    if -0.66 < score < -0.33:
+        return LEANING_REFUTED
+    return CONTROVERSIAL
+
+
+def to_scifact(label: str) -> str:
+    """True / Mostly / Somewhat True -> SUPPORT; the False side -> CONTRADICT; No Evidence -> NEI."""
+    value = GRADE_SCORE[label]
+    if value > 0:
+        return "SUPPORT"
+    if value < 0:
+        return "CONTRADICT"
+    return "NEI"
+
+
+def reputation(doc: Abstract, today: date | None = None) -> tuple[float, dict[str, Any]]:
+    """Weight of one source in (0, 1]: citations (log-scaled), recency, retraction. 1.0 when nothing is known.
+
+    Returns the weight and the inputs it came from, so the user can see why a source counts as it does.
+    """
+    inputs: dict[str, Any] = {}
+    if doc.retracted:
+        return 0.0, {"retracted": True}
+    weight = 1.0
+    if doc.citation_count is not None:
+        inputs["citation_count"] = doc.citation_count
+        weight *= 0.5 + 0.5 * min(1.0, math.log1p(doc.citation_count) / math.log1p(1000))
+    if doc.year is not None:
+        age = max(0, (today or date.today()).year - doc.year)
+        inputs["year"] = doc.year
+        weight *= 1.0 if age <= 10 else max(0.6, 1.0 - 0.02 * (age - 10))
+    return round(weight, 4), inputs
+
+
+def weighted_verdict(scored: Sequence[tuple[float, float]]) -> tuple[str, float, float, int]:
+    """(label, weighted score, unweighted score, sources counted) from (local score, weight) pairs.
+    No-Evidence sources (score 0) do not count."""
+    counted = [(s, w) for s, w in scored if s != 0.0]
+    if not counted:
+        return NOT_ENOUGH, 0.0, 0.0, 0
+    total_w = sum(w for _, w in counted)
+    weighted = sum(s * w for s, w in counted) / total_w if total_w > 0 else 0.0
+    unweighted = sum(s for s, _ in counted) / len(counted)
+    label = global_label(weighted) if total_w > 0 else NOT_ENOUGH
+    return label, round(weighted, 4), round(unweighted, 4), len(counted)

@@ -1,0 +1,98 @@
+"""Checking one claim end to end: input rules, wiring of the dependencies, and the JSON contract (DESIGN.md §4)."""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from typing import Any
+
+from agent.graph import build_graph
+from agent.settings import Settings
+from agent.state import ClaimState, Deps
+
+
+class InputError(ValueError):
+    """The user's input cannot be checked; the message says why."""
+
+
+def validate_claim(raw: str, max_chars: int) -> tuple[str, list[str]]:
+    """The claim, normalised, and notes for the user; raises InputError with one clear sentence."""
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
+        raise InputError("the claim is not valid UTF-8 text")
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
+        raise InputError("the claim contains binary control characters; send plain text")
+    claim = " ".join(raw.split())
+    if not claim:
+        raise InputError("the claim is empty; type a scientific claim such as 'Vitamin D reduces fractures'")
+    if len(claim) > max_chars:
+        raise InputError(f"the claim is {len(claim)} characters long; the limit is {max_chars}")
+    notes: list[str] = []
+    letters = [ch for ch in claim if ch.isalpha()]
+    if letters and sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
+        notes.append("the corpus is in English; a claim in another language may find little evidence")
+    return claim, notes
+
+
+def load_deps(settings: Settings) -> Deps:
+    """Index, verifier and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
+    from agent.llm import make_chat_model
+    from tools.index import CorpusIndex
+    from tools.verifier import get_verifier
+
+    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    return Deps(settings=settings, llm=make_chat_model(settings), index=index, verifier=get_verifier())
+
+
+def run_claim(claim: str, deps: Deps, graph: Any = None) -> ClaimState:
+    graph = graph or build_graph()
+    t0 = time.perf_counter()
+    state: ClaimState = graph.invoke({"claim": claim}, context=deps)
+    state["timings"] = {**state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
+    return state
+
+
+def to_json(state: ClaimState) -> dict[str, Any]:
+    """The `claimtrace ask --json` object."""
+    labels = {a.doc_id: a for a in state.get("assessments", [])}
+    usage = state.get("usage")
+    verdict = state.get("verdict")
+    return {
+        "claim": state["claim"],
+        "queries": [q.text for q in state.get("queries", [])],
+        "answer": state.get("answer", ""),
+        "sentences": [
+            {
+                "text": s.text,
+                "citations": s.citations,
+                "status": s.status,
+                "flagged": s.flagged,
+                "score": s.score,
+                "reason": s.reason,
+                "invalid_citations": s.invalid_citations,
+                "attribution": [a.model_dump() for a in s.attribution],
+            }
+            for s in state.get("sentences", [])
+        ],
+        "sources": [
+            {
+                "n": ev.n,
+                "doc_id": ev.doc_id,
+                "title": ev.title,
+                "sentence": ev.sentence,
+                "sentence_index": ev.sentence_index,
+                "context": ev.context,
+                "neighbours": ev.neighbours,
+                "url": ev.url,
+                "year": ev.year,
+                "stance": ev.stance,
+                "label": labels[ev.doc_id].label if ev.doc_id in labels else None,
+                "reputation": labels[ev.doc_id].reputation if ev.doc_id in labels else None,
+            }
+            for ev in state.get("evidence", [])
+        ],
+        "assessments": [a.model_dump() for a in state.get("assessments", [])],
+        "verdict": verdict.model_dump() if verdict else None,
+        "llm": (usage.model_dump() if usage else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}),
+        "timings": state.get("timings", {}),
+        "notes": state.get("notes", []),
+    }

@@ -1,0 +1,81 @@
+"""Shared fixtures: a tiny corpus of our own, a real index of it (real Chroma, BM25 and MiniLM), a rule-based
+verifier stand-in and the scripted chat model. SciFact-based tests skip with a reason when the data is absent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.scripted import ScriptedChatModel
+from agent.settings import Settings
+from agent.state import Deps
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCIFACT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"
+
+
+class RuleVerifier:
+    """Test stand-in for the trained verifier: stance by keyword rules on the premise text."""
+
+    def __init__(self, rules: dict[str, str] | None = None) -> None:
+        self.rules = rules or {}
+        self.seen: list[tuple[str, str]] = []
+
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[Any]:
+        from tools.verifier import VerifierResult
+
+        out = []
+        for hyp, prem in pairs:
+            self.seen.append((hyp, prem))
+            label = next((lab for key, lab in self.rules.items() if key in prem), "nei")
+            probs = {"supports": (0.9, 0.05, 0.05), "contradicts": (0.05, 0.9, 0.05), "nei": (0.05, 0.05, 0.9)}[label]
+            out.append(VerifierResult(label, *probs))  # type: ignore[arg-type]
+        return out
+
+
+@pytest.fixture(scope="session")
+def tiny_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tools.index import build_index
+
+    out = tmp_path_factory.mktemp("tiny_index")
+    build_index(FIXTURES / "tiny_corpus.jsonl", out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_index(tiny_index_dir: Path) -> Any:
+    from tools.index import CorpusIndex
+
+    return CorpusIndex(tiny_index_dir)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, tiny_index_dir: Path) -> Settings:
+    return Settings(data_dir=tmp_path, llm_provider="scripted", _env_file=None)  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def make_deps(settings: Settings, tiny_index: Any) -> Callable[..., Deps]:
+    def make(rules: list[dict[str, Any]], verifier_rules: dict[str, str] | None = None) -> Deps:
+        return Deps(
+            settings=settings,
+            llm=ScriptedChatModel(rules=rules),
+            index=tiny_index,
+            verifier=RuleVerifier(verifier_rules),
+        )
+
+    return make
+
+
+def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
+    return {"when": "search questions", "reply": json.dumps({"questions": questions, "opposite_claim": opposite})}
+
+
+def scifact_or_skip() -> Path:
+    if not (SCIFACT / "corpus.jsonl").is_file():
+        pytest.skip(f"SciFact data not found at {SCIFACT} (integration tests need ../shared/data/scifact)")
+    return SCIFACT

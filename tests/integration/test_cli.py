@@ -1,0 +1,163 @@
+"""The `claimtrace` command as a user runs it (subprocess): index, ask, and every bad-input rule."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+CLAIM = "The MMR vaccine causes autism."
+SCRIPT = [
+    {"when": "search questions", "reply": json.dumps(
+        {"questions": ["Is MMR vaccination associated with autism risk?"], "opposite_claim": "MMR does not cause autism."})},
+    {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]. See also [99]."},
+]
+
+
+def run(args: list[str], env: dict[str, str], stdin: bytes | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent.cli", *args],
+        input=stdin,
+        env=env,
+        capture_output=True,
+        timeout=timeout,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, text: str) -> None:
+    assert proc.returncode == code, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("claimtrace: ") and text in lines[0]
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.fixture(scope="module")
+def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    data = tmp_path_factory.mktemp("data")
+    script = data / "script.json"
+    script.write_text(json.dumps(SCRIPT))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
+    env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script)})
+    return env
+
+
+@pytest.fixture(scope="module")
+def indexed_env(cli_env: dict[str, str]) -> dict[str, str]:
+    proc = run(["index", "--corpus", str(FIXTURES / "malformed_corpus.jsonl")], cli_env)
+    assert proc.returncode == 0, proc.stderr
+    proc = run(["index", "--corpus", str(FIXTURES / "tiny_corpus.jsonl")], cli_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "8 abstracts" in proc.stdout
+    return cli_env
+
+
+def test_index_reports_malformed_lines_and_skips_rebuild(cli_env: dict[str, str], tmp_path: Path):
+    env = {**cli_env, "DATA_DIR": str(tmp_path)}
+    proc = run(["index", "--corpus", str(FIXTURES / "malformed_corpus.jsonl")], env)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 abstracts" in proc.stdout and "5 malformed line(s) skipped" in proc.stdout
+    assert "malformed_corpus.jsonl:2: skipped malformed line" in proc.stderr
+    again = run(["index", "--corpus", str(FIXTURES / "malformed_corpus.jsonl")], env)
+    assert "index up to date" in again.stdout
+
+
+def test_ask_json_contract(indexed_env: dict[str, str]):
+    proc = run(["ask", CLAIM, "--json"], indexed_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["claim"] == CLAIM
+    assert result["verdict"]["label"] in {
+        "Generally supported", "Generally refuted", "Disputed but leaning towards supported",
+        "Disputed but leaning towards refuted", "Generally controversial", "Not enough evidence"}
+    assert result["llm"]["calls"] == (2 if result["sources"] else 1)
+    ns = {s["n"] for s in result["sources"]}
+    for s in result["sentences"]:
+        assert set(s["citations"]) <= ns
+    assert "[99]" not in result["answer"]
+    assert any(s["invalid_citations"] == [99] and s["flagged"] for s in result["sentences"])
+
+
+def test_ask_readable(indexed_env: dict[str, str]):
+    proc = run(["ask", CLAIM], indexed_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Answer:" in proc.stdout and "Verdict:" in proc.stdout
+    assert "FLAG" in proc.stdout  # the sentence that cited [99]
+
+
+def test_ask_reads_stdin_and_notes_other_languages(indexed_env: dict[str, str]):
+    proc = run(["ask", "-", "--json"], indexed_env, stdin="Вакцина MMR вызывает аутизм.".encode())
+    assert proc.returncode == 0, proc.stderr
+    assert any("English" in n for n in json.loads(proc.stdout)["notes"])
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["ask", ""], None, "the claim is empty"),
+        (["ask", "   \n\t "], None, "the claim is empty"),
+        (["ask", "x" * 2001], None, "2001 characters long; the limit is 2000"),
+        (["ask", "-"], b"\xff\xfe\xfa claim", "not valid UTF-8"),
+        (["ask", "-"], b"vaccines \x00\x01 autism", "binary control characters"),
+        (["ask", CLAIM, "--frobnicate"], None, "unrecognized arguments: --frobnicate"),
+        (["frobnicate"], None, "invalid choice"),
+    ],
+)
+def test_bad_input_one_clear_line(indexed_env: dict[str, str], args: list[str], stdin: bytes | None, message: str):
+    assert_one_line_error(run(args, indexed_env, stdin=stdin), 2, message)
+
+
+def test_missing_index(cli_env: dict[str, str], tmp_path: Path):
+    proc = run(["ask", CLAIM], {**cli_env, "DATA_DIR": str(tmp_path)})
+    assert_one_line_error(proc, 3, "run `claimtrace index` first")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_llm_unreachable(indexed_env: dict[str, str]):
+    env = {**indexed_env, "LLM_PROVIDER": "openai", "LLM_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
+           "LLM_MAX_RETRIES": "0"}
+    assert_one_line_error(run(["ask", CLAIM], env), 3, "the LLM is unreachable")
+
+
+@pytest.fixture
+def slow_llm() -> Iterator[str]:
+    """A loopback server that accepts chat requests and never answers in time."""
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            time.sleep(5)
+            self.send_response(500)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_llm_timeout(indexed_env: dict[str, str], slow_llm: str):
+    env = {**indexed_env, "LLM_PROVIDER": "openai", "LLM_BASE_URL": slow_llm, "LLM_TIMEOUT": "1", "LLM_MAX_RETRIES": "0"}
+    assert_one_line_error(run(["ask", CLAIM], env), 3, "did not answer in time")

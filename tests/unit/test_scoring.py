@@ -1,0 +1,73 @@
+"""Labels and thresholds at their boundaries (seed 000)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from agent.scoring import (
+    CONTROVERSIAL,
+    LEANING_REFUTED,
+    LEANING_SUPPORTED,
+    NOT_ENOUGH,
+    REFUTED,
+    SUPPORTED,
+    global_label,
+    grade,
+    reputation,
+    to_scifact,
+    weighted_verdict,
+)
+from tools.corpus import Abstract
+
+
+@pytest.mark.parametrize(
+    ("score", "label"),
+    [
+        (1.0, SUPPORTED), (0.66, SUPPORTED), (0.6599, LEANING_SUPPORTED), (0.3301, LEANING_SUPPORTED),
+        (0.33, CONTROVERSIAL), (0.0, CONTROVERSIAL), (-0.33, CONTROVERSIAL), (-0.3301, LEANING_REFUTED),
+        (-0.6599, LEANING_REFUTED), (-0.66, REFUTED), (-1.0, REFUTED),
+    ],
+)
+def test_global_label_boundaries(score, label):
+    assert global_label(score) == label
+
+
+@pytest.mark.parametrize(
+    ("score", "label"),
+    [
+        (1.0, "True"), (0.84, "True"), (0.82, "Mostly True"), (0.5, "Mostly True"), (0.49, "Somewhat True"),
+        (0.17, "Somewhat True"), (0.16, "No Evidence"), (0.0, "No Evidence"), (-0.16, "No Evidence"),
+        (-0.17, "Somewhat False"), (-0.5, "Mostly False"), (-0.84, "False"), (-1.0, "False"),
+    ],
+)
+def test_grade_nearest(score, label):
+    assert grade(score) == label
+
+
+def test_scifact_mapping():
+    assert [to_scifact(x) for x in ("True", "Mostly True", "Somewhat True")] == ["SUPPORT"] * 3
+    assert [to_scifact(x) for x in ("False", "Mostly False", "Somewhat False")] == ["CONTRADICT"] * 3
+    assert to_scifact("No Evidence") == "NEI"
+
+
+def test_weighted_verdict_ignores_no_evidence_and_handles_empty():
+    assert weighted_verdict([]) == (NOT_ENOUGH, 0.0, 0.0, 0)
+    assert weighted_verdict([(0.0, 1.0), (0.0, 0.5)]) == (NOT_ENOUGH, 0.0, 0.0, 0)
+    label, score, unweighted, n = weighted_verdict([(1.0, 1.0), (0.0, 1.0), (-0.33, 1.0)])
+    assert n == 2 and score == pytest.approx(0.335) and unweighted == pytest.approx(0.335)
+    assert label == LEANING_SUPPORTED
+    # all counted sources retracted: weight zero, so no verdict from them
+    assert weighted_verdict([(1.0, 0.0)])[0] == NOT_ENOUGH
+
+
+def test_reputation_inputs():
+    base = {"doc_id": "1", "title": "t", "sentences": ["s"]}
+    assert reputation(Abstract(**base)) == (1.0, {})
+    assert reputation(Abstract(**base, retracted=True)) == (0.0, {"retracted": True})
+    cited, inputs = reputation(Abstract(**base, citation_count=1000, year=2020), today=date(2026, 1, 1))
+    assert cited == pytest.approx(1.0) and inputs == {"citation_count": 1000, "year": 2020}
+    uncited, _ = reputation(Abstract(**base, citation_count=0, year=2020), today=date(2026, 1, 1))
+    old, _ = reputation(Abstract(**base, citation_count=1000, year=1990), today=date(2026, 1, 1))
+    assert uncited == pytest.approx(0.5) and old == pytest.approx(0.6)

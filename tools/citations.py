@@ -1,0 +1,81 @@
+"""Answer sentences and their [n] citations: split, parse, and keep only numbers that exist."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+CITATION = re.compile(r"\[\s*(\d+(?:\s*(?:,|;|-|–)\s*\d+)*)\s*\]")
+LEADING_CITATIONS = re.compile(r"^((?:\[\s*[\d\s,;\-–]+\][\s.]*)+)(.*)$", re.DOTALL)
+
+
+@dataclass
+class ParsedSentence:
+    text: str  # without citation markers
+    citations: list[int] = field(default_factory=list)  # valid, in order of first mention
+    invalid: list[int] = field(default_factory=list)  # cited numbers that name no evidence
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> object:
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def _numbers(group: str) -> list[int]:
+    out: list[int] = []
+    for part in re.split(r"[,;]", group):
+        bounds = [int(x) for x in re.split(r"[-–]", part) if x.strip()]
+        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
+            out.extend(range(bounds[0], bounds[1] + 1))
+        else:
+            out.extend(bounds)
+    return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of an answer; citations written after a full stop ("... safe. [1] Next") belong to the
+    sentence before them."""
+    pieces = [s.strip() for s in _segmenter().segment(text.strip()) if s.strip()]  # type: ignore[attr-defined]
+    merged: list[str] = []
+    for piece in pieces:
+        lead = LEADING_CITATIONS.match(piece)
+        if merged and lead:
+            merged[-1] = f"{merged[-1]} {lead.group(1).strip()}"
+            piece = lead.group(2).strip()
+        if piece:
+            merged.append(piece)
+    return merged
+
+
+def parse_sentence(sentence: str, valid: Collection[int]) -> ParsedSentence:
+    cited: list[int] = []
+    invalid: list[int] = []
+    for match in CITATION.finditer(sentence):
+        for n in _numbers(match.group(1)):
+            target = cited if n in valid else invalid
+            if n not in target:
+                target.append(n)
+    clean = CITATION.sub("", sentence)
+    clean = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", clean)).strip()
+    return ParsedSentence(text=clean, citations=cited, invalid=invalid)
+
+
+def parse_answer(answer: str, valid: Collection[int]) -> list[ParsedSentence]:
+    return [p for p in (parse_sentence(s, valid) for s in split_sentences(answer)) if p.text]
+
+
+def render(sentences: list[ParsedSentence]) -> str:
+    """The answer as shown: each sentence followed by its valid citations only."""
+    parts = []
+    for s in sentences:
+        if s.citations:
+            body = s.text[:-1] if s.text[-1:] in ".!?" else s.text
+            end = s.text[-1] if s.text[-1:] in ".!?" else ""
+            parts.append(f"{body} [{', '.join(map(str, s.citations))}]{end}")
+        else:
+            parts.append(s.text)
+    return " ".join(parts)

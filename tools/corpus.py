@@ -1,0 +1,211 @@
+"""Corpus model and loaders (SciFact jsonl with sentence-split abstracts, BEIR jsonl with plain text).
+
+Malformed lines are reported with their line number and skipped; loading never crashes on one bad record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from pydantic import BaseModel, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+SCIFACT_CORPUS_SHA256 = "b8d6c89624cb2ed74dee8938effc4f5d8bd2086887880af8110d64be4ceade62"
+
+
+class Abstract(BaseModel):
+    """One abstract, split into sentences. Source text is data, never instructions."""
+
+    doc_id: str
+    title: str
+    sentences: list[str] = Field(min_length=1)
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+    url: str | None = None
+    citation_count: int | None = None
+    retracted: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+    def link(self) -> str | None:
+        if self.url:
+            return self.url
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        if self.pmid:
+            return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
+        return None
+
+
+@dataclass
+class LoadReport:
+    path: Path
+    loaded: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def add_problem(self, line_no: int, why: str) -> None:
+        msg = f"{self.path.name}:{line_no}: skipped malformed line ({why})"
+        self.problems.append(msg)
+        log.warning(msg)
+
+
+class CorpusError(RuntimeError):
+    """The corpus cannot be found, fetched or read."""
+
+
+def split_sentences(text: str) -> list[str]:
+    import pysbd
+
+    segmenter = pysbd.Segmenter(language="en", clean=False)
+    return [s.strip() for s in segmenter.segment(text) if s.strip()]
+
+
+def _parse_scifact(rec: dict) -> Abstract:
+    sentences = [str(s).strip() for s in rec["abstract"] if str(s).strip()]
+    return Abstract(doc_id=str(rec["doc_id"]), title=str(rec.get("title") or "").strip(), sentences=sentences)
+
+
+def _parse_beir(rec: dict) -> Abstract:
+    meta = rec.get("metadata") or {}
+    return Abstract(
+        doc_id=str(rec["_id"]),
+        title=str(rec.get("title") or "").strip(),
+        sentences=split_sentences(str(rec["text"])),
+        year=meta.get("year"),
+        doi=meta.get("doi"),
+        pmid=meta.get("pmid"),
+        url=meta.get("url"),
+    )
+
+
+def _parse_native(rec: dict) -> Abstract:
+    return Abstract.model_validate(rec)
+
+
+def _detect(rec: dict) -> str:
+    if "abstract" in rec and "doc_id" in rec:
+        return "scifact"
+    if "_id" in rec and "text" in rec:
+        return "beir"
+    if "sentences" in rec and "doc_id" in rec:
+        return "native"
+    raise KeyError("neither SciFact (doc_id, abstract) nor BEIR (_id, text) fields")
+
+
+_PARSERS = {"scifact": _parse_scifact, "beir": _parse_beir, "native": _parse_native}
+
+
+def iter_corpus(path: Path, report: LoadReport | None = None) -> Iterator[Abstract]:
+    """Yield abstracts from a SciFact, BEIR or claimtrace jsonl file, skipping malformed lines."""
+    report = report or LoadReport(path)
+    fmt: str | None = None
+    seen: set[str] = set()
+    with path.open("rb") as fh:
+        for line_no, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+                if not isinstance(rec, dict):
+                    raise TypeError("not a JSON object")
+                fmt = fmt or _detect(rec)
+                abstract = _PARSERS[fmt](rec)
+            except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, ValidationError) as e:
+                report.add_problem(line_no, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
+                continue
+            if abstract.doc_id in seen:
+                report.add_problem(line_no, f"duplicate doc_id {abstract.doc_id}")
+                continue
+            seen.add(abstract.doc_id)
+            report.loaded += 1
+            yield abstract
+
+
+def load_corpus(path: Path, limit: int | None = None) -> tuple[list[Abstract], LoadReport]:
+    report = LoadReport(path)
+    docs: list[Abstract] = []
+    for doc in iter_corpus(path, report):
+        docs.append(doc)
+        if limit is not None and len(docs) >= limit:
+            break
+    if not docs:
+        raise CorpusError(f"no usable abstracts in {path}")
+    return docs, report
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _corpus_file_in(folder: Path) -> Path | None:
+    for candidate in (folder / "corpus.jsonl", folder / "beir" / "corpus.jsonl"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def resolve_corpus_path(configured: Path | None, mirror: Path, download_dir: Path, url: str) -> Path:
+    """Where the corpus comes from: the configured path, else the local mirror, else a one-time download."""
+    if configured is not None:
+        found = configured if configured.is_file() else _corpus_file_in(configured)
+        if found is None:
+            raise CorpusError(f"corpus not found at {configured}")
+        return found
+    found = _corpus_file_in(mirror)
+    if found is not None:
+        return found
+    cached = download_dir / "scifact" / "corpus.jsonl"
+    if cached.is_file() and sha256_file(cached) == SCIFACT_CORPUS_SHA256:
+        return cached
+    return download_scifact(url, cached)
+
+
+def download_scifact(url: str, target: Path) -> Path:
+    """Download the official SciFact release once; keep corpus.jsonl only if its sha256 matches."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    log.info("downloading SciFact from %s", url)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            archive = Path(tmp) / "data.tar.gz"
+            with httpx.stream("GET", url, timeout=60, follow_redirects=True) as resp:
+                resp.raise_for_status()
+                with archive.open("wb") as out:
+                    for chunk in resp.iter_bytes():
+                        out.write(chunk)
+            with tarfile.open(archive) as tar:
+                member = next((m for m in tar.getmembers() if m.name.endswith("corpus.jsonl")), None)
+                if member is None:
+                    raise CorpusError("the SciFact archive holds no corpus.jsonl")
+                src = tar.extractfile(member)
+                if src is None:
+                    raise CorpusError("cannot read corpus.jsonl from the SciFact archive")
+                extracted = Path(tmp) / "corpus.jsonl"
+                with extracted.open("wb") as out:
+                    shutil.copyfileobj(src, out)
+            digest = sha256_file(extracted)
+            if digest != SCIFACT_CORPUS_SHA256:
+                raise CorpusError(f"downloaded corpus has sha256 {digest}, expected {SCIFACT_CORPUS_SHA256}")
+            shutil.move(str(extracted), target)
+    except httpx.HTTPError as e:
+        raise CorpusError(
+            f"no local corpus and the SciFact download failed ({e}); set CORPUS_PATH to a corpus.jsonl"
+        ) from e
+    return target
