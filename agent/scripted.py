@@ -57,10 +57,15 @@ class ScriptedChatModel(BaseChatModel):
         rule = self._pick(messages)
         reply = str(rule.get("reply", ""))
         tool_calls = [
-            {"name": tc["name"], "args": tc.get("args", {}), "id": tc.get("id", f"call_{i}"), "type": "tool_call"}
+            {
+                "name": tc["name"],
+                "args": tc.get("args", {}),
+                "id": tc.get("id", f"call_{i}"),
+                "type": "tool_call",
+            }
             for i, tc in enumerate(rule.get("tool_calls", []))
         ]
-        msg = AIMessage(content=reply, tool_calls=tool_calls, usage_metadata=self._usage(messages, reply))  # type: ignore[arg-type]
+        msg = AIMessage(content=reply, tool_calls=tool_calls, usage_metadata=self._usage(messages, reply))
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
     def _stream(
@@ -82,9 +87,7 @@ class ScriptedChatModel(BaseChatModel):
                 name=tc["name"], args=json.dumps(tc.get("args", {})), id=tc.get("id", f"call_{i}"), index=i
             )
             yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[chunk]))
-        yield ChatGenerationChunk(
-            message=AIMessageChunk(content="", usage_metadata=self._usage(messages, reply))  # type: ignore[arg-type]
-        )
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=self._usage(messages, reply)))
 
     def bind_tools(
         self,
@@ -92,4 +95,4 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         self.bound_tools = [getattr(t, "name", getattr(t, "__name__", str(t))) for t in tools]
-        return self.bind(**kwargs) if kwargs else self  # type: ignore[return-value]
+        return self.bind(**kwargs) if kwargs else self

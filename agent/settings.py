@@ -36,6 +36,7 @@ class Settings(BaseSettings):
 
     # --- data ------------------------------------------------------------------------------------
     data_dir: Path = Field(default_factory=_default_data_dir)
+    models_dir: Path | None = Field(None, description="Where the assembled GGUF lives; DATA_DIR/models when unset.")
     corpus_path: Path | None = Field(
         None, description="SciFact corpus.jsonl, BEIR corpus.jsonl or a folder holding one."
     )
@@ -59,7 +60,7 @@ class Settings(BaseSettings):
 
     @property
     def model_dir(self) -> Path:
-        return self.data_dir / "models"
+        return self.models_dir or self.data_dir / "models"
 
     def resolved_provider(self) -> str:
         if self.llm_provider != "auto":

@@ -32,7 +32,11 @@ class RuleVerifier:
         for hyp, prem in pairs:
             self.seen.append((hyp, prem))
             label = next((lab for key, lab in self.rules.items() if key in prem), "nei")
-            probs = {"supports": (0.9, 0.05, 0.05), "contradicts": (0.05, 0.9, 0.05), "nei": (0.05, 0.05, 0.9)}[label]
+            probs = {
+                "supports": (0.9, 0.05, 0.05),
+                "contradicts": (0.05, 0.9, 0.05),
+                "nei": (0.05, 0.05, 0.9),
+            }[label]
             out.append(VerifierResult(label, *probs))  # type: ignore[arg-type]
         return out
 
@@ -72,7 +76,10 @@ def make_deps(settings: Settings, tiny_index: Any) -> Callable[..., Deps]:
 
 
 def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
-    return {"when": "search questions", "reply": json.dumps({"questions": questions, "opposite_claim": opposite})}
+    return {
+        "when": "search questions",
+        "reply": json.dumps({"questions": questions, "opposite_claim": opposite}),
+    }
 
 
 def scifact_or_skip() -> Path:

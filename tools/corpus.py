@@ -124,7 +124,14 @@ def iter_corpus(path: Path, report: LoadReport | None = None) -> Iterator[Abstra
                     raise TypeError("not a JSON object")
                 fmt = fmt or _detect(rec)
                 abstract = _PARSERS[fmt](rec)
-            except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, ValidationError) as e:
+            except (
+                UnicodeDecodeError,
+                json.JSONDecodeError,
+                KeyError,
+                TypeError,
+                ValueError,
+                ValidationError,
+            ) as e:
                 report.add_problem(line_no, f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
                 continue
             if abstract.doc_id in seen:

@@ -87,10 +87,13 @@ def _collections(client: Any, fp: str, create: bool) -> tuple[Any, Any]:
     meta = {"hnsw:space": "cosine"}
     names = (f"ct_sentences_{fp}", f"ct_abstracts_{fp}")
     if create:
-        return tuple(  # type: ignore[return-value]
-            client.get_or_create_collection(n, embedding_function=ef, metadata=meta) for n in names
+        return (
+            client.get_or_create_collection(names[0], embedding_function=ef, metadata=meta),
+            client.get_or_create_collection(names[1], embedding_function=ef, metadata=meta),
         )
-    return tuple(client.get_collection(n, embedding_function=ef) for n in names)  # type: ignore[return-value]
+    return client.get_collection(names[0], embedding_function=ef), client.get_collection(
+        names[1], embedding_function=ef
+    )
 
 
 def read_manifest(index_dir: Path) -> dict[str, Any] | None:
@@ -165,7 +168,11 @@ def build_index(
     for start in range(0, len(docs), batch):
         chunk = docs[start : start + batch]
         vecs = embedder.encode([f"{d.title}: {d.text}" for d in chunk])
-        abstracts_col.add(ids=[d.doc_id for d in chunk], embeddings=list(vecs), metadatas=[{"doc_id": d.doc_id} for d in chunk])
+        abstracts_col.add(
+            ids=[d.doc_id for d in chunk],
+            embeddings=list(vecs),
+            metadatas=[{"doc_id": d.doc_id} for d in chunk],
+        )
         bar.update(len(vecs))
     bar.close()
 
@@ -241,7 +248,9 @@ class CorpusIndex:
 
     def dense_sentences(self, query_vec: np.ndarray, k: int) -> list[Hit]:
         """Best title-prepended sentence per document, documents ranked by it."""
-        res = self._sentences.query(query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"])
+        res = self._sentences.query(
+            query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"]
+        )
         best: dict[str, Hit] = {}
         for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
             doc_id = str(meta["doc_id"])
@@ -251,7 +260,10 @@ class CorpusIndex:
 
     def dense_abstracts(self, query_vec: np.ndarray, k: int) -> list[Hit]:
         res = self._abstracts.query(query_embeddings=[query_vec.tolist()], n_results=k, include=["distances"])
-        return [Hit(str(i), 1.0 - float(d), "dense_abstract") for i, d in zip(res["ids"][0], res["distances"][0], strict=True)]
+        return [
+            Hit(str(i), 1.0 - float(d), "dense_abstract")
+            for i, d in zip(res["ids"][0], res["distances"][0], strict=True)
+        ]
 
     def sentence_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored sentence embeddings of the given documents: doc_id -> (n_sentences, dim)."""

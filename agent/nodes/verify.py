@@ -21,7 +21,11 @@ def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
     if best_sup[1].label == "supports":
         return "supported", round(best_sup[1].p_supports, 4), f"[{best_sup[0].n}] supports this sentence"
     if best_con[1].label == "contradicts":
-        return "contradicted", round(-best_con[1].p_contradicts, 4), f"[{best_con[0].n}] contradicts this sentence"
+        return (
+            "contradicted",
+            round(-best_con[1].p_contradicts, 4),
+            f"[{best_con[0].n}] contradicts this sentence",
+        )
     return "unsupported", round(best_sup[1].score, 4), "no cited source states this"
 
 

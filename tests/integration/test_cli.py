@@ -20,13 +20,25 @@ from tests.conftest import FIXTURES
 
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
-    {"when": "search questions", "reply": json.dumps(
-        {"questions": ["Is MMR vaccination associated with autism risk?"], "opposite_claim": "MMR does not cause autism."})},
-    {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]. See also [99]."},
+    {
+        "when": "search questions",
+        "reply": json.dumps(
+            {
+                "questions": ["Is MMR vaccination associated with autism risk?"],
+                "opposite_claim": "MMR does not cause autism.",
+            }
+        ),
+    },
+    {
+        "when": "<evidence>",
+        "reply": "Cohort studies found no link between MMR vaccination and autism [1]. See also [99].",
+    },
 ]
 
 
-def run(args: list[str], env: dict[str, str], stdin: bytes | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], env: dict[str, str], stdin: bytes | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "agent.cli", *args],
         input=stdin,
@@ -82,8 +94,13 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
     result = json.loads(proc.stdout)
     assert result["claim"] == CLAIM
     assert result["verdict"]["label"] in {
-        "Generally supported", "Generally refuted", "Disputed but leaning towards supported",
-        "Disputed but leaning towards refuted", "Generally controversial", "Not enough evidence"}
+        "Generally supported",
+        "Generally refuted",
+        "Disputed but leaning towards supported",
+        "Disputed but leaning towards refuted",
+        "Generally controversial",
+        "Not enough evidence",
+    }
     assert result["llm"]["calls"] == (2 if result["sources"] else 1)
     ns = {s["n"] for s in result["sources"]}
     for s in result["sentences"]:
@@ -133,8 +150,12 @@ def _free_port() -> int:
 
 
 def test_llm_unreachable(indexed_env: dict[str, str]):
-    env = {**indexed_env, "LLM_PROVIDER": "openai", "LLM_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
-           "LLM_MAX_RETRIES": "0"}
+    env = {
+        **indexed_env,
+        "LLM_PROVIDER": "openai",
+        "LLM_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
+        "LLM_MAX_RETRIES": "0",
+    }
     assert_one_line_error(run(["ask", CLAIM], env), 3, "the LLM is unreachable")
 
 
@@ -159,5 +180,11 @@ def slow_llm() -> Iterator[str]:
 
 
 def test_llm_timeout(indexed_env: dict[str, str], slow_llm: str):
-    env = {**indexed_env, "LLM_PROVIDER": "openai", "LLM_BASE_URL": slow_llm, "LLM_TIMEOUT": "1", "LLM_MAX_RETRIES": "0"}
+    env = {
+        **indexed_env,
+        "LLM_PROVIDER": "openai",
+        "LLM_BASE_URL": slow_llm,
+        "LLM_TIMEOUT": "1",
+        "LLM_MAX_RETRIES": "0",
+    }
     assert_one_line_error(run(["ask", CLAIM], env), 3, "did not answer in time")

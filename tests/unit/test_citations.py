@@ -12,7 +12,10 @@ def test_parse_lists_ranges_and_invalid_numbers():
 
 
 def test_citation_only_piece_joins_previous_sentence():
-    assert split_sentences("MMR is safe. [1] It was studied widely [2].") == ["MMR is safe. [1]", "It was studied widely [2]."]
+    assert split_sentences("MMR is safe. [1] It was studied widely [2].") == [
+        "MMR is safe. [1]",
+        "It was studied widely [2].",
+    ]
     parsed = parse_answer("MMR is safe. [1] It was studied widely [2].", valid={1, 2})
     assert [(p.text, p.citations) for p in parsed] == [("MMR is safe.", [1]), ("It was studied widely.", [2])]
 

@@ -20,7 +20,10 @@ def test_beir_format_is_sentence_split():
     docs, _ = load_corpus(FIXTURES / "tiny_beir.jsonl")
     assert [d.doc_id for d in docs] == ["101", "102", "103"]
     assert len(docs[0].sentences) == 5
-    assert docs[0].sentences[3] == "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."
+    assert (
+        docs[0].sentences[3]
+        == "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."
+    )
 
 
 def test_malformed_lines_are_skipped_with_line_numbers():

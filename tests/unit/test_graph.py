@@ -26,8 +26,11 @@ def test_full_run_matches_the_json_contract(make_deps):
     deps = make_deps(
         [
             decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
-            {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1, 2]. "
-             "A meta-analysis agrees [3]. Vaccines are dangerous [12]."},
+            {
+                "when": "<evidence>",
+                "reply": "Large studies found no link between MMR and autism [1, 2]. "
+                "A meta-analysis agrees [3]. Vaccines are dangerous [12].",
+            },
         ],
         verifier_rules=VERIFIER_RULES,
     )

@@ -35,8 +35,14 @@ def ev(n: int, doc_id: str, sentence: str, idx: int = 0, stance: str = "nei") ->
 
 
 def test_decompose_uses_json_questions_and_opposite(make_deps):
-    deps = make_deps([decompose_rule(["Does MMR vaccination raise autism risk?", "Autism incidence after MMR?"],
-                                     "The MMR vaccine does not cause autism.")])
+    deps = make_deps(
+        [
+            decompose_rule(
+                ["Does MMR vaccination raise autism risk?", "Autism incidence after MMR?"],
+                "The MMR vaccine does not cause autism.",
+            )
+        ]
+    )
     out = decompose({"claim": CLAIM}, rt(deps))
     kinds = [q.kind for q in out["queries"]]
     assert kinds == ["claim", "question", "question", "opposite"]
@@ -55,7 +61,7 @@ def test_decompose_caps_questions_and_drops_duplicates(make_deps):
     assert questions == [f"Question {i}?" for i in range(5)]
 
 
-@pytest.mark.parametrize("reply", ["not json at all", "```json\n{\"questions\": 5}\n```", "{\"questions\": []}"])
+@pytest.mark.parametrize("reply", ["not json at all", '```json\n{"questions": 5}\n```', '{"questions": []}'])
 def test_decompose_falls_back_when_json_is_broken(make_deps, reply):
     deps = make_deps([{"when": "search questions", "reply": reply}])
     out = decompose({"claim": CLAIM}, rt(deps))
@@ -76,9 +82,14 @@ def test_decompose_accepts_code_fenced_json(make_deps):
 
 def test_retrieve_searches_every_query_with_every_tool(make_deps):
     deps = make_deps([])
-    queries = [Query(text=CLAIM, kind="claim"), Query(text="aldehyde dehydrogenase breast prognosis", kind="question")]
+    queries = [
+        Query(text=CLAIM, kind="claim"),
+        Query(text="aldehyde dehydrogenase breast prognosis", kind="question"),
+    ]
     out = retrieve({"claim": CLAIM, "queries": queries}, rt(deps))
-    assert set(out["ranked_lists"]) == {f"{t}|{q.text}" for t in ("bm25_search", "dense_sentence_search") for q in queries}
+    assert set(out["ranked_lists"]) == {
+        f"{t}|{q.text}" for t in ("bm25_search", "dense_sentence_search") for q in queries
+    }
     assert out["ranked_lists"][f"bm25_search|{CLAIM}"][0] == "101"
     assert out["ranked_lists"]["bm25_search|aldehyde dehydrogenase breast prognosis"][0] == "103"
     assert "101" in out["best_sentences"]
@@ -112,8 +123,10 @@ def test_select_evidence_picks_claim_sentences_of_top_docs(make_deps):
 def test_context_gives_neighbours_and_previous_sentence(make_deps):
     deps = make_deps([])
     doc = deps.index.docs["101"]
-    out = context({"claim": CLAIM, "evidence": [ev(1, "101", doc.sentences[3], idx=3), ev(2, "101", doc.sentences[0])]},
-                  rt(deps))
+    out = context(
+        {"claim": CLAIM, "evidence": [ev(1, "101", doc.sentences[3], idx=3), ev(2, "101", doc.sentences[0])]},
+        rt(deps),
+    )
     first, second = out["evidence"]
     assert first.context == doc.sentences[2]
     assert first.neighbours == doc.sentences[0:3] + doc.sentences[4:]
@@ -139,11 +152,14 @@ def test_assess_prunes_irrelevant_and_labels_sources(make_deps):
 
 
 def test_verdict_weighted_and_unweighted():
-    state = {"claim": "x", "assessments": [
-        SourceAssessment(doc_id="1", label="True", score=1.0, reputation=1.0, explanation=""),
-        SourceAssessment(doc_id="2", label="Mostly False", score=-0.66, reputation=0.5, explanation=""),
-        SourceAssessment(doc_id="3", label="No Evidence", score=0.0, reputation=1.0, explanation=""),
-    ]}
+    state = {
+        "claim": "x",
+        "assessments": [
+            SourceAssessment(doc_id="1", label="True", score=1.0, reputation=1.0, explanation=""),
+            SourceAssessment(doc_id="2", label="Mostly False", score=-0.66, reputation=0.5, explanation=""),
+            SourceAssessment(doc_id="3", label="No Evidence", score=0.0, reputation=1.0, explanation=""),
+        ],
+    }
     out = verdict(state, rt(None))
     v = out["verdict"]
     assert v.score == pytest.approx((1.0 - 0.66 * 0.5) / 1.5, abs=1e-4)  # 0.4467
@@ -156,9 +172,20 @@ def test_verdict_weighted_and_unweighted():
 
 
 def test_answer_keeps_only_existing_citations(make_deps):
-    deps = make_deps([{"when": "<evidence>", "reply": "MMR does not cause autism [1]. Big trials agree [1, 7]. Trust me [9]."}])
+    deps = make_deps(
+        [
+            {
+                "when": "<evidence>",
+                "reply": "MMR does not cause autism [1]. Big trials agree [1, 7]. Trust me [9].",
+            }
+        ]
+    )
     evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3, "contradicts")]
-    state = {"claim": CLAIM, "evidence": evidence, "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1)}
+    state = {
+        "claim": CLAIM,
+        "evidence": evidence,
+        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1),
+    }
     out = answer(state, rt(deps))
     assert out["answer"] == "MMR does not cause autism [1]. Big trials agree [1]. Trust me."
     s1, s2, s3 = out["sentences"]
@@ -189,8 +216,10 @@ def test_source_text_is_fenced_as_data_in_the_prompt(make_deps):
 
 def test_verify_flags_by_status(make_deps):
     deps = make_deps([], verifier_rules={"not associated": "contradicts", "twelve": "supports"})
-    evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3),
-                ev(2, "105", "Aspirin reduced events by twelve percent.", 1)]
+    evidence = [
+        ev(1, "101", "MMR vaccination was not associated with autism.", 3),
+        ev(2, "105", "Aspirin reduced events by twelve percent.", 1),
+    ]
     sentences = [
         AnswerSentence(text="Aspirin helps.", citations=[2]),
         AnswerSentence(text="MMR causes autism.", citations=[1]),
@@ -207,6 +236,8 @@ def test_verify_flags_by_status(make_deps):
 def test_verify_marks_unsupported_when_cited_source_is_silent(make_deps):
     deps = make_deps([], verifier_rules={})
     evidence = [ev(1, "101", "We followed 657,461 children.", 1)]
-    out = verify({"claim": CLAIM, "evidence": evidence, "sentences": [AnswerSentence(text="X.", citations=[1])]},
-                 rt(deps))
+    out = verify(
+        {"claim": CLAIM, "evidence": evidence, "sentences": [AnswerSentence(text="X.", citations=[1])]},
+        rt(deps),
+    )
     assert out["sentences"][0].status == "unsupported" and out["sentences"][0].flagged

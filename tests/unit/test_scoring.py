@@ -25,9 +25,17 @@ from tools.corpus import Abstract
 @pytest.mark.parametrize(
     ("score", "label"),
     [
-        (1.0, SUPPORTED), (0.66, SUPPORTED), (0.6599, LEANING_SUPPORTED), (0.3301, LEANING_SUPPORTED),
-        (0.33, CONTROVERSIAL), (0.0, CONTROVERSIAL), (-0.33, CONTROVERSIAL), (-0.3301, LEANING_REFUTED),
-        (-0.6599, LEANING_REFUTED), (-0.66, REFUTED), (-1.0, REFUTED),
+        (1.0, SUPPORTED),
+        (0.66, SUPPORTED),
+        (0.6599, LEANING_SUPPORTED),
+        (0.3301, LEANING_SUPPORTED),
+        (0.33, CONTROVERSIAL),
+        (0.0, CONTROVERSIAL),
+        (-0.33, CONTROVERSIAL),
+        (-0.3301, LEANING_REFUTED),
+        (-0.6599, LEANING_REFUTED),
+        (-0.66, REFUTED),
+        (-1.0, REFUTED),
     ],
 )
 def test_global_label_boundaries(score, label):
@@ -37,9 +45,19 @@ def test_global_label_boundaries(score, label):
 @pytest.mark.parametrize(
     ("score", "label"),
     [
-        (1.0, "True"), (0.84, "True"), (0.82, "Mostly True"), (0.5, "Mostly True"), (0.49, "Somewhat True"),
-        (0.17, "Somewhat True"), (0.16, "No Evidence"), (0.0, "No Evidence"), (-0.16, "No Evidence"),
-        (-0.17, "Somewhat False"), (-0.5, "Mostly False"), (-0.84, "False"), (-1.0, "False"),
+        (1.0, "True"),
+        (0.84, "True"),
+        (0.82, "Mostly True"),
+        (0.5, "Mostly True"),
+        (0.49, "Somewhat True"),
+        (0.17, "Somewhat True"),
+        (0.16, "No Evidence"),
+        (0.0, "No Evidence"),
+        (-0.16, "No Evidence"),
+        (-0.17, "Somewhat False"),
+        (-0.5, "Mostly False"),
+        (-0.84, "False"),
+        (-1.0, "False"),
     ],
 )
 def test_grade_nearest(score, label):
