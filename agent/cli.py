@@ -1,4 +1,4 @@
-"""`claimtrace` command line: ask, index.
+"""`claimtrace` command line: ask, index, model, ui, feedback export.
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -44,6 +44,15 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--force", action="store_true", help="rebuild even when up to date")
 
     sub.add_parser("model", help="assemble and verify the embedded LLM (done once)")
+
+    ui = sub.add_parser("ui", help="serve the chat UI (Chainlit)")
+    ui.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    ui.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+
+    feedback = sub.add_parser("feedback", help="user feedback on verification")
+    fb_sub = feedback.add_subparsers(dest="feedback_command", required=True, parser_class=_Parser)
+    export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
+    export.add_argument("--out", type=Path, help="output file (default: standard output)")
     return p
 
 
@@ -100,6 +109,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from agent.service import InputError, load_deps, run_claim, to_json, validate_claim
     from agent.settings import get_settings
     from tools.index import IndexMissingError
+    from tools.verifier import VerifierArtifactError
 
     settings = get_settings()
     try:
@@ -111,7 +121,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         state = run_claim(claim, deps)
     except IndexMissingError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
-    except LLMUnavailableError as e:
+    except (LLMUnavailableError, VerifierArtifactError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     result = to_json(state)
     result["notes"] = notes + result["notes"]
@@ -165,7 +175,41 @@ def cmd_model(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"ask": cmd_ask, "index": cmd_index, "model": cmd_model}
+def cmd_ui(args: argparse.Namespace) -> int:
+    from agent.settings import get_settings
+    from tools.index import read_manifest
+    from ui import launch
+
+    settings = get_settings()
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port must be between 1 and 65535, not {args.port}", EXIT_INPUT)
+    if read_manifest(settings.index_dir) is None:
+        raise CliError(f"no index at {settings.index_dir}: run `claimtrace index` first", EXIT_UNAVAILABLE)
+    env = launch.prepare(settings)
+    argv = launch.command(args.host, args.port)
+    print(f"claimtrace chat on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
+    sys.stderr.flush()
+    os.execve(argv[0], argv, env)  # Chainlit takes over this process: signals reach it directly
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    from agent.feedback import export_jsonl
+    from agent.settings import get_settings
+
+    data_dir = get_settings().data_dir
+    if args.out is None:
+        export_jsonl(data_dir, sys.stdout)
+        return 0
+    try:
+        with args.out.open("w", encoding="utf-8") as fh:
+            count = export_jsonl(data_dir, fh)
+    except OSError as e:
+        raise CliError(f"cannot write {args.out}: {e.strerror}", EXIT_INPUT) from e
+    print(f"{count} feedback record(s) written to {args.out}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {"ask": cmd_ask, "index": cmd_index, "model": cmd_model, "ui": cmd_ui, "feedback": cmd_feedback}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,103 @@
+"""User feedback on verification (seed: Verif.ai): "this flag is wrong" / "this sentence is unsupported".
+
+Each record keeps what a retraining run needs: the claim, the answer sentence, its cited sources (sentence and
+context) and the verifier's status and score. Stored in SQLite in DATA_DIR; exported as JSONL."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+Kind = Literal["flag_wrong", "unsupported"]
+DB_NAME = "feedback.sqlite"
+SCHEMA = """CREATE TABLE IF NOT EXISTS feedback (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at REAL NOT NULL,
+    thread_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    record TEXT NOT NULL
+)"""
+
+
+def db_path(data_dir: Path) -> Path:
+    return data_dir / DB_NAME
+
+
+@contextmanager
+def _connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection that commits on success and is always closed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    try:
+        with conn:
+            conn.execute(SCHEMA)
+            yield conn
+    finally:
+        conn.close()
+
+
+def feedback_record(result: dict[str, Any], sentence: int, kind: Kind) -> dict[str, Any]:
+    """What is stored for answer sentence `sentence` (1-based) of a check result (agent.service.to_json)."""
+    s = result["sentences"][sentence - 1]
+    by_n = {src["n"]: src for src in result["sources"]}
+    cited = [by_n[n] for n in s["citations"] if n in by_n]
+    return {
+        "kind": kind,
+        "claim": result["claim"],
+        "sentence_index": sentence,
+        "sentence": s["text"],
+        "citations": s["citations"],
+        "verifier": {
+            "status": s["status"],
+            "flagged": s["flagged"],
+            "score": s["score"],
+            "reason": s["reason"],
+            "attribution": s["attribution"],
+        },
+        "sources": [
+            {
+                k: src.get(k)
+                for k in ("n", "doc_id", "title", "sentence", "sentence_index", "context", "stance", "url", "year")
+            }
+            for src in cited
+        ],
+        "verdict": result.get("verdict"),
+    }
+
+
+def record_feedback(data_dir: Path, thread_id: str, result: dict[str, Any], sentence: int, kind: Kind) -> int:
+    """Store one piece of feedback; returns its id. Raises IndexError for a sentence the answer does not have."""
+    if not 1 <= sentence <= len(result["sentences"]):
+        raise IndexError(f"the answer has no sentence {sentence}")
+    record = feedback_record(result, sentence, kind)
+    with _connect(db_path(data_dir)) as conn:
+        cur = conn.execute(
+            "INSERT INTO feedback (created_at, thread_id, kind, record) VALUES (?, ?, ?, ?)",
+            (time.time(), thread_id, kind, json.dumps(record, ensure_ascii=False)),
+        )
+        return int(cur.lastrowid or 0)
+
+
+def iter_feedback(data_dir: Path) -> Iterator[dict[str, Any]]:
+    """Every stored record, oldest first, with id, time and thread."""
+    path = db_path(data_dir)
+    if not path.is_file():
+        return
+    with _connect(path) as conn:
+        rows = conn.execute("SELECT id, created_at, thread_id, record FROM feedback ORDER BY id").fetchall()
+    for row_id, created, thread_id, record in rows:
+        yield {"id": row_id, "created_at": created, "thread_id": thread_id, **json.loads(record)}
+
+
+def export_jsonl(data_dir: Path, out: Any) -> int:
+    """Write one JSON object per line to the text stream `out`; returns how many."""
+    count = 0
+    for rec in iter_feedback(data_dir):
+        out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        count += 1
+    return count

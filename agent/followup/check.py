@@ -1,0 +1,29 @@
+"""A new evidence check: the claim pipeline (agent.graph) run inside this node, so its node updates stream to the
+caller as a subgraph; the result is kept in the thread as the `claimtrace ask --json` object."""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agent.followup.deps import deps_of
+from agent.followup.state import ThreadState
+from agent.graph import build_graph
+from agent.service import to_json
+
+
+@lru_cache(maxsize=1)
+def claim_graph() -> Any:
+    """Compiled once; never checkpointed on its own (the thread keeps the result)."""
+    return build_graph(checkpointer=False)
+
+
+def check(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps_of(runtime))
+    claim_state["timings"] = {**claim_state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
+    result = to_json(claim_state)
+    return {"results": [result], "reply": {"kind": "check", "claim": result["claim"]}}

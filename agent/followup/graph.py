@@ -1,0 +1,34 @@
+"""The thread graph. This is the only place where its edges live.
+
+START -> route -> check | sources | answer -> END
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from agent.followup.answer import answer
+from agent.followup.check import check
+from agent.followup.route import route
+from agent.followup.sources import sources
+from agent.followup.state import ThreadState
+
+REPLIES = ["check", "sources", "answer"]  # the route's actions, each the name of the node that replies
+
+
+def build_thread_graph(checkpointer: Any = None) -> Any:
+    builder = StateGraph(ThreadState)
+    builder.add_node("route", route)
+    builder.add_node("check", check)
+    builder.add_node("sources", sources)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "route")
+    builder.add_conditional_edges("route", lambda s: s["action"], REPLIES)
+    for name in REPLIES:
+        builder.add_edge(name, END)
+    return builder.compile(checkpointer=checkpointer, name="claimtrace-thread")
+
+
+graph = build_thread_graph()  # for `langgraph dev` / LangGraph Studio (langgraph.json); it brings its own checkpointer

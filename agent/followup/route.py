@@ -1,0 +1,96 @@
+"""Route one turn. No LLM for the first message of a thread (a claim to check) or for "sources behind sentence N";
+otherwise the model decides between answering from the evidence held and searching again: native tool calls with
+OpenAI-style models, a JSON object with the embedded model (it emits no native tool calls; DESIGN.md §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+import prompts
+from agent.calls import chat, parse_json_object
+from agent.followup.deps import deps_of
+from agent.followup.intent import asked_sentence
+from agent.followup.state import ThreadState
+from agent.llm import LLMUnavailableError
+from agent.nodes.answer import evidence_block
+from agent.state import Deps, Evidence
+
+JSON_FORMAT = (
+    'Reply with one JSON object: {"action": "answer", "answer": "..."} or {"action": "search", "claim": "..."}.'
+)
+TOOLS_FORMAT = "Call exactly one tool: AnswerFromEvidence or SearchAgain."
+
+
+class AnswerFromEvidence(BaseModel):
+    """Answer the follow-up from the numbered evidence already held; every sentence ends with its [n]."""
+
+    answer: str = Field(description="1 to 3 sentences, each citing evidence numbers like [1] or [2, 3]")
+
+
+class SearchAgain(BaseModel):
+    """Check a new claim or question, because the evidence held does not answer the follow-up."""
+
+    claim: str = Field(description="one short scientific claim or question to check")
+
+
+def evidence_of(result: dict[str, Any]) -> list[Evidence]:
+    """The thread's evidence list back as models, from the result JSON."""
+    fields = set(Evidence.model_fields)
+    return [Evidence(**{k: v for k, v in src.items() if k in fields}) for src in result["sources"]]
+
+
+def prompt(result: dict[str, Any], message: str, native_tools: bool) -> tuple[str, str]:
+    verdict = result.get("verdict") or {}
+    values = {
+        "claim": result["claim"],
+        "verdict": str(verdict.get("label", "none")),
+        "answer": result.get("answer", ""),
+        "evidence": evidence_block(evidence_of(result)) or "(none)",
+        "message": message,
+        "format": TOOLS_FORMAT if native_tools else JSON_FORMAT,
+    }
+    return prompts.load("route_system"), prompts.render("route", **values)
+
+
+def decide_with_tools(deps: Deps, system: str, user: str) -> dict[str, Any]:
+    try:
+        msg = deps.llm.bind_tools([AnswerFromEvidence, SearchAgain]).invoke([SystemMessage(system), HumanMessage(user)])
+    except (openai.APITimeoutError, openai.APIConnectionError, openai.APIStatusError) as e:
+        raise LLMUnavailableError(f"the LLM failed while routing a follow-up ({type(e).__name__})") from e
+    assert isinstance(msg, AIMessage)
+    for call in msg.tool_calls:
+        if call["name"] == "AnswerFromEvidence":
+            return {"action": "answer", "answer": call["args"].get("answer", "")}
+        if call["name"] == "SearchAgain":
+            return {"action": "search", "claim": call["args"].get("claim", "")}
+    return parse_json_object(str(msg.content)) or {}
+
+
+def decide(deps: Deps, result: dict[str, Any], message: str) -> dict[str, Any]:
+    native = deps.settings.resolved_provider() == "openai"
+    system, user = prompt(result, message, native)
+    if native:
+        return decide_with_tools(deps, system, user)
+    reply, _ = chat(deps.llm, system, user, json_mode=True, max_tokens=300)
+    return parse_json_object(reply) or {}
+
+
+def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
+    message = state["message"]
+    turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0}
+    results = state.get("results", [])
+    if not results:
+        return turn
+    sentence = asked_sentence(message)
+    if sentence is not None:
+        return {**turn, "action": "sources", "sentence": sentence}
+    choice = decide(deps_of(runtime), results[-1], message)
+    if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
+        return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}
+    query = str(choice.get("claim") or "").strip()
+    return {**turn, "query": query or message}

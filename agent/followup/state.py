@@ -1,0 +1,18 @@
+"""State of one chat thread. Each turn sets `message`; the route decides, one node replies."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+Action = Literal["check", "sources", "answer"]
+
+
+class ThreadState(TypedDict, total=False):
+    message: str  # this turn's user text, already validated (agent.service.validate_claim)
+    action: Action
+    query: str  # the claim to check when action == "check"
+    draft: str  # the router's answer from held evidence when action == "answer"
+    sentence: int  # 1-based answer sentence asked about when action == "sources"
+    results: Annotated[list[dict[str, Any]], operator.add]  # every check of the thread (to_json), oldest first
+    reply: dict[str, Any]  # what this turn shows: {"kind": "check" | "sources" | "answer", ...}

@@ -1,0 +1,59 @@
+"""20 chat sessions at once against one server on loopback: every one answered, no error; p50/p95 time to answer.
+
+CLAIMTRACE_E2E_RECORD=1 also writes evals/results/ui_concurrency.json (the committed measurement)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from tests.e2e.chat_client import ask, login_cookie
+from tests.e2e.conftest import CLAIM, PASSWORD, USER
+from tests.e2e.server import REPO, ChatServer
+
+SESSIONS = 20
+TIMEOUT_S = 600.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def run_sessions(url: str) -> list[dict[str, object]]:
+    cookie = await login_cookie(url, USER, PASSWORD)
+    return await asyncio.gather(*(ask(url, cookie, CLAIM, "Verdict:", TIMEOUT_S) for _ in range(SESSIONS)))
+
+
+def test_twenty_simultaneous_sessions(server: ChatServer, tmp_path: Path):
+    t0 = time.perf_counter()
+    results = asyncio.run(run_sessions(server.url))
+    wall = time.perf_counter() - t0
+    assert len(results) == SESSIONS
+    assert all(not r["errors"] for r in results), [r["errors"] for r in results]
+    assert all("Sources" in str(r["output"]) for r in results)
+    seconds = [float(r["seconds"]) for r in results]  # type: ignore[arg-type]
+    report = {
+        "sessions": SESSIONS,
+        "answered": len(results),
+        "errors": 0,
+        "p50_s": round(statistics.median(seconds), 2),
+        "p95_s": round(percentile(seconds, 0.95), 2),
+        "max_s": round(max(seconds), 2),
+        "wall_s": round(wall, 2),
+        "setup": "scripted LLM, real index of tests/fixtures/tiny_corpus.jsonl, real verifier; one `claimtrace ui` "
+                 "server on 127.0.0.1; socket.io clients, one new thread each",
+        "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}",
+        "command": "CLAIMTRACE_E2E_RECORD=1 python -m pytest -q tests/e2e/test_concurrency.py",
+    }
+    out = REPO / "evals" / "results" / "ui_concurrency.json" if os.environ.get("CLAIMTRACE_E2E_RECORD") else (
+        tmp_path / "ui_concurrency.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report), file=sys.stderr)

@@ -1,0 +1,130 @@
+"""The thread graph with the scripted model: a first check, sources behind a sentence without the LLM, follow-ups
+answered from held evidence (JSON mode and native tool calls) or searched again, and persistence by thread id."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from agent.checkpoint import open_checkpointer
+from agent.followup.graph import build_thread_graph
+from agent.followup.intent import asked_sentence
+from agent.state import Deps
+from tests.conftest import decompose_rule
+
+CLAIM = "The MMR vaccine causes autism."
+VERIFIER_RULES = {"not associated": "contradicts", "no relationship": "contradicts"}
+CHECK_RULES = [
+    decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+    {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
+     "dangerous [12]."},
+]
+
+
+def thread(make_deps: Any, router_reply: dict[str, Any] | None = None, **route: Any) -> tuple[Any, Deps, dict]:
+    rules = []
+    if router_reply is not None or route:
+        rules.append({"when": "Follow-up from the user", "reply": json.dumps(router_reply or {}), **route})
+    deps = make_deps(rules + CHECK_RULES, verifier_rules=VERIFIER_RULES)
+    return build_thread_graph(InMemorySaver()), deps, {"configurable": {"thread_id": "t-1"}}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("what are the sources behind sentence 2?", 2),
+    ("Sources for sentence #3", 3),
+    ("which evidence supports sentence number 1", 1),
+    ("why is sentence 2 wrong?", None),
+    ("what did the 2019 study find?", None),
+])
+def test_asked_sentence(text: str, expected: int | None):
+    assert asked_sentence(text) == expected
+
+
+def test_first_message_is_checked_and_kept(make_deps: Any):
+    graph, deps, cfg = thread(make_deps)
+    state = graph.invoke({"message": CLAIM}, cfg, context=deps)
+    assert state["reply"] == {"kind": "check", "claim": CLAIM}
+    (result,) = state["results"]
+    assert result["claim"] == CLAIM and result["verdict"]["label"] == "Generally refuted"
+    assert result["sentences"][0]["citations"] == [1] and result["sentences"][1]["invalid_citations"] == [12]
+    assert "total" in result["timings"] and result["llm"]["calls"] == 2
+
+
+def test_sources_behind_a_sentence_need_no_llm(make_deps: Any):
+    graph, deps, cfg = thread(make_deps)
+    first = graph.invoke({"message": CLAIM}, cfg, context=deps)["results"][0]
+    calls = len(deps.llm.calls)
+    reply = graph.invoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)["reply"]
+    assert len(deps.llm.calls) == calls
+    assert reply["sentence"] == 1 and reply["citations"] == [1]
+    assert reply["sources"] == [first["sources"][0]]  # exact sentence, context and neighbours
+    assert reply["sources"][0]["sentence"] and "neighbours" in reply["sources"][0]
+    out_of_range = graph.invoke({"message": "sources of sentence 9"}, cfg, context=deps)["reply"]
+    assert "has 2 sentence(s)" in out_of_range["error"]
+
+
+def test_follow_up_answered_from_held_evidence_and_verified(make_deps: Any):
+    router = {"action": "answer", "answer": "The cohort found no association [1]. It was large [7]."}
+    graph, deps, cfg = thread(make_deps, router)
+    graph.invoke({"message": CLAIM}, cfg, context=deps)
+    state = graph.invoke({"message": "why is it refuted?"}, cfg, context=deps)
+    reply = state["reply"]
+    assert reply["kind"] == "answer" and len(state["results"]) == 1
+    first, second = reply["sentences"]
+    assert first["citations"] == [1] and first["status"] == "contradicted" and first["attribution"]
+    assert second["invalid_citations"] == [7] and second["flagged"]
+    prompt = "\n".join(str(m.content) for m in deps.llm.calls[-1])
+    assert "<evidence>" in prompt and "why is it refuted?" in prompt and '"action": "answer"' in prompt
+
+
+def test_follow_up_that_needs_a_new_search_runs_a_check(make_deps: Any):
+    graph, deps, cfg = thread(make_deps, {"action": "search", "claim": "Vitamin D reduces fractures."})
+    graph.invoke({"message": CLAIM}, cfg, context=deps)
+    state = graph.invoke({"message": "is there anything on vitamin D?"}, cfg, context=deps)
+    assert state["reply"]["kind"] == "check" and len(state["results"]) == 2
+    assert state["results"][-1]["claim"] == "Vitamin D reduces fractures."
+
+
+def test_unusable_routing_checks_the_message_itself(make_deps: Any):
+    graph, deps, cfg = thread(make_deps, {"action": "dance"})
+    graph.invoke({"message": CLAIM}, cfg, context=deps)
+    state = graph.invoke({"message": "Aspirin prevents heart attacks."}, cfg, context=deps)
+    assert state["results"][-1]["claim"] == "Aspirin prevents heart attacks."
+
+
+def test_native_tool_calls_with_openai_style_models(make_deps: Any):
+    call = {"name": "AnswerFromEvidence", "args": {"answer": "No association was found [1]."}}
+    graph, deps, cfg = thread(make_deps, None, reply="", tool_calls=[call])
+    graph.invoke({"message": CLAIM}, cfg, context=deps)
+    openai_deps = Deps(settings=deps.settings.model_copy(update={"llm_provider": "openai"}), llm=deps.llm,
+                       index=deps.index, verifier=deps.verifier)
+    reply = graph.invoke({"message": "what did the cohort find?"}, cfg, context=openai_deps)["reply"]
+    assert deps.llm.bound_tools == ["AnswerFromEvidence", "SearchAgain"]
+    assert reply["kind"] == "answer" and reply["sentences"][0]["citations"] == [1]
+
+
+def test_thread_survives_a_new_process_checkpointer(make_deps: Any, tmp_path: Path):
+    deps = make_deps(CHECK_RULES, verifier_rules=VERIFIER_RULES)
+    settings = deps.settings.model_copy(update={"data_dir": tmp_path})
+    cfg = {"configurable": {"thread_id": "kept"}}
+
+    async def first() -> dict[str, Any]:
+        saver = await open_checkpointer(settings)
+        state = await build_thread_graph(saver).ainvoke({"message": CLAIM}, cfg, context=deps)
+        await saver.conn.close()
+        return state
+
+    async def reopened() -> dict[str, Any]:
+        saver = await open_checkpointer(settings)
+        snapshot = await build_thread_graph(saver).aget_state(cfg)
+        await saver.conn.close()
+        return dict(snapshot.values)
+
+    state = asyncio.run(first())
+    again = asyncio.run(reopened())
+    assert again["results"] == state["results"] and (tmp_path / "threads.sqlite").is_file()

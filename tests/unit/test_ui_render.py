@@ -1,0 +1,113 @@
+"""The chat's Markdown, from the `ask --json` object: citations, flags, verdict badge, sources with context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ui.render import (
+    answer_markdown,
+    cite,
+    followup_markdown,
+    open_name,
+    sentence_sources_markdown,
+    source_detail,
+    split_neighbours,
+)
+from ui.steps import STEP_NAMES, as_json, step_markdown
+
+
+def source(n: int, sentence_index: int = 2, neighbours: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "n": n, "doc_id": str(100 + n), "title": f"Study {n}", "sentence": f"Evidence sentence {n}.",
+        "sentence_index": sentence_index, "context": "The sentence before.",
+        "neighbours": neighbours if neighbours is not None else ["S0.", "The sentence before.", "S3."],
+        "url": f"https://doi.org/10.1/{n}", "year": 2019, "stance": "contradicts", "label": "False",
+        "reputation": 0.5,
+    }
+
+
+def sentence(text: str, citations: list[int], status: str, flagged: bool, **extra: Any) -> dict[str, Any]:
+    base = {"text": text, "citations": citations, "status": status, "flagged": flagged, "score": -0.9,
+            "reason": "[1] contradicts this sentence", "invalid_citations": [], "attribution": []}
+    return {**base, **extra}
+
+
+RESULT: dict[str, Any] = {
+    "claim": "X causes Y.",
+    "answer": "",
+    "sentences": [
+        sentence("Studies found no link.", [1, 2], "supported", False, score=0.9, reason="[1] supports this"),
+        sentence("X is harmful.", [], "uncited", True, score=None, reason="cites no existing source; removed "
+                 "citation(s) to non-existent source(s) [12]", invalid_citations=[12]),
+        sentence("X causes Y.", [2], "contradicted", True),
+    ],
+    "sources": [source(1), source(2)],
+    "verdict": {"label": "Generally refuted", "score": -0.8, "unweighted_score": -0.75, "counted_sources": 2},
+    "notes": ["assess: 1 retrieved abstract(s) had no sentence bearing on the claim"],
+}
+
+
+def test_cite_puts_numbers_before_the_full_stop():
+    assert cite("No link.", [1, 2]) == "No link [1, 2]."
+    assert cite("No link", [3]) == "No link [3]"
+    assert cite("No link.", []) == "No link."
+
+
+def test_answer_shows_sentences_flags_verdict_and_sources():
+    md = answer_markdown(RESULT)
+    assert md.startswith("**Verdict:** `Generally refuted` · weighted score -0.80 · unweighted -0.75")
+    assert "1. Studies found no link [1, 2]. ✅" in md
+    assert "2. X is harmful.\\\n   ⚠️ **Flagged: cites no source** — _cites no existing source; removed" in md
+    assert "3. X causes Y [2].\\\n   ⚠️ **Flagged: contradicted by its sources** — _[1] contradicts this sentence, " \
+           "verifier score -0.90_" in md
+    assert "_2 of 3 sentence(s) flagged by the verifier._" in md
+    assert "- **[1]** _Study 1_ (2019) · [link](https://doi.org/10.1/1) · False · contradicts · Source 1" in md
+    assert "  > The sentence before. **Evidence sentence 1.**" in md
+    assert "_Note: assess: 1 retrieved abstract(s)" in md
+
+
+def test_no_verdict_and_no_sources():
+    md = answer_markdown({**RESULT, "verdict": None, "sources": [], "notes": []})
+    assert md.startswith("**Verdict:** none") and "**Sources**" not in md
+
+
+def test_source_detail_highlights_the_sentence_within_its_neighbours():
+    src = source(1, sentence_index=2, neighbours=["A.", "B.", "C.", "D."])
+    assert split_neighbours(src, 5) == (["A.", "B."], ["C.", "D."])
+    detail = source_detail(src, 5)
+    assert "A. B. **==› Evidence sentence 1. ‹==** C. D." in detail
+    assert "Sentence 3 of the abstract" in detail and "_Supplementary context:_ The sentence before." in detail
+    assert open_name(1) not in detail  # the panel itself holds no link to itself
+    first = source(2, sentence_index=0, neighbours=["N1.", "N2."])
+    assert split_neighbours(first, 5) == ([], ["N1.", "N2."])
+
+
+def test_sentence_sources_and_followup_replies():
+    reply = {"kind": "sources", "sentence": 1, "text": "Studies found no link.", "citations": [1],
+             "status": "supported", "sources": [source(1)]}
+    md = sentence_sources_markdown(reply)
+    assert md.startswith("**Sentence 1:** Studies found no link [1].") and "It cites:" in md
+    assert "**Evidence sentence 1.**" in md
+    assert "cites no source" in sentence_sources_markdown({**reply, "citations": [], "sources": []})
+    assert sentence_sources_markdown({"kind": "sources", "error": "the last answer has 3 sentence(s)"}).startswith("⚠️")
+    follow = followup_markdown({"kind": "answer", "sentences": RESULT["sentences"][:1], "evidence_count": 2})
+    assert "1. Studies found no link [1, 2]. ✅" in follow and "2 source sentence(s)" in follow
+
+
+def test_every_pipeline_node_has_a_step():
+    from agent.graph import PIPELINE
+
+    assert [n for n, _ in PIPELINE] == list(STEP_NAMES)
+
+
+def test_step_markdown_from_node_updates():
+    from agent.state import Query, Verdict
+
+    update = as_json({"queries": [Query(text="Is X linked to Y?", kind="question")], "notes": ["few questions"]})
+    assert step_markdown("decompose", update) == "- (question) Is X linked to Y?\n\n_Note: few questions_"
+    verdict = as_json({"verdict": Verdict(label="Generally refuted", score=-0.8, unweighted_score=-0.7)})
+    assert step_markdown("verdict", verdict) == "Generally refuted (weighted -0.80, unweighted -0.70)"
+    verify = step_markdown("verify", {"sentences": RESULT["sentences"][2:]})
+    assert verify == "1. X causes Y [2]. → **contradicted** ([1] contradicts this sentence)"
+    lists = step_markdown("retrieve", {"ranked_lists": {"bm25|q": ["1", "2"], "dense|q": ["2", "3"]}})
+    assert lists.startswith("2 ranked list(s)") and "3 distinct abstract(s)" in lists

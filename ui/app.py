@@ -1,0 +1,160 @@
+"""The claimtrace chat (Chainlit 2.x). Run it with `claimtrace ui` (or `make run`).
+
+Every turn goes through the thread graph (agent.followup), checkpointed by the Chainlit thread id; this module only
+streams the graph's progress as steps and shows its replies. Bad input gets a clear message and the thread stays
+usable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import chainlit as cl
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.types import ThreadDict
+
+from agent.checkpoint import CheckpointUnavailableError
+from agent.feedback import record_feedback
+from agent.followup.sources import sources_behind
+from agent.llm import LLMUnavailableError
+from agent.service import InputError, validate_claim
+from agent.settings import get_settings
+from tools.index import IndexMissingError
+from tools.verifier import VerifierArtifactError
+from ui.persistence import credentials_ok, database_url
+from ui.progress import CheckProgress
+from ui.runtime import chat_runtime, thread_config, thread_values
+from ui.views import ANSWER_TAG, answer_message, followup_message, sentence_actions, source_panels, sources_message
+
+log = logging.getLogger("claimtrace.ui")
+UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
+RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
+_background: set[asyncio.Task[None]] = set()
+
+
+@cl.data_layer
+def data_layer() -> SQLAlchemyDataLayer:
+    return SQLAlchemyDataLayer(conninfo=database_url(get_settings()))
+
+
+@cl.password_auth_callback
+async def login(username: str, password: str) -> cl.User | None:
+    return cl.User(identifier=username, metadata={"role": "owner"}) if credentials_ok(username, password) else None
+
+
+@cl.on_app_startup
+async def warm_up() -> None:
+    """Load the index, verifier and model before the first message (errors are reported per turn instead)."""
+    try:
+        await chat_runtime()
+    except UNAVAILABLE as e:
+        log.error("claimtrace is not ready: %s", e)
+        return
+    log.info("claimtrace is ready")
+
+
+def thread_id() -> str:
+    return str(cl.context.session.thread_id)
+
+
+async def run_turn(text: str) -> dict[str, Any]:
+    """Send one validated user text through the thread graph, showing each pipeline step as it happens."""
+    rt = await chat_runtime()
+    progress: CheckProgress | None = None
+    try:
+        async for ns, mode, data in rt.graph.astream(
+            {"message": text}, thread_config(thread_id()), context=rt.deps,
+            stream_mode=["updates", "messages"], subgraphs=True,
+        ):
+            if mode == "messages" and progress:
+                await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
+            elif mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
+                progress = CheckProgress()
+                await progress.begin(data["route"]["query"])
+            elif mode == "updates" and ns and progress:
+                for node, update in data.items():
+                    await progress.node_done(node, update)
+    except BaseException as e:
+        if progress:
+            await progress.finish(error=f"{type(e).__name__}: {e}")
+        raise
+    if progress:
+        await progress.finish()
+    snapshot = await rt.graph.aget_state(thread_config(thread_id()))
+    return dict(snapshot.values)
+
+
+@cl.on_message
+async def on_message(message: cl.Message) -> None:
+    settings = get_settings()
+    try:
+        text, notes = validate_claim(message.content, settings.max_claim_chars)
+    except InputError as e:
+        await cl.Message(content=f"⚠️ I cannot check this: {e}. Send another claim or question.").send()
+        return
+    try:
+        values = await run_turn(text)
+    except UNAVAILABLE as e:
+        await cl.Message(content=f"⚠️ The check could not run: {e}").send()
+        return
+    reply = values.get("reply", {})
+    if reply.get("kind") == "check":
+        results = values["results"]
+        await answer_message(results[-1], len(results) - 1, notes).send()
+    elif reply.get("kind") == "sources":
+        await sources_message(reply).send()
+    else:
+        await followup_message(reply).send()
+
+
+async def result_at(index: int) -> dict[str, Any] | None:
+    results = (await thread_values(thread_id())).get("results", [])
+    return results[index] if 0 <= index < len(results) else None
+
+
+@cl.action_callback("sentence_sources")
+async def on_sentence_sources(action: cl.Action) -> None:
+    result = await result_at(int(action.payload["result"]))
+    if result is not None:
+        await sources_message(sources_behind(result, int(action.payload["sentence"]))).send()
+
+
+@cl.action_callback("feedback")
+async def on_feedback(action: cl.Action) -> None:
+    p = action.payload
+    result = await result_at(int(p["result"]))
+    if result is None:
+        return
+    sentence = int(p["sentence"])
+    await asyncio.to_thread(record_feedback, get_settings().data_dir, thread_id(), result, sentence, p["kind"])
+    what = "the flag is wrong" if p["kind"] == "flag_wrong" else "it is unsupported"
+    await cl.Message(content=f"Thanks: recorded that on sentence {p['sentence']} {what}.").send()
+
+
+def _metadata(step: dict[str, Any]) -> dict[str, Any]:
+    raw = step.get("metadata") or {}
+    return json.loads(raw) if isinstance(raw, str) else dict(raw)
+
+
+async def reattach(thread: ThreadDict) -> None:
+    """Give the restored answers their source panels and buttons back (Chainlit restores only their text)."""
+    await asyncio.sleep(RESUME_DELAY_S)
+    results = (await thread_values(thread["id"])).get("results", [])
+    for step in thread["steps"]:
+        index = _metadata(dict(step)).get(ANSWER_TAG)
+        if not isinstance(index, int) or not 0 <= index < len(results):
+            continue
+        msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                         metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
+                         elements=source_panels(results[index]["sources"]))
+        await msg.update()
+
+
+@cl.on_chat_resume
+async def on_resume(thread: ThreadDict) -> None:
+    """The thread's state lives in the checkpointer under the same id; follow-ups continue from it."""
+    task = asyncio.create_task(reattach(thread))
+    _background.add(task)
+    task.add_done_callback(_background.discard)

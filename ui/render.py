@@ -1,0 +1,107 @@
+"""Markdown for the chat: pure functions of the `claimtrace ask --json` object (agent.service.to_json) and of
+follow-up replies. Nothing here computes a result; it only shows one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+FLAG_LABEL = {
+    "contradicted": "contradicted by its sources",
+    "unsupported": "not supported by its sources",
+    "uncited": "cites no source",
+}
+
+
+def cite(text: str, citations: list[int]) -> str:
+    """A sentence with its [n] markers before the final punctuation."""
+    if not citations:
+        return text
+    end = text[-1] if text[-1:] in ".!?" else ""
+    body = text[:-1] if end else text
+    return f"{body} [{', '.join(map(str, citations))}]{end}"
+
+
+def sentence_line(i: int, s: dict[str, Any]) -> str:
+    """One numbered answer sentence; a flagged one is marked and carries the verifier's reason."""
+    line = f"{i}. {cite(s['text'], s['citations'])}"
+    if not s.get("flagged"):
+        return f"{line} ✅"
+    what = FLAG_LABEL.get(s["status"], "flagged")
+    if s.get("invalid_citations") and s["status"] == "supported":
+        what = "cited a source that does not exist"
+    score = f", verifier score {s['score']:+.2f}" if s.get("score") is not None else ""
+    return f"{line}\\\n   ⚠️ **Flagged: {what}** — _{s.get('reason') or what}{score}_"
+
+
+def verdict_badge(verdict: dict[str, Any] | None) -> str:
+    if not verdict:
+        return "**Verdict:** none (no evidence was assessed)"
+    counted = verdict.get("counted_sources", 0)
+    return (
+        f"**Verdict:** `{verdict['label']}` · weighted score {verdict['score']:+.2f} · "
+        f"unweighted {verdict['unweighted_score']:+.2f} · {counted} source(s) counted"
+    )
+
+
+def open_name(n: int) -> str:
+    """The name of the panel that opens source [n]; the chat turns this text into a link to the panel."""
+    return f"Source {n}"
+
+
+def source_heading(src: dict[str, Any]) -> str:
+    year = f" ({src['year']})" if src.get("year") else ""
+    link = f" · [link]({src['url']})" if src.get("url") else ""
+    label = f" · {src['label']}" if src.get("label") else ""
+    return f"**[{src['n']}]** _{src['title']}_{year}{link}{label} · {src['stance']}"
+
+
+def source_line(src: dict[str, Any]) -> str:
+    """Heading and the name that opens the source, then the evidence sentence highlighted after its
+    supplementary context."""
+    context = f"{src['context']} " if src.get("context") else ""
+    return f"- {source_heading(src)} · {open_name(src['n'])}\n  > {context}**{src['sentence']}**"
+
+
+def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[str]]:
+    """The neighbours before and after the evidence sentence (the graph stores them as one list)."""
+    before = min(src["sentence_index"], window)
+    return src["neighbours"][:before], src["neighbours"][before:]
+
+
+def source_detail(src: dict[str, Any], window: int) -> str:
+    """What opens for one [n]: the evidence sentence highlighted within its +-window neighbours."""
+    before, after = split_neighbours(src, window)
+    body = " ".join([*before, f"**==› {src['sentence']} ‹==**", *after])
+    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the abstract, with its neighbours:", body]
+    if src.get("context"):
+        parts.append(f"_Supplementary context:_ {src['context']}")
+    return "\n\n".join(parts)
+
+
+def answer_markdown(result: dict[str, Any]) -> str:
+    """The full answer view: verdict badge, numbered sentences with flags, sources."""
+    parts = [verdict_badge(result.get("verdict")), "**Answer**"]
+    parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
+    flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
+    if flagged:
+        parts.append(f"_{flagged} of {len(result['sentences'])} sentence(s) flagged by the verifier._")
+    if result["sources"]:
+        parts.append("**Sources**\n" + "\n".join(source_line(src) for src in result["sources"]))
+    parts.extend(f"_Note: {note}_" for note in result.get("notes", []))
+    return "\n\n".join(parts)
+
+
+def sentence_sources_markdown(reply: dict[str, Any]) -> str:
+    """The exact source sentences behind one answer sentence, each with its supplementary context."""
+    if reply.get("error"):
+        return f"⚠️ {reply['error']}"
+    head = f"**Sentence {reply['sentence']}:** {cite(reply['text'], reply['citations'])}"
+    if not reply["sources"]:
+        return f"{head}\n\nThis sentence cites no source."
+    return f"{head}\n\nIt cites:\n" + "\n".join(source_line(src) for src in reply["sources"])
+
+
+def followup_markdown(reply: dict[str, Any]) -> str:
+    """An answer from the evidence already held, flagged like the main answer."""
+    lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
+    return f"{lines}\n\n_Answered from the {reply['evidence_count']} source sentence(s) already in this thread._"

@@ -1,0 +1,100 @@
+"""Markdown for the live steps: one per pipeline node update (pure; input is the update as plain JSON)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from ui.render import cite
+
+Update = dict[str, Any]
+
+STEP_NAMES = {
+    "decompose": "Search questions",
+    "retrieve": "Searching",
+    "fuse": "Sources found",
+    "select_evidence": "Evidence sentences",
+    "context": "Supplementary context",
+    "assess": "Assessment",
+    "verdict": "Verdict",
+    "answer": "Answer",
+    "verify": "Verification",
+}
+MAX_ROWS = 10
+
+
+def as_json(update: Any) -> Update:
+    """A node update (pydantic models inside) as plain JSON."""
+    out = to_jsonable_python(update)
+    return out if isinstance(out, dict) else {}
+
+
+def _decompose(u: Update) -> str:
+    return "\n".join(f"- ({q['kind']}) {q['text']}" for q in u.get("queries", []))
+
+
+def _retrieve(u: Update) -> str:
+    lists = u.get("ranked_lists", {})
+    hits = {d for docs in lists.values() for d in docs}
+    return f"{len(lists)} ranked list(s) (BM25 and dense search per question), {len(hits)} distinct abstract(s)."
+
+
+def _fuse(u: Update) -> str:
+    rows = u.get("candidates", [])[:MAX_ROWS]
+    return "Top abstracts after reciprocal rank fusion:\n" + "\n".join(
+        f"- doc {c['doc_id']} · RRF {c['score']:.4f} · found by {', '.join(c['found_by'])}" for c in rows
+    )
+
+
+def _evidence(u: Update) -> str:
+    rows = u.get("evidence", [])[:MAX_ROWS]
+    return "\n".join(f"- _{e['title']}_ — “{e['sentence']}”" for e in rows) or "No evidence sentence."
+
+
+def _context(u: Update) -> str:
+    rows = u.get("evidence", [])[:MAX_ROWS]
+    return "\n".join(f"- “{e['sentence']}”\n  > context: {e['context'] or '(opens its abstract)'}" for e in rows)
+
+
+def _assess(u: Update) -> str:
+    rows = u.get("assessments", [])
+    kept = "\n".join(f"- doc {a['doc_id']}: **{a['label']}** — {a['explanation']}" for a in rows)
+    return kept or "No source bears on the claim."
+
+
+def _verdict(u: Update) -> str:
+    v = u.get("verdict") or {}
+    return f"{v.get('label')} (weighted {v.get('score', 0):+.2f}, unweighted {v.get('unweighted_score', 0):+.2f})"
+
+
+def _answer(u: Update) -> str:
+    return str(u.get("answer", ""))
+
+
+def _verify(u: Update) -> str:
+    return "\n".join(
+        f"{i}. {cite(s['text'], s['citations'])} → **{s['status']}** ({s['reason']})"
+        for i, s in enumerate(u.get("sentences", []), start=1)
+    )
+
+
+RENDERERS: dict[str, Callable[[Update], str]] = {
+    "decompose": _decompose,
+    "retrieve": _retrieve,
+    "fuse": _fuse,
+    "select_evidence": _evidence,
+    "context": _context,
+    "assess": _assess,
+    "verdict": _verdict,
+    "answer": _answer,
+    "verify": _verify,
+}
+
+
+def step_markdown(node: str, update: Update) -> str:
+    """What the step of `node` shows; notes the node added are appended."""
+    body = RENDERERS[node](update) if node in RENDERERS else ""
+    notes = "\n".join(f"_Note: {n}_" for n in update.get("notes", []))
+    return "\n\n".join(p for p in (body, notes) if p)

@@ -1,0 +1,54 @@
+"""Chainlit messages for each kind of reply: Markdown from ui.render, side panels that open each source [n], and
+the buttons under an answer (sources of a sentence, feedback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chainlit as cl
+
+from agent.settings import get_settings
+from ui.render import (
+    answer_markdown,
+    followup_markdown,
+    open_name,
+    sentence_sources_markdown,
+    source_detail,
+)
+
+ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
+
+
+def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
+    window = get_settings().context_window
+    return [cl.Text(name=open_name(src["n"]), content=source_detail(src, window), display="side") for src in sources]
+
+
+def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    actions: list[cl.Action] = []
+    for k, s in enumerate(result["sentences"], start=1):
+        actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",
+                                 payload={"result": index, "sentence": k}))
+        kind, label = ("flag_wrong", f"Flag on sentence {k} is wrong") if s["flagged"] else (
+            "unsupported", f"Sentence {k} is unsupported")
+        actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind}))
+    return actions
+
+
+def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
+    shown = {**result, "notes": notes + result.get("notes", [])}
+    return cl.Message(
+        content=answer_markdown(shown),
+        elements=source_panels(result["sources"]),
+        actions=sentence_actions(result, index),
+        metadata={ANSWER_TAG: index},
+    )
+
+
+def sources_message(reply: dict[str, Any]) -> cl.Message:
+    return cl.Message(content=sentence_sources_markdown(reply),
+                      elements=source_panels(reply.get("sources", [])))
+
+
+def followup_message(reply: dict[str, Any]) -> cl.Message:
+    return cl.Message(content=followup_markdown(reply))
