@@ -17,46 +17,67 @@ from tests.conftest import FIXTURES
 from tests.e2e.server import ChatServer
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 USER, PASSWORD = "tester", "e2e-password"
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
-    {"when": "search questions", "reply": json.dumps({
-        "questions": ["Is MMR vaccination associated with autism risk?"],
-        "opposite_claim": "The MMR vaccine does not cause autism."})},
-    {"when": "Follow-up from the user", "reply": json.dumps({
-        "action": "answer", "answer": "The cohort study found no association with autism [1]."})},
-    {"when": "<evidence>", "reply": "Large cohort studies found no association between MMR vaccination and "
-     "autism [1]. Vaccines are dangerous for children [12]."},
+    {
+        "when": "search questions",
+        "reply": json.dumps(
+            {
+                "questions": ["Is MMR vaccination associated with autism risk?"],
+                "opposite_claim": "The MMR vaccine does not cause autism.",
+            }
+        ),
+    },
+    {
+        "when": "Follow-up from the user",
+        "reply": json.dumps({"action": "answer", "answer": "The cohort study found no association with autism [1]."}),
+    },
+    {
+        "when": "<evidence>",
+        "reply": "Large cohort studies found no association between MMR vaccination and "
+        "autism [1]. Vaccines are dangerous for children [12].",
+    },
 ]
-
-
-def _verifier_or_skip() -> None:
-    from tools.verifier import VerifierArtifactError, get_verifier
-
-    try:
-        get_verifier()
-    except VerifierArtifactError as e:
-        pytest.skip(f"the trained verifier is not available yet: {e}")
 
 
 @pytest.fixture(scope="session")
 def chat_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    if shutil.which(CHROMIUM) is None and not Path(CHROMIUM).is_file():
-        pytest.skip(f"{CHROMIUM} not installed (make test installs Debian's chromium)")
-    pytest.importorskip("playwright")
-    _verifier_or_skip()
+    # make test installs Debian's chromium and the dev extra brings playwright: their absence is a setup fault
+    assert shutil.which(CHROMIUM) or Path(CHROMIUM).is_file(), f"{CHROMIUM} missing: run `make test` (installs it)"
+    from tools.verifier import get_verifier
+
+    get_verifier()  # the committed artifact must load; its error says what is missing
     from tools.index import build_index
 
     data = tmp_path_factory.mktemp("chat_data")
     build_index(FIXTURES / "tiny_corpus.jsonl", data / "index", progress=False)
     script = data / "script.json"
     script.write_text(json.dumps(SCRIPT))
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_", "CHECKPOINT_", "CHAINLIT_", "CLAIMTRACE_UI"))}
-    env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script),
-                "CLAIMTRACE_UI_USER": USER, "CLAIMTRACE_UI_PASSWORD": PASSWORD, "OMP_WAIT_POLICY": "PASSIVE"})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_", "CHECKPOINT_", "CHAINLIT_", "CLAIMTRACE_UI"))
+    }
+    env.update(
+        {
+            "DATA_DIR": str(data),
+            "LLM_PROVIDER": "scripted",
+            "LLM_SCRIPT": str(script),
+            "CLAIMTRACE_UI_USER": USER,
+            "CLAIMTRACE_UI_PASSWORD": PASSWORD,
+            "OMP_WAIT_POLICY": "PASSIVE",
+        }
+    )
     return env
 
 
