@@ -14,15 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-EXIT_INPUT = 2
-EXIT_UNAVAILABLE = 3
-EXIT_INTERNAL = 4
-
-
-class CliError(Exception):
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
+from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
+from evals.cli import add_eval_parser, cmd_eval
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     fb_sub = feedback.add_subparsers(dest="feedback_command", required=True, parser_class=_Parser)
     export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
     export.add_argument("--out", type=Path, help="output file (default: standard output)")
+    add_eval_parser(sub)
     return p
 
 
@@ -209,7 +203,14 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"ask": cmd_ask, "index": cmd_index, "model": cmd_model, "ui": cmd_ui, "feedback": cmd_feedback}
+COMMANDS = {
+    "ask": cmd_ask,
+    "index": cmd_index,
+    "model": cmd_model,
+    "ui": cmd_ui,
+    "feedback": cmd_feedback,
+    "eval": cmd_eval,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

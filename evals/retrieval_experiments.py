@@ -1,0 +1,290 @@
+"""Cheap retrieval variants measured on SciFact TRAIN claims (never tuned on dev), as in issue 3.
+
+Every claim (and, for the "+opposite" variants, its LLM-free negation ``fallback_opposite``) is sent once to each
+retriever of the index at a generous depth; the variants are then fused offline from those same lists:
+RRF constant k, per-retriever RRF weights, list depth, dense abstracts as a third retriever, the opposite claim as
+a second query, and min-max score fusion instead of RRF. The first row reproduces what the pipeline does.
+
+    python -m evals.retrieval_experiments --split train --out evals/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evals.retrieval_metrics import recall_at_k, retrieval_report
+from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, git_commit, load_claims
+from tools.search import RRF_K
+
+DEPTH = 100
+Lists = dict[str, list[tuple[str, float]]]  # retriever -> [(doc_id, score)], best first
+
+
+def gather(index: Any, texts: Sequence[str], depth: int = DEPTH) -> list[Lists]:
+    """Per text: BM25, dense sentence (best sentence per doc) and dense abstract rankings with scores."""
+    from tqdm import tqdm
+
+    vecs = index.embed(list(texts))
+    out: list[Lists] = []
+    for text, vec in tqdm(list(zip(texts, vecs, strict=True)), desc="retrieving", unit="query", disable=None):
+        out.append(
+            {
+                "bm25": [(h.doc_id, h.score) for h in index.bm25(text, depth)],
+                "dense": [(h.doc_id, h.score) for h in index.dense_sentences(vec, depth)],
+                "dense_abs": [(h.doc_id, h.score) for h in index.dense_abstracts(vec, depth)],
+            }
+        )
+    return out
+
+
+def rrf(lists: Sequence[tuple[Sequence[tuple[str, float]], float]], k: int) -> list[str]:
+    """Weighted RRF over (ranking, weight) pairs; ties by doc id as in tools.search.reciprocal_rank_fusion."""
+    scores: dict[str, float] = defaultdict(float)
+    for ranking, weight in lists:
+        for rank, (doc, _) in enumerate(ranking, start=1):
+            scores[doc] += weight / (k + rank)
+    return [d for d, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
+
+
+def minmax_fusion(lists: Sequence[tuple[Sequence[tuple[str, float]], float]]) -> list[str]:
+    """Weighted sum of per-list min-max normalised scores (a doc absent from a list gets 0 there)."""
+    scores: dict[str, float] = defaultdict(float)
+    for ranking, weight in lists:
+        if not ranking:
+            continue
+        vals = [s for _, s in ranking]
+        lo, hi = min(vals), max(vals)
+        for doc, s in ranking:
+            scores[doc] += weight * ((s - lo) / (hi - lo) if hi > lo else 1.0)
+    return [d for d, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
+
+
+def zscore_fusion(lists: Sequence[tuple[Sequence[tuple[str, float]], float]]) -> list[str]:
+    """Weighted sum of per-list z-scores (a doc absent from a list gets 0 there)."""
+    scores: dict[str, float] = defaultdict(float)
+    for ranking, weight in lists:
+        if not ranking:
+            continue
+        vals = [s for _, s in ranking]
+        mean = sum(vals) / len(vals)
+        sd = (sum((x - mean) ** 2 for x in vals) / len(vals)) ** 0.5 or 1.0
+        for doc, s in ranking:
+            scores[doc] += weight * (s - mean) / sd
+    return [d for d, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Fusion of some lists: ``lists`` = (query: "claim" | "opposite", retriever, weight); ``fusion`` = rrf | minmax
+    | zscore | single (the first list alone)."""
+
+    lists: tuple[tuple[str, str, float], ...]
+    fusion: str = "rrf"
+    k: int = 60
+    depth: int = 50
+
+    def rank(self, claim: Lists, opposite: Lists) -> list[str]:
+        chosen = [((claim if q == "claim" else opposite)[r][: self.depth], w) for q, r, w in self.lists]
+        if self.fusion == "single":
+            return [d for d, _ in chosen[0][0]]
+        if self.fusion == "minmax":
+            return minmax_fusion(chosen)
+        if self.fusion == "zscore":
+            return zscore_fusion(chosen)
+        return rrf(chosen, self.k)
+
+
+BASELINE = "RRF(bm25, dense_sent) k=60 depth 50 (pipeline before)"
+BM25 = ("claim", "bm25", 1.0)
+DENSE = ("claim", "dense", 1.0)
+DENSE_ABS = ("claim", "dense_abs", 1.0)
+
+
+MINMAX_05 = Variant((("claim", "bm25", 0.5), ("claim", "dense", 0.5)), "minmax")
+
+
+def variants() -> dict[str, Variant]:
+    v: dict[str, Variant] = {
+        BASELINE: Variant((BM25, DENSE)),
+        f"RRF k={RRF_K} (pipeline now: tools.search.RRF_K)": Variant((BM25, DENSE), k=RRF_K),
+        "bm25 alone": Variant((BM25,), "single", depth=DEPTH),
+        "dense_sent alone": Variant((DENSE,), "single", depth=DEPTH),
+        "dense_abs alone": Variant((DENSE_ABS,), "single", depth=DEPTH),
+        "RRF depth 100": Variant((BM25, DENSE), depth=100),
+        "RRF depth 20": Variant((BM25, DENSE), depth=20),
+        "RRF + dense_abs (3 lists)": Variant((BM25, DENSE, DENSE_ABS)),
+        "RRF claim + opposite (4 lists)": Variant((BM25, DENSE, ("opposite", "bm25", 1.0), ("opposite", "dense", 1.0))),
+    }
+    for k in (1, 3, 5, 10, 20, 30, 100):
+        v[f"RRF k={k}"] = Variant((BM25, DENSE), k=k)
+    for k in (1, 3, 5):
+        v[f"RRF claim + opposite (4 lists) k={k}"] = Variant(
+            (BM25, DENSE, ("opposite", "bm25", 1.0), ("opposite", "dense", 1.0)), k=k
+        )
+    for w in (0.5, 0.75, 1.5, 2.0):
+        v[f"RRF dense weight {w}"] = Variant((BM25, ("claim", "dense", w)))
+    for wa in (0.5, 1.0):
+        for k in (10, 60):
+            v[f"RRF + dense_abs weight {wa} k={k}"] = Variant((BM25, DENSE, ("claim", "dense_abs", wa)), k=k)
+    for a in (0.3, 0.4, 0.5, 0.6, 0.7):
+        v[f"min-max fusion bm25 {a} / dense {1 - a:.1f}"] = Variant(
+            (("claim", "bm25", a), ("claim", "dense", 1 - a)), "minmax"
+        )
+    for a in (0.4, 0.5, 0.6):
+        for depth in (50, 100):
+            v[f"z-score fusion bm25 {a} / dense {1 - a:.1f} depth {depth}"] = Variant(
+                (("claim", "bm25", a), ("claim", "dense", 1 - a)), "zscore", depth=depth
+            )
+    for a, b in ((0.4, 0.2), (0.3, 0.3), (0.4, 0.3), (0.5, 0.2)):
+        v[f"min-max fusion bm25 {a} / dense {1 - a - b:.1f} / dense_abs {b}"] = Variant(
+            (("claim", "bm25", a), ("claim", "dense", 1 - a - b), ("claim", "dense_abs", b)), "minmax"
+        )
+    return v
+
+
+def _per_claim(runs: Mapping[int, list[str]], qrels: Mapping[int, set[str]], k: int) -> dict[int, float]:
+    return {q: recall_at_k(runs.get(q, []), rel, k) for q, rel in qrels.items() if rel}
+
+
+def evaluate(
+    claims: Sequence[Mapping[str, Any]],
+    claim_lists: Sequence[Lists],
+    opp_lists: Sequence[Lists],
+    extra: Mapping[str, Sequence[Lists]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Metrics of every variant, and per variant how many claims gain / lose Recall@3 and @5 against the old
+    pipeline (k=60). ``extra``: other BM25 settings, fused with the same dense list (RRF and min-max)."""
+    ev_q, cited_q = evidence_qrels(claims), cited_qrels(claims)
+    table: dict[str, dict[int, list[str]]] = {}
+    for name, fn in variants().items():
+        table[name] = {int(c["id"]): fn.rank(cl, ol) for c, cl, ol in zip(claims, claim_lists, opp_lists, strict=True)}
+    for bm_name, lists in (extra or {}).items():
+        for fusion, spec in (("RRF k=60", Variant((BM25, DENSE))), ("min-max 0.5", MINMAX_05)):
+            runs = {}
+            for c, cl, bl in zip(claims, claim_lists, lists, strict=True):
+                runs[int(c["id"])] = spec.rank({**cl, "bm25": bl["bm25"]}, cl)
+            table[f"{bm_name}: {fusion} with dense_sent"] = runs
+            table[f"{bm_name}: alone"] = {
+                int(c["id"]): [d for d, _ in bl["bm25"]] for c, bl in zip(claims, lists, strict=True)
+            }
+    out: dict[str, dict[str, Any]] = {}
+    base = table[BASELINE]
+    for name, runs in table.items():
+        paired = {}
+        for k in (3, 5):
+            a, b = _per_claim(base, ev_q, k), _per_claim(runs, ev_q, k)
+            paired[f"recall@{k}"] = {"better": sum(b[q] > a[q] for q in a), "worse": sum(b[q] < a[q] for q in a)}
+        out[name] = {
+            "retrieval": retrieval_report(runs, ev_q),
+            "retrieval_cited": retrieval_report(runs, cited_q),
+            "claims_vs_before": paired,
+        }
+    return out
+
+
+def bm25_settings(index: Any, texts: Sequence[str], depth: int = DEPTH) -> dict[str, list[Lists]]:
+    """BM25 rankings under other parameters / fields, built in memory over the index's own abstracts."""
+    import bm25s
+
+    from tools.index import _tokenize
+
+    docs = list(index.docs.values())
+    ids = [d.doc_id for d in docs]
+    plain = [f"{d.title} {d.text}" for d in docs]
+    settings: dict[str, tuple[list[str], dict[str, Any]]] = {
+        "BM25 k1=0.9 b=0.4": (plain, {"k1": 0.9, "b": 0.4}),
+        "BM25 k1=1.2 b=0.5": (plain, {"k1": 1.2, "b": 0.5}),
+        "BM25 k1=2.0 b=0.75": (plain, {"k1": 2.0, "b": 0.75}),
+        "BM25 title twice": ([f"{d.title} {d.title} {d.text}" for d in docs], {}),
+        "BM25+ (bm25s method)": (plain, {"method": "bm25+"}),
+    }
+    queries = _tokenize(list(texts))
+    out: dict[str, list[Lists]] = {}
+    for name, (corpus, kw) in settings.items():
+        retriever = bm25s.BM25(**kw)
+        retriever.index(_tokenize(corpus), show_progress=False)
+        vocab = retriever.vocab_dict
+        lists: list[Lists] = []
+        for q in queries:
+            toks = [t for t in q if t in vocab]
+            if not toks:
+                lists.append({"bm25": []})
+                continue
+            found, scores = retriever.retrieve([toks], k=depth, show_progress=False, n_threads=1)
+            lists.append({"bm25": [(ids[int(i)], float(x)) for i, x in zip(found[0], scores[0], strict=True) if x > 0]})
+        out[name] = lists
+    return out
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    lines = [
+        f"# Retrieval variants on SciFact {res['split']} ({res['claims']} claims, {res['claims_with_evidence']} "
+        "with evidence)",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Claim-only queries unless stated; "
+        "'opposite' = the LLM-free negation `It is not true that ...`.",
+        "",
+        "Last two columns: claims (with evidence) whose Recall@3 / @5 is better / worse than with the old pipeline.",
+        "",
+        "| variant | R@3 | R@5 | MAP@5 | nDCG@10 | cited R@5 | cited nDCG@10 | R@3 +/- | R@5 +/- |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, m in res["variants"].items():
+        r, c, p = m["retrieval"], m["retrieval_cited"], m["claims_vs_before"]
+        lines.append(
+            f"| {name} | {r['recall@3']:.3f} | {r['recall@5']:.3f} | {r['map@5']:.3f} | {r['ndcg@10']:.3f} | "
+            f"{c['recall@5']:.3f} | {c['ndcg@10']:.3f} | +{p['recall@3']['better']}/-{p['recall@3']['worse']} | "
+            f"+{p['recall@5']['better']}/-{p['recall@5']['worse']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agent.nodes.decompose import fallback_opposite
+    from agent.settings import get_settings
+    from tools.index import CorpusIndex
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--split", choices=["train", "dev"], default="train")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = p.parse_args(argv)
+    if args.split != "train":
+        print("warning: tuning on dev; report dev only for the variant chosen on train", file=sys.stderr)
+    settings = get_settings()
+    claims = load_claims(settings.corpus_mirror, args.split, args.limit)
+    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    t0 = time.perf_counter()
+    claim_lists = gather(index, [c["claim"] for c in claims])
+    # fallback_opposite is what decompose uses when the LLM gives no opposite claim
+    opp_lists = gather(index, [fallback_opposite(c["claim"]) for c in claims])
+    res = {
+        "command": "python -m evals.retrieval_experiments " + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "split": args.split,
+        "claims": len(claims),
+        "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
+        "index": {k: index.manifest.get(k) for k in ("fingerprint", "docs", "sentences")},
+        "retrieval_seconds": round(time.perf_counter() - t0, 1),
+        "variants": evaluate(claims, claim_lists, opp_lists, bm25_settings(index, [c["claim"] for c in claims])),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    name = f"retrieval_experiments_{args.split}"
+    (args.out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
+    (args.out / f"{name}.md").write_text(markdown(res))
+    print(markdown(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

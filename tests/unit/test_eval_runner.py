@@ -1,0 +1,334 @@
+"""The SciFact evaluation harness on toy states and records (no LLM, no index): predictions, the flag proxy,
+metric assembly, the resumable predictions file and the reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.state import AnswerSentence, Evidence, Query, RankedDoc, SourceAssessment, Usage, Verdict
+from evals.runner import (
+    EXIT_INPUT,
+    EXIT_UNAVAILABLE,
+    EvalError,
+    EvalOptions,
+    flag_counts,
+    full_metrics,
+    git_commit,
+    load_claims,
+    predictions_from_state,
+    rankings_from_state,
+    read_records,
+    record_from_state,
+    resume_records,
+    retrieval_only_metrics,
+    should_flag,
+    verifier_dev_metrics,
+)
+
+CLAIM_TEXT = "Drug X lowers blood pressure."
+CONFIG = {"llm": "scripted:x", "index": "fp", "retrieval_depth": 50}
+
+# Gold: doc "10" SUPPORT with rationale {1, 2}; doc "20" CONTRADICT with rationale {0}; cited also "30".
+GOLD_CLAIM: dict[str, Any] = {
+    "id": 7,
+    "claim": CLAIM_TEXT,
+    "evidence": {
+        "10": [{"sentences": [1, 2], "label": "SUPPORT"}],
+        "20": [{"sentences": [0], "label": "CONTRADICT"}],
+    },
+    "cited_doc_ids": [10, 20, 30],
+}
+NEI_CLAIM: dict[str, Any] = {"id": 8, "claim": "Nothing is known.", "evidence": {}, "cited_doc_ids": [40]}
+
+
+def ev(n: int, doc_id: str, idx: int) -> Evidence:
+    return Evidence(n=n, doc_id=doc_id, title="T", sentence=f"s{idx}", sentence_index=idx)
+
+
+def assessment(doc_id: str, label: str) -> SourceAssessment:
+    return SourceAssessment(doc_id=doc_id, label=label, score=0.0, reputation=1.0, explanation="")
+
+
+def toy_state() -> dict[str, Any]:
+    return {
+        "claim": CLAIM_TEXT,
+        "queries": [
+            Query(text=CLAIM_TEXT, kind="claim"),
+            Query(text="Does X lower BP?", kind="question"),
+            Query(text="It is not true that drug X lowers blood pressure.", kind="opposite"),
+        ],
+        "ranked_lists": {
+            f"bm25_search|{CLAIM_TEXT}": ["10", "99", "20"],
+            f"dense_sentence_search|{CLAIM_TEXT}": ["20", "10"],
+            "bm25_search|Does X lower BP?": ["55"],
+        },
+        "candidates": [RankedDoc(doc_id=d, score=1.0) for d in ("10", "20", "55", "30")],
+        # evidence order = the order assess kept it: doc 10 sentence 2 first, then 1; doc 20 sentence 5; doc 30
+        "evidence": [ev(1, "10", 2), ev(2, "10", 1), ev(3, "20", 5), ev(4, "30", 0), ev(5, "55", 3)],
+        "assessments": [
+            assessment("10", "Mostly True"),
+            assessment("20", "Somewhat False"),
+            assessment("30", "No Evidence"),
+            assessment("55", "True"),
+        ],
+        "verdict": Verdict(label="Generally supported", score=0.5, unweighted_score=0.5),
+        "sentences": [
+            # cites a gold rationale sentence and is not flagged: correct "not flagged"
+            AnswerSentence(text="X lowers BP.", citations=[1], status="supported", flagged=False),
+            # cites only non-gold sentences and is flagged: correct flag
+            AnswerSentence(text="X is harmful.", citations=[3, 4], status="unsupported", flagged=True),
+            # cites a gold sentence but was flagged: a false alarm under the proxy
+            AnswerSentence(text="X works well.", citations=[2], status="contradicted", flagged=True),
+            # cites a non-gold sentence and was not flagged: a missed flag
+            AnswerSentence(text="X is cheap.", citations=[5], status="supported", flagged=False),
+            # uncited, with an invalid citation that was stripped: should be and is flagged
+            AnswerSentence(text="X is old.", citations=[], invalid_citations=[9, 12], status="uncited", flagged=True),
+        ],
+        "usage": Usage(calls=2, prompt_tokens=100, completion_tokens=20),
+        "timings": {"total": 3.0},
+    }
+
+
+# --- predictions ---------------------------------------------------------------------------------------------
+
+
+def test_predictions_keep_labelled_abstracts_with_sentences_in_pipeline_order():
+    preds = predictions_from_state(toy_state())
+    assert set(preds) == {"10", "20", "55"}  # "No Evidence" abstract 30 is left out (NEI)
+    assert preds["10"].label == "SUPPORT" and preds["10"].sentences == [2, 1]
+    assert preds["20"].label == "CONTRADICT" and preds["20"].sentences == [5]
+    assert preds["55"].label == "SUPPORT" and preds["55"].sentences == [3]
+
+
+def test_predictions_of_an_empty_state_are_empty():
+    assert predictions_from_state({"claim": "c"}) == {}
+
+
+def test_rankings_use_fused_candidates_and_the_claim_query_lists_as_baselines():
+    r = rankings_from_state(toy_state())
+    assert r == {"fused": ["10", "20", "55", "30"], "bm25": ["10", "99", "20"], "dense": ["20", "10"]}
+
+
+# --- the flag proxy ------------------------------------------------------------------------------------------
+
+
+def test_should_flag_proxy():
+    gold = {("10", 1), ("10", 2), ("20", 0)}
+    by_n = {1: ("10", 2), 2: ("20", 5), 3: ("20", 0)}
+    assert not should_flag({"citations": [1]}, by_n, gold)
+    assert should_flag({"citations": [2]}, by_n, gold)
+    assert not should_flag({"citations": [2, 3]}, by_n, gold)  # one gold citation is enough
+    assert should_flag({"citations": []}, by_n, gold)  # uncited
+    assert should_flag({"citations": [99]}, by_n, gold)  # names no evidence
+
+
+def test_flag_counts_on_a_toy_state():
+    rec = record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)
+    # should: sentences 2, 4, 5 (3 of them); flagged: 2, 3, 5; both: 2, 5
+    assert flag_counts(rec, GOLD_CLAIM) == (2, 3, 3)
+
+
+def test_every_sentence_of_an_nei_claim_should_be_flagged():
+    rec = record_from_state(NEI_CLAIM, toy_state(), 1.0, CONFIG)
+    assert flag_counts(rec, NEI_CLAIM) == (3, 3, 5)
+
+
+# --- metrics from records --------------------------------------------------------------------------------------
+
+
+def test_full_metrics_from_records(tmp_path: Path):
+    rec = record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)
+    rec = json.loads(json.dumps(rec))  # exactly what the predictions file holds
+    nei_state = {**toy_state(), "assessments": [], "evidence": [], "sentences": [], "usage": Usage(calls=1)}
+    nei = json.loads(json.dumps(record_from_state(NEI_CLAIM, nei_state, 1.0, CONFIG)))
+    vfile = tmp_path / "verifier_dev.json"
+    vfile.write_text(json.dumps({"dev": {"macro_f1": 0.81, "accuracy": 0.83}}))
+    m = full_metrics([rec, nei], [GOLD_CLAIM, NEI_CLAIM], verifier_results=vfile)
+
+    assert set(m) == {
+        "retrieval",
+        "retrieval_cited",
+        "abstract",
+        "sentence",
+        "verifier",
+        "faithfulness",
+        "cost",
+        "baselines",
+    }
+    # Abstract level: 3 predicted (10 SUPPORT ok, 20 CONTRADICT ok, 55 wrong), 2 relevant.
+    # Label+Rationale: doc 10 predicts {2, 1} ⊇ {1, 2}; doc 20 predicts {5} ⊉ {0}.
+    lo = m["abstract"]["label_only"]
+    assert lo["precision"] == pytest.approx(2 / 3) and lo["recall"] == 1.0
+    lr = m["abstract"]["label_rationale"]
+    assert lr["precision"] == pytest.approx(1 / 3) and lr["recall"] == pytest.approx(1 / 2)
+    # Sentence level: retrieved 2 + 1 + 1 = 4; relevant 3; correct: doc 10 sentences 1, 2 -> 2.
+    sel = m["sentence"]["selection"]
+    assert sel["precision"] == pytest.approx(2 / 4) and sel["recall"] == pytest.approx(2 / 3)
+    assert m["sentence"]["selection_label"] == sel
+    # Retrieval: only claim 7 has evidence {10, 20}; fused = 10, 20, 55, 30.
+    assert m["retrieval"]["recall@3"] == 1.0 and m["retrieval"]["map@5"] == 1.0
+    # BEIR definition: claim 7 gold {10, 20, 30} -> recall@3 2/3; claim 8 gold {40}: not found -> 0.
+    assert m["retrieval_cited"]["recall@3"] == pytest.approx((2 / 3 + 0) / 2)
+    assert m["retrieval_cited"]["recall@5"] == pytest.approx((1 + 0) / 2)
+    # Baselines from the claim query's lists: BM25 10, 99, 20 -> recall@3 1.0; dense 20, 10 -> 1.0
+    assert m["baselines"]["bm25"]["retrieval"]["recall@3"] == 1.0
+    assert m["baselines"]["bm25"]["retrieval"]["map@5"] == pytest.approx((1 + 2 / 3) / 2)
+    assert set(m["baselines"]) == {"bm25", "dense"}
+    assert set(m["baselines"]["dense"]) == {"retrieval", "retrieval_cited"}
+    # Faithfulness: valid citations 1 + 2 + 1 + 1 = 5, invalid 2 -> 5/7; supported 2 of 5 sentences.
+    assert m["faithfulness"]["citation_validity"] == pytest.approx(5 / 7)
+    assert m["faithfulness"]["attributable_rate"] == pytest.approx(2 / 5)
+    # Flags: claim 7 (2, 3, 3); claim 8 has no sentences.
+    assert m["verifier"] == {
+        "macro_f1": 0.81,
+        "accuracy": 0.83,
+        "flag_precision": pytest.approx(2 / 3),
+        "flag_recall": pytest.approx(2 / 3),
+    }
+    assert m["cost"] == {
+        "seconds_per_claim": 2.0,
+        "llm_calls_per_claim": 1.5,
+        "prompt_tokens_per_claim": 50.0,
+        "completion_tokens_per_claim": 10.0,
+    }
+
+
+def test_full_metrics_use_only_claims_with_a_record():
+    rec = json.loads(json.dumps(record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)))
+    m = full_metrics([rec], [GOLD_CLAIM, NEI_CLAIM], verifier_results=Path("/nonexistent.json"))
+    assert m["verifier"]["macro_f1"] is None and m["verifier"]["accuracy"] is None
+    assert m["retrieval_cited"]["recall@5"] == 1.0  # claim 8 has no record, so it is not counted as a miss
+
+
+def test_retrieval_only_metrics_keep_every_key_with_none_where_unmeasured():
+    rec = {"id": 7, "seconds": 0.5, "llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+    rec["rankings"] = {"fused": ["20", "10"], "bm25": ["10"], "dense": []}
+    m = retrieval_only_metrics([rec], [GOLD_CLAIM])
+    assert m["retrieval"]["recall@3"] == 1.0
+    assert m["baselines"]["bm25"]["retrieval"]["recall@3"] == 0.5
+    assert m["baselines"]["dense"]["retrieval"]["ndcg@10"] == 0.0
+    assert m["abstract"]["label_only"] == {"precision": None, "recall": None, "f1": None}
+    assert m["faithfulness"] == {"citation_validity": None, "attributable_rate": None}
+    assert m["verifier"] == dict.fromkeys(("macro_f1", "accuracy", "flag_precision", "flag_recall"))
+    assert m["cost"]["seconds_per_claim"] == 0.5 and m["cost"]["llm_calls_per_claim"] == 0.0
+
+
+def test_retrieval_block_is_none_when_no_claim_has_evidence():
+    rec = {"id": 8, "seconds": 0.5, "llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+    rec["rankings"] = {"fused": ["40"], "bm25": [], "dense": []}
+    m = retrieval_only_metrics([rec], [NEI_CLAIM])
+    assert m["retrieval"] == {"recall@3": None, "recall@5": None, "map@5": None, "ndcg@10": None}
+    assert m["retrieval_cited"]["recall@3"] == 1.0
+
+
+def test_verifier_dev_metrics_read_the_training_output(tmp_path: Path):
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({"dev": {"macro_f1": 0.7, "accuracy": 0.75, "n": 10}}))
+    assert verifier_dev_metrics(path) == {"macro_f1": 0.7, "accuracy": 0.75}
+    path.write_text("not json")
+    assert verifier_dev_metrics(path) == {"macro_f1": None, "accuracy": None}
+
+
+# --- the predictions file ------------------------------------------------------------------------------------
+
+
+def test_a_cut_last_line_is_dropped_and_the_file_repaired(tmp_path: Path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"id": 1, "config": CONFIG}) + "\n" + '{"id": 2, "conf')
+    assert [r["id"] for r in read_records(path)] == [1]
+    assert path.read_text().endswith("}\n")
+    with path.open("a") as fh:  # the next record appended lands on a line of its own
+        fh.write(json.dumps({"id": 3, "config": CONFIG}) + "\n")
+    assert sorted(resume_records(path, CONFIG)) == [1, 3]
+
+
+def test_resume_refuses_records_of_another_configuration(tmp_path: Path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"id": 1, "config": {**CONFIG, "llm": "embedded:qwen"}}) + "\n")
+    with pytest.raises(EvalError, match="another configuration") as e:
+        resume_records(path, CONFIG)
+    assert e.value.code == EXIT_INPUT
+    assert resume_records(tmp_path / "missing.jsonl", CONFIG) == {}
+
+
+# --- inputs, names, run info -----------------------------------------------------------------------------------
+
+
+def test_load_claims_errors_and_limit(tmp_path: Path):
+    with pytest.raises(EvalError) as e:
+        load_claims(tmp_path, "dev")
+    assert e.value.code == EXIT_UNAVAILABLE and "claims_dev.jsonl" in str(e.value)
+    with pytest.raises(EvalError) as e:
+        load_claims(tmp_path, "test")
+    assert e.value.code == EXIT_INPUT
+    (tmp_path / "claims_train.jsonl").write_text("\n".join(json.dumps(c) for c in (GOLD_CLAIM, NEI_CLAIM)) + "\n")
+    assert [c["id"] for c in load_claims(tmp_path, "train", limit=1)] == [7]
+
+
+def test_names_and_the_canonical_command(tmp_path: Path):
+    opts = EvalOptions(split="dev", retrieval_only=True)
+    assert opts.name == "scifact_dev_retrieval"
+    assert opts.command() == "claimtrace eval scifact --split dev --retrieval-only"
+    assert opts.predictions_path.name == "scifact_dev_retrieval.predictions.jsonl"
+    full = EvalOptions(split="train", limit=2, out=tmp_path)
+    assert full.name == "scifact_train_full_limit2"
+    assert full.predictions_path == tmp_path / "scifact_train_full.predictions.jsonl"  # shared across limits
+    assert full.command() == f"claimtrace eval scifact --split train --limit 2 --out {tmp_path}"
+
+
+def test_git_commit_reads_head_without_git(tmp_path: Path):
+    git = tmp_path / ".git"
+    (git / "refs" / "heads").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    assert git_commit(tmp_path) is None
+    (git / "packed-refs").write_text("# pack-refs\n" + "a" * 40 + " refs/heads/main\n")
+    assert git_commit(tmp_path) == "a" * 40
+    (git / "refs" / "heads" / "main").write_text("b" * 40 + "\n")
+    assert git_commit(tmp_path) == "b" * 40
+    assert git_commit(tmp_path / "nowhere") is None
+
+
+def test_cli_errors_are_agent_cli_errors():
+    from agent.cli import CliError
+    from evals.cli import _cli_error
+
+    err = _cli_error("no index", 3)
+    assert isinstance(err, CliError) and err.code == 3
+
+
+# --- reports -------------------------------------------------------------------------------------------------
+
+
+def _result() -> dict[str, Any]:
+    rec = json.loads(json.dumps(record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)))
+    m = full_metrics([rec], [GOLD_CLAIM], verifier_results=Path("/nonexistent.json"))
+    run = {"split": "dev", "mode": "full", "claims": 1, "claims_evaluated": 1, "command": "claimtrace eval scifact"}
+    return {"run": run, **m}
+
+
+def test_table_and_markdown_show_values_baselines_and_anchors():
+    from evals import report
+
+    result = _result()
+    text = report.table(result)
+    assert "Recall@3" in text and "VerT5erini 0.866" in text and ">= 0.92" in text
+    md = report.markdown(result)
+    assert "| Recall@5 | 1.000 | 1.000 | 1.000 | VerT5erini 0.894; BM25 0.847 | >= 0.95 |" in md
+    assert "label only f1 | 0.800 | VerT5erini 0.651" in md
+    assert "`claimtrace eval scifact`" in md
+    # a retrieval-only result has no abstract section
+    ro = {**result, "abstract": {"label_only": {"precision": None, "recall": None, "f1": None}}}
+    assert "Abstract level" not in report.markdown(ro)
+
+
+def test_plot_writes_a_png(tmp_path: Path):
+    pytest.importorskip("matplotlib")
+    from evals import report
+
+    path = tmp_path / "r.png"
+    report.plot(_result(), path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
