@@ -36,15 +36,29 @@ async def ask(url: str, cookie: str, text: str, done_marker: str, timeout: float
 
     thread_id = str(uuid.uuid4())
     await sio.connect(
-        url, socketio_path="/ws/socket.io", transports=["websocket"], headers={"Cookie": cookie},
+        url,
+        socketio_path="/ws/socket.io",
+        transports=["websocket"],
+        headers={"Cookie": cookie},
         auth={"clientType": "webapp", "sessionId": str(uuid.uuid4()), "threadId": thread_id, "userEnv": "{}"},
     )
     try:
         await sio.emit("connection_successful")
         t0 = time.perf_counter()
-        await sio.emit("client_message", {"message": {
-            "threadId": thread_id, "id": str(uuid.uuid4()), "name": "User", "type": "user_message", "output": text,
-            "createdAt": datetime.now(UTC).isoformat()}, "fileReferences": None})
+        await sio.emit(
+            "client_message",
+            {
+                "message": {
+                    "threadId": thread_id,
+                    "id": str(uuid.uuid4()),
+                    "name": "User",
+                    "type": "user_message",
+                    "output": text,
+                    "createdAt": datetime.now(UTC).isoformat(),
+                },
+                "fileReferences": None,
+            },
+        )
         output = await asyncio.wait_for(answer, timeout)
         return {"seconds": time.perf_counter() - t0, "errors": errors, "output": output}
     finally:

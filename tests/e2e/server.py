@@ -36,7 +36,10 @@ class ChatServer:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "agent.cli", "ui", "--port", str(self.port)],
-                cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                cwd=REPO,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:

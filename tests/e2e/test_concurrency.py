@@ -48,12 +48,15 @@ def test_twenty_simultaneous_sessions(server: ChatServer, tmp_path: Path):
         "max_s": round(max(seconds), 2),
         "wall_s": round(wall, 2),
         "setup": "scripted LLM, real index of tests/fixtures/tiny_corpus.jsonl, real verifier; one `claimtrace ui` "
-                 "server on 127.0.0.1; socket.io clients, one new thread each",
+        "server on 127.0.0.1; socket.io clients, one new thread each",
         "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}",
         "command": "CLAIMTRACE_E2E_RECORD=1 python -m pytest -q tests/e2e/test_concurrency.py",
     }
-    out = REPO / "evals" / "results" / "ui_concurrency.json" if os.environ.get("CLAIMTRACE_E2E_RECORD") else (
-        tmp_path / "ui_concurrency.json")
+    out = (
+        REPO / "evals" / "results" / "ui_concurrency.json"
+        if os.environ.get("CLAIMTRACE_E2E_RECORD")
+        else (tmp_path / "ui_concurrency.json")
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report), file=sys.stderr)
