@@ -11,6 +11,10 @@ Recipe
   evidence abstracts, sentences of cited-but-not-evidence abstracts, sentences of the cited abstracts of NEI
   claims) + a BM25-retrieved non-cited abstract sentence or a random abstract sentence. Negatives are
   resampled each epoch.
+* Optional contrastive negation augmentation (``--negation-aug``): for every SUPPORT/CONTRADICT rationale of a
+  training claim that a simple rule can negate (``negate_claim``: insert/remove "not" after an auxiliary,
+  "reduces" -> "does not reduce", "does not affect" -> "affects", ...), add (negated claim, same rationale,
+  flipped label). Held-out claims are never augmented, so held-out numbers stay comparable.
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
 * Model selection: a held-out slice of TRAIN claims (grouped by claim text) is evaluated after every epoch
   with the same protocol as dev; the best epoch is kept. Optionally (--retrain) a final model is trained on
@@ -25,6 +29,10 @@ up to 3 nei pairs (claim, "<title>: <sentence>") sampled (random.Random(claim id
 evidence and cited abstracts that are in no rationale of that doc and have >= 20 characters.
 Extra, reported separately: every NEI claim (empty evidence) vs 1 sentence sampled the same way from its first
 cited abstract (expected nei).
+
+Current recipe (one command; trial runs should add ``--out <scratch> --results-dir <scratch>`` so the committed
+artifact and results are not overwritten):
+    python evals/train_verifier.py --epochs 4 --seed 13 --negation-aug
 """
 
 from __future__ import annotations
@@ -223,6 +231,117 @@ def make_epoch_examples(
     return ex
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Contrastive negation augmentation (--negation-aug). SciFact's CONTRADICT claims were written by annotators as
+# negations/alterations of supported claims, so flipping a claim's polarity and its label on the SAME rationale
+# teaches the model to read negation. Only claims that one of the simple rules below handles confidently are used.
+# ---------------------------------------------------------------------------------------------------------------
+AUXILIARIES = ("is", "are", "was", "were", "does", "do", "did", "can", "may", "has", "have", "will", "could", "should")
+# 3rd-person-singular verb -> base form (only these verbs are negated "X reduces Y" -> "X does not reduce Y")
+_VERB_BASES = """
+accelerate activate affect alter amplify attenuate benefit bind block boost cause confer contain contribute
+control correlate cure decline decrease delay depend determine diminish drive elevate enhance exacerbate exist
+express extend facilitate form harm impair improve increase induce influence inhibit involve lack lead limit
+lower mediate modulate occur play predict prevent prolong promote protect raise reduce regulate require rescue
+restore result reverse rise shorten slow stimulate suppress trigger underlie worsen
+""".split()  # noqa: SIM905
+VERBS_3SG = {v + "s": v for v in _VERB_BASES} | {
+    "abolishes": "abolish",
+    "amplifies": "amplify",
+    "carries": "carry",
+    "diminishes": "diminish",
+    "establishes": "establish",
+    "intensifies": "intensify",
+    "modifies": "modify",
+    "reaches": "reach",
+}
+_CLAUSE_MARKERS = set(
+    """
+    after although because before if once since that unless until when where whereas whether which while who
+    whom whose
+    """.split()  # noqa: SIM905
+)
+
+
+def _third_person(base: str) -> str:
+    if base.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return base + "es"
+    if len(base) > 1 and base.endswith("y") and base[-2] not in "aeiou":
+        return base[:-1] + "ies"
+    return base + "s"
+
+
+def negate_claim(text: str) -> str | None:
+    """Flip the polarity of a simple declarative claim, or None when no rule applies confidently.
+
+    Rules (first main-clause match only; claims with a clause marker such as "that"/"which" before the match, a
+    second negation, or a leading auxiliary are skipped):
+      * "<aux> not"/"<aux>n't"/"cannot" -> "<aux>"; "does/do/did not <verb>" -> "<verb>s"/"<verb>"/"<verb>ed"
+        is not supported (did not -> skipped unless a regular past form is obvious);
+      * "<aux> <word>" -> "<aux> not <word>"; "no longer" stays untouched (skipped);
+      * "<verb>s" (whitelisted) -> "does not <verb>".
+    """
+    words = text.split(" ")
+    low = [w.lower().strip(",;:()") for w in words]
+    n_neg = sum(w in ("not", "cannot", "no", "never", "none", "neither", "nor") or w.endswith("n't") for w in low)
+    if n_neg > 1 or not words or low[0] in AUXILIARIES:
+        return None
+    for i, w in enumerate(low):
+        if w in _CLAUSE_MARKERS:
+            return None
+        if i == 0:
+            continue
+        # --- remove an existing negation -------------------------------------------------------------------
+        if w == "cannot":
+            return " ".join([*words[:i], "can", *words[i + 1 :]])
+        if w in AUXILIARIES and i + 1 < len(low) and low[i + 1] == "not":
+            if w in ("does", "do") and i + 2 < len(low):
+                verb = low[i + 2]
+                if not verb.isalpha():
+                    return None
+                new_verb = _third_person(verb) if w == "does" else verb
+                return " ".join([*words[:i], new_verb + words[i + 2][len(verb) :], *words[i + 3 :]])
+            if w == "did":
+                return None  # would need the past tense
+            return " ".join([*words[: i + 1], *words[i + 2 :]])
+        if w == "no" and low[i - 1] in ("has", "have", "had", "is", "are", "was", "were"):
+            return None  # "has no effect" -> "has an effect" is too loose
+        if n_neg:
+            if w in ("no", "never", "none", "neither", "nor") or w.endswith("n't"):
+                return None
+            continue
+        # --- insert a negation -----------------------------------------------------------------------------
+        if w in AUXILIARIES:
+            if i + 1 < len(low) and low[i + 1] in ("not", "no", "never"):
+                return None
+            if w in ("has", "have") and not (i + 1 < len(low) and low[i + 1].endswith(("ed", "en"))):
+                do = "does" if w == "has" else "do"  # main verb "have": "X has Y" -> "X does not have Y"
+                return " ".join([*words[:i], do, "not", "have", *words[i + 1 :]])
+            return " ".join([*words[: i + 1], "not", *words[i + 1 :]])
+        if w in VERBS_3SG and words[i] == w:  # lower-case verb, not a capitalised noun
+            return " ".join([*words[:i], "does", "not", VERBS_3SG[w] + words[i][len(w) :], *words[i + 1 :]])
+    return None
+
+
+def negation_examples(claims: list[Claim], corpus: dict[int, Doc]) -> tuple[list[Example], int]:
+    """(negated claim, rationale, flipped label) for every SUPPORT/CONTRADICT rationale of a negatable claim."""
+    out: list[Example] = []
+    n_claims = 0
+    for c in claims:
+        if not c.evidence:
+            continue
+        neg = negate_claim(c.text)
+        if not neg:
+            continue
+        n_claims += 1
+        for d, sets in c.evidence.items():
+            doc = corpus[d]
+            rs = rationale_sents(c, d)
+            for sents, lab in sets:
+                out.append(Example(neg, context_variants(doc, sents, rs - set(sents)), 1 - lab))
+    return out, n_claims
+
+
 def metrics(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, Any]:
     cm = np.zeros((3, 3), dtype=int)
     for t, p in zip(y_true, y_pred, strict=True):
@@ -304,7 +423,15 @@ def train(
     head = [p for n, p in net.named_parameters() if p.requires_grad and n.startswith("head.")]
     body = [p for n, p in net.named_parameters() if p.requires_grad and not n.startswith("head.")]
     opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
-    first = make_epoch_examples(claims, corpus, bm25_top, random.Random(args.seed))
+    aug: list[Example] = []
+    if args.negation_aug:
+        aug, n_neg = negation_examples(claims, corpus)
+        print(f"[{tag}] negation augmentation: {n_neg} claims negated, {len(aug)} pairs", flush=True)
+
+    def epoch_examples(ep: int) -> list[Example]:
+        return make_epoch_examples(claims, corpus, bm25_top, random.Random(args.seed + ep - 1)) + aug
+
+    first = epoch_examples(1)
     counts = Counter(e.label for e in first)
     total = sum(counts.values())
     weights = torch.tensor([math.sqrt(total / (3 * counts[k])) for k in range(3)], dtype=torch.float)
@@ -320,7 +447,7 @@ def train(
     net.train()
     t0 = time.time()
     for ep in range(1, epochs + 1):
-        ex = first if ep == 1 else make_epoch_examples(claims, corpus, bm25_top, random.Random(args.seed + ep))
+        ex = first if ep == 1 else epoch_examples(ep + 1)
         bl = batches(ex, tok, args.batch_size, args.max_len, rng)
         run_loss = 0.0
         for i, b in enumerate(bl):
@@ -436,6 +563,17 @@ def main() -> None:
     ap.add_argument("--heldout-frac", type=float, default=0.15)
     ap.add_argument("--retrain", action="store_true", help="retrain on all of TRAIN for the selected epochs")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--negation-aug",
+        action="store_true",
+        help="add (negated claim, rationale, flipped label) pairs for train claims a simple rule can negate",
+    )
+    ap.add_argument(
+        "--results-dir",
+        type=Path,
+        default=REPO_ROOT / "evals" / "results",
+        help="where verifier_dev.json/.md are written (use a scratch dir for trial runs)",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     random.seed(args.seed)
@@ -470,6 +608,7 @@ def main() -> None:
             "train_layers": args.train_layers,
             "max_len": args.max_len,
             "epochs": best_epoch,
+            "negation_aug": bool(args.negation_aug),
             "trained_on": "SciFact train (all claims)"
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
@@ -505,7 +644,7 @@ def main() -> None:
         "epoch_log": log,
         "inference_speed": sp,
     }
-    out_dir = REPO_ROOT / "evals" / "results"
+    out_dir = args.results_dir if args.results_dir.is_absolute() else (REPO_ROOT / args.results_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "verifier_dev.json").write_text(json.dumps(res, indent=2) + "\n")
     write_md(out_dir / "verifier_dev.md", res)

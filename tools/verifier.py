@@ -112,7 +112,11 @@ def build_base_net(base_path: Path | None = None) -> tuple[CrossEncoderNet, Any]
 def save_artifact(
     net: CrossEncoderNet, base_state: dict[str, torch.Tensor], out_dir: Path, extra_config: dict[str, Any]
 ) -> Path:
-    """Write fp16 deltas of the trained parameters (vs ``base_state``) and the full head."""
+    """Write fp16 deltas of the trained encoder parameters (vs ``base_state``) and the full head.
+
+    The head is always stored in full: its initial values are random, so a delta against them could not be
+    rebuilt at load time (artifacts written before this fix stored ``delta.head.*`` and loaded a random head).
+    """
     from safetensors.torch import save_file
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -121,7 +125,7 @@ def save_artifact(
         if not p.requires_grad:
             continue
         t = p.detach().float().cpu()
-        if name in base_state:
+        if name in base_state and not name.startswith("head."):
             tensors["delta." + name] = (t - base_state[name].float()).half().contiguous()
         else:
             tensors["full." + name] = t.half().contiguous()
@@ -180,6 +184,11 @@ class Verifier:
                 kind, name = key.split(".", 1)
                 if name not in params:
                     raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")
+                if kind == "delta" and name.startswith("head."):
+                    raise VerifierArtifactError(
+                        f"{key}: the head must be stored in full (a delta vs a random init cannot be rebuilt); "
+                        "re-export the artifact"
+                    )
                 if kind == "delta":
                     params[name].add_(t.float())
                 else:

@@ -292,12 +292,16 @@ def test_git_commit_reads_head_without_git(tmp_path: Path):
     assert git_commit(tmp_path / "nowhere") is None
 
 
-def test_cli_errors_are_agent_cli_errors():
-    from agent.cli import CliError
-    from evals.cli import _cli_error
+def test_eval_failures_reach_the_user_as_one_line(monkeypatch, capsys):
+    import evals.runner
+    from agent.cli import main
 
-    err = _cli_error("no index", 3)
-    assert isinstance(err, CliError) and err.code == 3
+    def fail(opts: Any) -> Any:
+        raise evals.runner.EvalError("no index here", 3)
+
+    monkeypatch.setattr(evals.runner, "evaluate", fail)
+    assert main(["eval", "scifact", "--split", "dev", "--retrieval-only"]) == 3
+    assert capsys.readouterr().err.strip().splitlines() == ["claimtrace: no index here"]
 
 
 # --- reports -------------------------------------------------------------------------------------------------

@@ -1,0 +1,41 @@
+"""Rule-based claim negation used for the verifier's contrastive augmentation (evals/train_verifier.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.train_verifier import negate_claim
+
+
+@pytest.mark.parametrize(
+    ("claim", "negated"),
+    [
+        ("Aspirin reduces fever.", "Aspirin does not reduce fever."),
+        ("X is associated with Y.", "X is not associated with Y."),
+        ("X is not associated with Y.", "X is associated with Y."),
+        ("Vitamin D does not affect bone density.", "Vitamin D affects bone density."),
+        ("Drug A cannot cross the blood-brain barrier.", "Drug A can cross the blood-brain barrier."),
+        ("Mice have increased susceptibility to obesity.", "Mice have not increased susceptibility to obesity."),
+        ("Stem cells have the capacity to differentiate.", "Stem cells do not have the capacity to differentiate."),
+        ("Exercise improves quality of life.", "Exercise does not improve quality of life."),
+    ],
+)
+def test_negate(claim: str, negated: str) -> None:
+    assert negate_claim(claim) == negated
+    back = negate_claim(negated)
+    assert back is None or back.replace("can not", "cannot") == claim
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Is aspirin effective?",  # leading auxiliary
+        "Spores remain deadly until areas are decontaminated.",  # clause marker before the auxiliary
+        "Genes that are expressed in liver regulate lipids.",  # relative clause
+        "X did not reduce Y.",  # would need a past tense
+        "No drug is effective against it.",  # negation not after an auxiliary
+        "Fever ACE2 levels.",  # nothing to negate
+    ],
+)
+def test_skips_unsure_claims(claim: str) -> None:
+    assert negate_claim(claim) is None
