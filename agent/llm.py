@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import atexit
-import hashlib
 import importlib
 import logging
 import os
@@ -21,6 +20,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from agent.settings import Settings
+from tools.files import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +32,6 @@ GGUF_PARTS = 22
 
 class LLMUnavailableError(RuntimeError):
     """The configured LLM cannot be reached or started."""
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def ensure_gguf(model_dir: Path) -> Path:
@@ -63,7 +55,7 @@ def ensure_gguf(model_dir: Path) -> Path:
                 with open(mod.get_part_path(), "rb") as part:
                     while chunk := part.read(1 << 22):
                         out.write(chunk)
-        digest = _sha256(tmp)
+        digest = sha256_file(tmp)
         if digest != GGUF_SHA256:
             raise LLMUnavailableError(f"assembled model has sha256 {digest}, expected {GGUF_SHA256}")
         tmp.replace(target)

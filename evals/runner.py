@@ -58,7 +58,6 @@ BASELINE_TOOLS = {"bm25": "bm25_search", "dense": "dense_sentence_search"}
 RETRIEVAL_KEYS = ("recall@3", "recall@5", "map@5", "ndcg@10")
 
 
-
 class EvalError(Exception):
     """A user-facing failure (missing data, index, model); `code` is the CLI exit code."""
 
@@ -499,10 +498,11 @@ def run_retrieval_only(opts: EvalOptions, settings: Any, claims: Sequence[Mappin
 def verifier_id(verifier: Any) -> str:
     """The trained artifact's checksum (a retrained verifier must not be mixed into a resumed run), or the class
     name of a stand-in."""
-    from tools.verifier import ARTIFACT_DIR, DELTA_FILE, Verifier, file_sha256
+    from tools.files import sha256_file
+    from tools.verifier import ARTIFACT_DIR, DELTA_FILE, Verifier
 
     if isinstance(verifier, Verifier) and (ARTIFACT_DIR / DELTA_FILE).is_file():
-        return f"sha256:{file_sha256(ARTIFACT_DIR / DELTA_FILE)[:16]}"
+        return f"sha256:{sha256_file(ARTIFACT_DIR / DELTA_FILE)[:16]}"
     return type(verifier).__name__
 
 

@@ -5,7 +5,6 @@ Malformed lines are reported with their line number and skipped; loading never c
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import shutil
@@ -17,6 +16,8 @@ from pathlib import Path
 
 import httpx
 from pydantic import BaseModel, Field, ValidationError
+
+from tools.files import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -152,14 +153,6 @@ def load_corpus(path: Path, limit: int | None = None) -> tuple[list[Abstract], L
     if not docs:
         raise CorpusError(f"no usable abstracts in {path}")
     return docs, report
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _corpus_file_in(folder: Path) -> Path | None:

