@@ -82,6 +82,15 @@ def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
     }
 
 
+def write_scifact_slice(root: Path, out: Path, gold: set[str], first: int = 200) -> Path:
+    """A corpus file of the first `first` SciFact abstracts plus the `gold` ones, verbatim lines."""
+    lines = (root / "corpus.jsonl").read_text().splitlines()
+    picked = lines[:first] + [ln for ln in lines[first:] if str(json.loads(ln)["doc_id"]) in gold]
+    path = out / "slice.jsonl"
+    path.write_text("\n".join(picked) + "\n")
+    return path
+
+
 def scifact_or_skip() -> Path:
     if not (SCIFACT / "corpus.jsonl").is_file():
         pytest.skip(f"SciFact data not found at {SCIFACT} (integration tests need ../shared/data/scifact)")

@@ -13,7 +13,7 @@ import pytest
 
 from agent.settings import get_settings
 from evals.cli import main
-from tests.conftest import RuleVerifier, scifact_or_skip
+from tests.conftest import RuleVerifier, scifact_or_skip, write_scifact_slice
 
 SLICE = 150
 N_RETRIEVAL = 20
@@ -30,11 +30,8 @@ def slice_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = scifact_or_skip()
     claims = [json.loads(line) for line in (root / "claims_dev.jsonl").open()][:N_RETRIEVAL]
     gold = {str(d) for c in claims for d in [*c["evidence"], *c["cited_doc_ids"]]}
-    lines = (root / "corpus.jsonl").read_text().splitlines()
-    picked = lines[:SLICE] + [ln for ln in lines[SLICE:] if str(json.loads(ln)["doc_id"]) in gold]
     data = tmp_path_factory.mktemp("eval_scifact")
-    corpus = data / "slice.jsonl"
-    corpus.write_text("\n".join(picked) + "\n")
+    corpus = write_scifact_slice(root, data, gold, first=SLICE)
     build_index(corpus, data / "index", progress=False)
     script = data / "script.json"
     script.write_text(

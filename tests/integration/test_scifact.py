@@ -12,7 +12,7 @@ import pytest
 
 from agent.cli import main
 from agent.settings import Settings, get_settings
-from tests.conftest import scifact_or_skip
+from tests.conftest import scifact_or_skip, write_scifact_slice
 
 SLICE = 200
 N_CLAIMS = 3
@@ -24,11 +24,8 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     claims = [json.loads(line) for line in (root / "claims_dev.jsonl").open()]
     chosen = [c for c in claims if c["evidence"]][:N_CLAIMS]
     gold = {d for c in chosen for d in c["evidence"]}
-    lines = (root / "corpus.jsonl").read_text().splitlines()
-    picked = lines[:SLICE] + [ln for ln in lines[SLICE:] if str(json.loads(ln)["doc_id"]) in gold]
     data = tmp_path_factory.mktemp("scifact")
-    corpus = data / "slice.jsonl"
-    corpus.write_text("\n".join(picked) + "\n")
+    corpus = write_scifact_slice(root, data, gold, first=SLICE)
     script = data / "script.json"
     script.write_text(
         json.dumps(
@@ -41,7 +38,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             ]
         )
     )
-    return {"data": data, "corpus": corpus, "claims": chosen, "script": script, "docs": len(picked)}
+    return {"data": data, "corpus": corpus, "claims": chosen, "script": script}
 
 
 def _use(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any], **extra: str) -> None:
