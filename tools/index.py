@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from tools.corpus import Abstract, iter_corpus
+from tools.corpus import Abstract, load_corpus
 from tools.embedder import MODEL_NAME, ChromaEmbeddingFunction, Embedder, get_embedder
 
 log = logging.getLogger(__name__)
@@ -124,19 +124,10 @@ def build_index(
         manifest["reused"] = True
         return manifest
 
-    from tools.corpus import LoadReport
-
-    report = LoadReport(corpus_file)
-    docs: list[Abstract] = []
-    for doc in iter_corpus(corpus_file, report):
-        docs.append(doc)
-        if limit is not None and len(docs) >= limit:
-            break
+    docs, report = load_corpus(corpus_file, limit)  # CorpusError when nothing is usable
     for problem in report.problems:
         if on_problem:
             on_problem(problem)
-    if not docs:
-        raise IndexMissingError(f"no usable abstracts in {corpus_file}")
 
     t0 = time.perf_counter()
     index_dir.mkdir(parents=True, exist_ok=True)
