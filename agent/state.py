@@ -25,7 +25,6 @@ class RankedDoc(BaseModel):
 
     doc_id: str
     score: float
-    best_sentence: int | None = None
     found_by: list[str] = Field(default_factory=list)
 
 
@@ -106,7 +105,6 @@ class ClaimState(TypedDict, total=False):
     claim: str
     queries: list[Query]
     ranked_lists: dict[str, list[str]]  # "<retriever>|<query>" -> doc ids, best first
-    best_sentences: dict[str, int]  # doc_id -> best dense sentence index seen in retrieval
     candidates: list[RankedDoc]
     evidence: list[Evidence]
     assessments: list[SourceAssessment]

@@ -15,13 +15,11 @@ MAX_CANDIDATES = 50
 
 @timed("fuse")
 def fuse(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    best = state.get("best_sentences", {})
     fused = reciprocal_rank_fusion(state.get("ranked_lists", {}))[:MAX_CANDIDATES]
     candidates = [
         RankedDoc(
             doc_id=d,
             score=round(s, 6),
-            best_sentence=best.get(d),
             found_by=sorted({n.split("|")[0] for n in by}),
         )
         for d, s, by in fused

@@ -17,13 +17,8 @@ def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     tools = make_search_tools(deps.index, deps.settings.retrieval_depth)
     queries = [q.text for q in state["queries"]]
     ranked: dict[str, list[str]] = {}
-    best_sentences: dict[str, tuple[float, int]] = {}
     for tool in tools:
         results = tool.batch([{"query": q} for q in queries])
         for query, hits in zip(queries, results, strict=True):
             ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]
-            for h in hits:
-                idx = h.get("sentence_index")
-                if idx is not None and h["score"] > best_sentences.get(h["doc_id"], (-1.0, 0))[0]:
-                    best_sentences[h["doc_id"]] = (h["score"], idx)
-    return {"ranked_lists": ranked, "best_sentences": {d: i for d, (_, i) in best_sentences.items()}}
+    return {"ranked_lists": ranked}
