@@ -50,3 +50,22 @@ def reciprocal_rank_fusion(
             scores[doc_id] += 1.0 / (k + rank)
             found[doc_id].append(name)
     return sorted(((d, s, found[d]) for d, s in scores.items()), key=lambda x: (-x[1], x[0]))
+
+
+def rerank_scores(
+    fused: Sequence[tuple[str, float]], evidence: Mapping[str, float], top: int, alpha: float
+) -> list[str]:
+    """Reorder the first ``top`` fused documents by ``alpha * fused + (1 - alpha) * evidence``, the fused score
+    min-max normalised within those documents and ``evidence`` in [0, 1] (a missing doc counts 0); the rest keep
+    their fused order after them. Ties keep the fused order."""
+    head, tail = list(fused[:top]), [d for d, _ in fused[top:]]
+    if not head:
+        return tail
+    lo, hi = min(s for _, s in head), max(s for _, s in head)
+
+    def mixed(item: tuple[int, tuple[str, float]]) -> tuple[float, int]:
+        rank, (doc, score) = item
+        norm = (score - lo) / (hi - lo) if hi > lo else 1.0
+        return (-(alpha * norm + (1 - alpha) * evidence.get(doc, 0.0)), rank)
+
+    return [doc for _, (doc, _) in sorted(enumerate(head), key=mixed)] + tail

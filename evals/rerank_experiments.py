@@ -1,0 +1,163 @@
+"""Does reranking fused candidates with the stance verifier raise Recall@3 (issue 3, item 5)?
+
+The verifier's P(supports) + P(contradicts) for (claim, "<title>: <sentence>") is a claim-to-rationale relevance
+score. A document's evidence score is its best sentence's; the reranked score mixes it with the fused retrieval
+score (min-max normalised within the top N):  alpha * fused + (1 - alpha) * evidence.
+
+Tuned on the SciFact TRAIN claims the committed verifier did NOT see (the held-out slice of
+evals/train_verifier.py, same seed and fraction), then reported once on DEV:
+
+    python -m evals.rerank_experiments --split heldout --out evals/results
+    python -m evals.rerank_experiments --split dev --out evals/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evals.retrieval_metrics import retrieval_report
+from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, git_commit, load_claims
+from tools.search import reciprocal_rank_fusion, rerank_scores
+
+TOPS = (10, 20)
+ALPHAS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8)
+SENTENCE_MODES = ("all", "dense3")
+
+
+def heldout_claims(root: Path) -> list[dict[str, Any]]:
+    """The train claims held out from verifier training (evals/train_verifier.py split_heldout, seed 13, 15 %)."""
+    import random
+
+    claims = load_claims(root, "train")
+    texts = sorted({c["claim"].strip() for c in claims})
+    random.Random(13).shuffle(texts)
+    held = set(texts[: int(len(texts) * 0.15)])
+    return [c for c in claims if c["claim"].strip() in held]
+
+
+def fused_lists(index: Any, claims: Sequence[Mapping[str, Any]], depth: int) -> list[list[tuple[str, float]]]:
+    """The pipeline's claim-only fusion (BM25 + dense sentences, RRF) for every claim."""
+    vecs = index.embed([c["claim"] for c in claims])
+    out = []
+    for c, vec in zip(claims, vecs, strict=True):
+        lists = {
+            "bm25": [h.doc_id for h in index.bm25(c["claim"], depth)],
+            "dense": [h.doc_id for h in index.dense_sentences(vec, depth)],
+        }
+        out.append([(d, s) for d, s, _ in reciprocal_rank_fusion(lists)])
+    return out
+
+
+def evidence_scores(
+    index: Any, verifier: Any, claim: str, docs: Sequence[str], mode: str
+) -> dict[str, float]:
+    """Per doc: the highest P(supports) + P(contradicts) over its sentences ("all") or over its 3 sentences
+    closest to the claim by embedding ("dense3", what select_evidence would pick)."""
+    pairs: list[tuple[str, str]] = []
+    owners: list[str] = []
+    vecs = index.sentence_vectors(list(docs)) if mode == "dense3" else {}
+    claim_vec = index.embed([claim])[0] if mode == "dense3" else None
+    for d in docs:
+        doc = index.docs[d]
+        idx = list(range(len(doc.sentences)))
+        if mode == "dense3":
+            idx = [int(i) for i in np.argsort(-(vecs[d] @ claim_vec))[:3]]
+        for i in idx:
+            pairs.append((claim, f"{doc.title}: {doc.sentences[i]}"))
+            owners.append(d)
+    best: dict[str, float] = dict.fromkeys(docs, 0.0)
+    for d, (ps, pc, _) in zip(owners, verifier.predict_proba(pairs), strict=True):
+        best[d] = max(best[d], ps + pc)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agent.settings import get_settings
+    from tools.index import CorpusIndex
+    from tools.verifier import get_verifier
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--split", choices=["heldout", "dev"], default="heldout")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = p.parse_args(argv)
+    settings = get_settings()
+    if args.split == "heldout":
+        claims = heldout_claims(settings.corpus_mirror)
+    else:
+        claims = load_claims(settings.corpus_mirror, "dev")
+    claims = claims[: args.limit] if args.limit else claims
+    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    verifier = get_verifier()
+    fused = fused_lists(index, claims, settings.retrieval_depth)
+    ev_q, cited_q = evidence_qrels(claims), cited_qrels(claims)
+    base = {int(c["id"]): [d for d, _ in f] for c, f in zip(claims, fused, strict=True)}
+    table: dict[str, dict[int, list[str]]] = {"fused (no rerank, pipeline before)": base}
+    seconds: dict[str, float] = {}
+    for mode in SENTENCE_MODES:
+        for top in TOPS:
+            t0 = time.perf_counter()
+            ev = [
+                evidence_scores(index, verifier, c["claim"], [d for d, _ in f[:top]], mode)
+                for c, f in zip(claims, fused, strict=True)
+            ]
+            seconds[f"{mode} top{top}"] = round((time.perf_counter() - t0) / len(claims), 3)
+            for alpha in ALPHAS:
+                runs = {}
+                for c, f, e in zip(claims, fused, ev, strict=True):
+                    runs[int(c["id"])] = rerank_scores(f, e, top, alpha)
+                table[f"rerank {mode} sentences, top {top}, alpha {alpha}"] = runs
+    res = {
+        "command": "python -m evals.rerank_experiments " + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "split": args.split,
+        "claims": len(claims),
+        "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
+        "seconds_per_claim": seconds,
+        "variants": {
+            name: {"retrieval": retrieval_report(runs, ev_q), "retrieval_cited": retrieval_report(runs, cited_q)}
+            for name, runs in table.items()
+        },
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    name = f"rerank_experiments_{args.split}"
+    (args.out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
+    (args.out / f"{name}.md").write_text(markdown(res))
+    print(markdown(res))
+    return 0
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    lines = [
+        f"# Verifier reranking on SciFact {res['split']} ({res['claims']} claims, {res['claims_with_evidence']} with "
+        "evidence)",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Claim-only queries; fused = RRF of BM25 "
+        "and dense sentences as in the pipeline.",
+        "",
+        "Verifier seconds per claim: " + ", ".join(f"{k} {v}" for k, v in res["seconds_per_claim"].items()),
+        "",
+        "| variant | R@3 | R@5 | MAP@5 | nDCG@10 | cited R@5 | cited nDCG@10 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, m in res["variants"].items():
+        r, c = m["retrieval"], m["retrieval_cited"]
+        lines.append(
+            f"| {name} | {r['recall@3']:.3f} | {r['recall@5']:.3f} | {r['map@5']:.3f} | {r['ndcg@10']:.3f} | "
+            f"{c['recall@5']:.3f} | {c['ndcg@10']:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
