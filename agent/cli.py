@@ -30,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="check one claim")
     ask.add_argument("claim", help="the claim, or - to read it from standard input")
     ask.add_argument("--json", action="store_true", help="print the full result as one JSON object")
+    ask.add_argument(
+        "--sources",
+        metavar="LIST",
+        help="where to search: auto (default: the local index plus every reachable live source), all, or a comma "
+        "list of local, europepmc, pubmed, openalex, s2 (default from SOURCES)",
+    )
 
     index = sub.add_parser("index", help="build the local index (skipped when up to date)")
     index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
@@ -61,6 +67,8 @@ def _read_claim(arg: str) -> str:
 
 
 def _print_readable(result: dict[str, Any]) -> None:
+    from agent.scoring import describe_reputation
+
     marks = {
         "supported": "",
         "contradicted": "  [FLAG: contradicted by its sources]",
@@ -87,6 +95,9 @@ def _print_readable(result: dict[str, Any]) -> None:
             year = f" ({src['year']})" if src["year"] else ""
             print(f"  [{src['n']}] {src['title']}{year} — {src['label']}, {src['stance']}")
             print(f'      "{src["sentence"]}"')
+            weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
+            if weight:
+                print(f"      {weight}")
             if src["url"]:
                 print(f"      {src['url']}")
     for note in result["notes"]:
@@ -101,11 +112,16 @@ def _print_readable(result: dict[str, Any]) -> None:
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent.llm import LLMUnavailableError
     from agent.service import InputError, load_deps, run_claim, to_json, validate_claim
-    from agent.settings import get_settings
+    from agent.settings import get_settings, parse_sources
     from tools.index import IndexMissingError
     from tools.verifier import VerifierArtifactError
 
     settings = get_settings()
+    if args.sources is not None:
+        try:
+            settings = settings.model_copy(update={"sources": parse_sources(args.sources)})
+        except ValueError as e:
+            raise CliError(f"--sources: {e}", EXIT_INPUT) from e
     try:
         claim, notes = validate_claim(_read_claim(args.claim), settings.max_claim_chars)
     except InputError as e:

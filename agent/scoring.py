@@ -59,22 +59,48 @@ def to_scifact(label: str) -> str:
 
 
 def reputation(doc: Abstract, today: date | None = None) -> tuple[float, dict[str, Any]]:
-    """Weight of one source in (0, 1]: citations (log-scaled), recency, retraction. 1.0 when nothing is known.
+    """Weight of one source in [0, 1]: citations (log-scaled), venue citedness, recency, retraction. 1.0 when
+    nothing is known (the local SciFact corpus carries no metadata), 0.0 when retracted.
 
     Returns the weight and the inputs it came from, so the user can see why a source counts as it does.
     """
-    inputs: dict[str, Any] = {}
+    inputs: dict[str, Any] = {"source": doc.source} if doc.source else {}
     if doc.retracted:
-        return 0.0, {"retracted": True}
+        return 0.0, {**inputs, "retracted": True}
     weight = 1.0
     if doc.citation_count is not None:
         inputs["citation_count"] = doc.citation_count
         weight *= 0.5 + 0.5 * min(1.0, math.log1p(doc.citation_count) / math.log1p(1000))
+    if doc.venue_citedness is not None:
+        # OpenAlex 2-year mean citedness of the venue: ~1 for a typical journal, 10+ for the most cited ones.
+        inputs["venue"] = doc.venue
+        inputs["venue_citedness"] = round(doc.venue_citedness, 2)
+        weight *= 0.7 + 0.3 * min(1.0, math.log1p(max(0.0, doc.venue_citedness)) / math.log1p(10))
     if doc.year is not None:
         age = max(0, (today or date.today()).year - doc.year)
         inputs["year"] = doc.year
         weight *= 1.0 if age <= 10 else max(0.6, 1.0 - 0.02 * (age - 10))
     return round(weight, 4), inputs
+
+
+def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> str:
+    """One line for the user: the weight and what it came from."""
+    if weight is None:
+        return ""
+    inputs = inputs or {}
+    parts = []
+    if inputs.get("retracted"):
+        parts.append("RETRACTED")
+    if "citation_count" in inputs:
+        parts.append(f"{inputs['citation_count']} citations")
+    if "venue_citedness" in inputs:
+        venue = f" of {inputs['venue']}" if inputs.get("venue") else ""
+        parts.append(f"venue citedness {inputs['venue_citedness']:g}{venue}")
+    if "year" in inputs:
+        parts.append(str(inputs["year"]))
+    if inputs.get("source"):
+        parts.append(f"via {inputs['source']}")
+    return f"weight {weight:.2f} ({', '.join(parts) if parts else 'no metadata: full weight'})"
 
 
 def weighted_verdict(scored: Sequence[tuple[float, float]]) -> tuple[str, float, float, int]:

@@ -87,6 +87,7 @@ def to_json(state: ClaimState) -> dict[str, Any]:
                 "stance": ev.stance,
                 "label": labels[ev.doc_id].label if ev.doc_id in labels else None,
                 "reputation": labels[ev.doc_id].reputation if ev.doc_id in labels else None,
+                "reputation_inputs": labels[ev.doc_id].reputation_inputs if ev.doc_id in labels else {},
             }
             for ev in state.get("evidence", [])
         ],

@@ -5,11 +5,30 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MIRROR = REPO_ROOT.parent / "shared" / "data" / "scifact"
+LIVE_SOURCES = ("europepmc", "pubmed", "openalex", "s2")
+SOURCE_NAMES = ("local", *LIVE_SOURCES)
+AUTO = "auto"
+
+
+def parse_sources(value: str) -> str:
+    """A source choice in canonical form: "auto" (local plus whichever live sources are reachable), or a comma
+    list of local, europepmc, pubmed, openalex, s2 ("all" names every one). Raises ValueError saying what is
+    allowed."""
+    names = [n.strip().lower() for n in value.replace(" ", ",").split(",") if n.strip()]
+    if names == [AUTO]:
+        return AUTO
+    if names == ["all"]:
+        names = list(SOURCE_NAMES)
+    unknown = [n for n in names if n not in SOURCE_NAMES]
+    if unknown or not names:
+        what = f"unknown source(s) {', '.join(unknown)}" if unknown else "no source given"
+        raise ValueError(f"{what}; choose auto, all, or a comma list of {', '.join(SOURCE_NAMES)}")
+    return ",".join(n for n in SOURCE_NAMES if n in names)
 
 
 def _default_data_dir() -> Path:
@@ -53,6 +72,44 @@ class Settings(BaseSettings):
     sentences_per_doc: int = 2
     context_window: int = 5
     retrieval_depth: int = 50
+
+    # --- live literature (Europe PMC, PubMed, OpenAlex, Semantic Scholar) -----------------------
+    sources: str = Field(
+        AUTO,
+        description="auto (local index plus every reachable live source) or a comma list of local, europepmc, "
+        "pubmed, openalex, s2.",
+    )
+    europepmc_base_url: str = "https://www.ebi.ac.uk/europepmc/webservices/rest"
+    ncbi_base_url: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+    openalex_base_url: str = "https://api.openalex.org"
+    s2_base_url: str = "https://api.semanticscholar.org/graph/v1"
+    ncbi_api_key: str | None = Field(None, description="Raises NCBI's limit from 3 to 10 requests/s.")
+    s2_api_key: str | None = None
+    openalex_api_key: str | None = None
+    contact_email: str | None = Field(None, description="Sent as OpenAlex mailto and NCBI email (polite pools).")
+    live_results: int = Field(5, description="Abstracts asked of each live source per query.")
+    live_queries: int = Field(3, description="Queries sent to each live source: the claim, its opposite, questions.")
+    live_budget: float = Field(20.0, description="Seconds all live searches of one check may take together.")
+    live_timeout: float = Field(10.0, description="Seconds one live request may take.")
+    live_tries: int = 3
+    live_max_wait: float = Field(10.0, description="Longest Retry-After waited for before a source is skipped.")
+    live_probe_timeout: float = Field(2.0, description="Seconds the reachability check of the live hosts may take.")
+    live_cache_hours: float = Field(168.0, description="How long fetched responses are reused from disk.")
+
+    @field_validator("sources")
+    @classmethod
+    def _check_sources(cls, value: str) -> str:
+        return parse_sources(value)
+
+    @property
+    def live_cache_dir(self) -> Path:
+        return self.data_dir / "cache" / "live"
+
+    def selected_sources(self) -> tuple[bool, list[str]]:
+        """(auto, names): auto means local plus the live sources that are reachable."""
+        if self.sources == AUTO:
+            return True, list(SOURCE_NAMES)
+        return False, self.sources.split(",")
 
     @property
     def index_dir(self) -> Path:

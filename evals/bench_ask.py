@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-llm", action="store_true", help="only the scripted-model overhead")
     args = p.parse_args(argv)
 
-    settings = get_settings()
+    # SciFact is judged against its own corpus: never search live sources or add their papers here
+    settings = get_settings().model_copy(update={"sources": "local"})
     claims = dev_claims(settings.corpus_mirror / "claims_dev.jsonl", args.claims)
     graph = build_graph()
     report: dict[str, Any] = {

@@ -633,7 +633,8 @@ def evaluate(opts: EvalOptions) -> tuple[dict[str, Any], list[int]]:
 
     if opts.limit is not None and opts.limit < 1:
         raise EvalError(f"--limit must be at least 1, not {opts.limit}", EXIT_INPUT)
-    settings = get_settings()
+    # SciFact is judged against its own corpus: never search live sources or add their papers here
+    settings = get_settings().model_copy(update={"sources": "local"})
     claims = load_claims(settings.corpus_mirror, opts.split, opts.limit)
     if opts.retrieval_only:
         records = run_retrieval_only(opts, settings, claims)

@@ -4,6 +4,7 @@ verifier stand-in and the scripted chat model. SciFact-based tests skip with a r
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,11 @@ import pytest
 from agent.scripted import ScriptedChatModel
 from agent.settings import Settings
 from agent.state import Deps
+
+# Every test searches the local index only, unless it selects live sources itself (tests/unit/test_live_*.py and
+# tests/integration/test_live_path.py, against MockTransport or loopback servers): no test probes the network, and
+# the CLI and chat servers the tests start inherit this.
+os.environ["SOURCES"] = "local"
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCIFACT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"

@@ -37,6 +37,8 @@ class Abstract(BaseModel):
     url: str | None = None
     citation_count: int | None = None
     retracted: bool = False
+    venue_citedness: float | None = None  # the venue's 2-year mean citedness (OpenAlex), when a source gives it
+    source: str | None = None  # the live source it was fetched from (europepmc, pubmed, ...); None = local corpus
 
     @property
     def text(self) -> str:

@@ -3,6 +3,11 @@
 Layout of `index_dir`: `manifest.json` (fingerprint of corpus + model + index version), `corpus.jsonl` (the
 abstracts, so an index is self-contained), `bm25/` and, for embedded Chroma, `chroma/`. Chroma collection names
 carry the fingerprint, so a team Chroma server can hold several builds side by side.
+
+Abstracts fetched from live sources are added later (`CorpusIndex.add_abstracts`): embedded into the same Chroma
+collections, appended to `live_docs.jsonl` (a later line of the same id refreshes its metadata) and searched by a
+second, in-memory BM25 over just them whose hits are merged by score with the corpus BM25. A rebuild of the index
+embeds them again.
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ import hashlib
 import json
 import logging
 import shutil
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,7 @@ log = logging.getLogger(__name__)
 
 INDEX_VERSION = 2
 MANIFEST = "manifest.json"
+LIVE_DOCS = "live_docs.jsonl"
 
 
 class IndexMissingError(RuntimeError):
@@ -94,6 +101,45 @@ def _collections(client: Any, fp: str, create: bool) -> tuple[Any, Any]:
     return client.get_collection(names[0], embedding_function=ef), client.get_collection(
         names[1], embedding_function=ef
     )
+
+
+def upsert_embeddings(
+    sentences_col: Any, abstracts_col: Any, docs: Sequence[Abstract], embedder: Embedder, batch: int = 512
+) -> int:
+    """Embed and upsert the title-prepended sentences and the abstracts of `docs`; returns the sentences done."""
+    ids = [f"{d.doc_id}:{i}" for d in docs for i in range(len(d.sentences))]
+    texts = [sentence_text(d, i) for d in docs for i in range(len(d.sentences))]
+    metas = [{"doc_id": d.doc_id, "idx": i} for d in docs for i in range(len(d.sentences))]
+    for start in range(0, len(texts), batch):
+        vecs = embedder.encode(texts[start : start + batch])
+        sentences_col.upsert(
+            ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch]
+        )
+    for start in range(0, len(docs), batch):
+        chunk = docs[start : start + batch]
+        vecs = embedder.encode([f"{d.title}: {d.text}" for d in chunk])
+        abstracts_col.upsert(
+            ids=[d.doc_id for d in chunk], embeddings=list(vecs), metadatas=[{"doc_id": d.doc_id} for d in chunk]
+        )
+    return len(texts)
+
+
+def read_live_docs(index_dir: Path, skip: Mapping[str, Abstract] | None = None) -> dict[str, Abstract]:
+    """The fetched abstracts kept beside the index (a later line refreshes an earlier one; bad lines skipped)."""
+    path = index_dir / LIVE_DOCS
+    out: dict[str, Abstract] = {}
+    if not path.is_file():
+        return out
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                doc = Abstract.model_validate_json(line)
+            except ValueError:
+                log.warning("%s: skipped an unreadable line", path)
+                continue
+            if skip is None or doc.doc_id not in skip:
+                out[doc.doc_id] = doc
+    return out
 
 
 def read_manifest(index_dir: Path) -> dict[str, Any] | None:
@@ -179,6 +225,9 @@ def build_index(
     with (index_dir / "corpus.jsonl").open("w") as out:
         for d in docs:
             out.write(d.model_dump_json(exclude_defaults=True) + "\n")
+    live = list(read_live_docs(index_dir, skip={d.doc_id: d for d in docs}).values())
+    if live:  # abstracts fetched from live sources outlive a rebuild
+        upsert_embeddings(sentences_col, abstracts_col, live, embedder)
 
     manifest = {
         "fingerprint": fp,
@@ -213,6 +262,19 @@ class CorpusIndex:
                 self.docs[doc.doc_id] = doc
         self._bm25 = bm25s.BM25.load(str(index_dir / "bm25"), show_progress=False)
         self._bm25_ids: list[str] = json.loads((index_dir / "bm25" / "doc_ids.json").read_text())
+        self.index_dir = index_dir
+        self._lock = threading.Lock()
+        self._live_ids: list[str] = []
+        self._live_bm25: tuple[Any, list[str]] | None = None  # (retriever, its doc ids), swapped as one
+        self._by_doi: dict[str, str] = {}
+        self._by_pmid: dict[str, str] = {}
+        for doc in self.docs.values():
+            self._remember_ids(doc)
+        live = read_live_docs(index_dir, skip=self.docs)
+        self.docs.update(live)
+        for doc in live.values():
+            self._remember_ids(doc)
+        self._rebuild_live_bm25(list(live))
         self._embedder = embedder or get_embedder()
         try:
             client = _chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
@@ -224,18 +286,96 @@ class CorpusIndex:
         return self._embedder.encode(list(texts))
 
     def bm25(self, query: str, k: int) -> list[Hit]:
+        hits = self._bm25_search(self._bm25, self._bm25_ids, query, k)
+        live = self._live_bm25
+        if live is not None:
+            hits = sorted(hits + self._bm25_search(live[0], live[1], query, k), key=lambda h: -h.score)[:k]
+        return hits
+
+    @staticmethod
+    def _bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]:
         tokens = _tokenize([query])
-        vocab = self._bm25.vocab_dict
+        vocab = retriever.vocab_dict
         tokens = [[t for t in tokens[0] if t in vocab]]
         if not tokens[0]:
             return []
-        k = min(k, len(self._bm25_ids))
-        docs, scores = self._bm25.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        k = min(k, len(ids))
+        docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
         return [
-            Hit(self._bm25_ids[int(i)], float(s), "bm25")
+            Hit(ids[int(i)], float(s), "bm25")
             for i, s in zip(docs[0], scores[0], strict=True)
             if float(s) > 0
         ]
+
+    # --- abstracts fetched from live sources ------------------------------------------------------------------
+
+    def _remember_ids(self, doc: Abstract) -> None:
+        if doc.doi:
+            self._by_doi.setdefault(doc.doi.lower(), doc.doc_id)
+        if doc.pmid:
+            self._by_pmid.setdefault(doc.pmid, doc.doc_id)
+
+    def find_doc(self, doi: str | None, pmid: str | None) -> str | None:
+        """The id of the document already indexed with this DOI (first) or PMID, if any."""
+        if doi and doi.lower() in self._by_doi:
+            return self._by_doi[doi.lower()]
+        if pmid and pmid in self._by_pmid:
+            return self._by_pmid[pmid]
+        return None
+
+    def _rebuild_live_bm25(self, live_ids: list[str]) -> None:
+        self._live_ids = live_ids
+        if not live_ids:
+            self._live_bm25 = None
+            return
+        import bm25s
+
+        retriever = bm25s.BM25()
+        retriever.index(
+            _tokenize([f"{self.docs[i].title} {self.docs[i].text}" for i in live_ids]), show_progress=False
+        )
+        self._live_bm25 = (retriever, live_ids)
+
+    def add_abstracts(self, docs: Sequence[Abstract]) -> list[str]:
+        """Add fetched abstracts so that this and later checks find them (BM25, dense search, evidence lookup).
+
+        A new id is embedded and stored; a known live document keeps its text (so stored sentence numbers stay
+        valid) and gets its metadata refreshed (citations, retraction, venue signal). Documents of the built corpus
+        are never changed. Returns the ids that were new."""
+        with self._lock:
+            new: list[Abstract] = []
+            changed: list[Abstract] = []
+            for doc in docs:
+                old = self.docs.get(doc.doc_id)
+                if old is None:
+                    if doc.doc_id not in {d.doc_id for d in new}:
+                        new.append(doc)
+                    continue
+                if old.source is None:
+                    continue
+                fresh = old.model_copy(
+                    update={
+                        k: getattr(doc, k)
+                        for k in ("year", "venue", "doi", "pmid", "url", "citation_count", "venue_citedness")
+                        if getattr(doc, k) is not None
+                    }
+                    | {"retracted": old.retracted or doc.retracted}
+                )
+                if fresh != old:
+                    changed.append(fresh)
+            if new:
+                upsert_embeddings(self._sentences, self._abstracts, new, self._embedder)
+            if not new and not changed:
+                return []
+            with (self.index_dir / LIVE_DOCS).open("a", encoding="utf-8") as out:
+                for doc in [*new, *changed]:
+                    out.write(doc.model_dump_json(exclude_defaults=True) + "\n")
+            for doc in [*new, *changed]:
+                self.docs[doc.doc_id] = doc
+                self._remember_ids(doc)
+            if new:
+                self._rebuild_live_bm25([*self._live_ids, *(d.doc_id for d in new)])
+            return [d.doc_id for d in new]
 
     def dense_sentences(self, query_vec: np.ndarray, k: int) -> list[Hit]:
         """Best title-prepended sentence per document, documents ranked by it."""
@@ -245,7 +385,8 @@ class CorpusIndex:
         best: dict[str, Hit] = {}
         for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
             doc_id = str(meta["doc_id"])
-            if doc_id not in best:
+            # a shared Chroma server may hold abstracts another machine fetched and this one has no text of
+            if doc_id not in best and doc_id in self.docs:
                 best[doc_id] = Hit(doc_id, 1.0 - float(dist), "dense_sentence", int(meta["idx"]))
         return sorted(best.values(), key=lambda h: -h.score)[:k]
 
@@ -254,14 +395,21 @@ class CorpusIndex:
         return [
             Hit(str(i), 1.0 - float(d), "dense_abstract")
             for i, d in zip(res["ids"][0], res["distances"][0], strict=True)
+            if str(i) in self.docs
         ]
 
     def sentence_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored sentence embeddings of the given documents: doc_id -> (n_sentences, dim)."""
         out: dict[str, np.ndarray] = {}
         for doc_id in doc_ids:
-            n = len(self.docs[doc_id].sentences)
+            doc = self.docs[doc_id]
+            n = len(doc.sentences)
             res = self._sentences.get(ids=[f"{doc_id}:{i}" for i in range(n)], include=["embeddings"])
             by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
+            if len(by_id) < n:  # e.g. a fetched abstract whose embeddings a new Chroma server never got
+                with self._lock:
+                    upsert_embeddings(self._sentences, self._abstracts, [doc], self._embedder)
+                res = self._sentences.get(ids=[f"{doc_id}:{i}" for i in range(n)], include=["embeddings"])
+                by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
             out[doc_id] = np.asarray([by_id[f"{doc_id}:{i}"] for i in range(n)], dtype=np.float32)
         return out

@@ -26,6 +26,7 @@ from tools.verifier import VerifierArtifactError
 from ui.persistence import credentials_ok, database_url
 from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
+from ui.sources import send_widget, turn_deps
 from ui.views import ANSWER_TAG, answer_message, followup_message, sentence_actions, source_panels, sources_message
 
 log = logging.getLogger("claimtrace.ui")
@@ -55,6 +56,11 @@ async def warm_up() -> None:
     log.info("claimtrace is ready")
 
 
+@cl.on_chat_start
+async def on_start() -> None:
+    await send_widget(get_settings())
+
+
 def thread_id() -> str:
     return str(cl.context.session.thread_id)
 
@@ -62,10 +68,11 @@ def thread_id() -> str:
 async def run_turn(text: str) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens."""
     rt = await chat_runtime()
+    deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
     progress: CheckProgress | None = None
     try:
         async for ns, mode, data in rt.graph.astream(
-            {"message": text}, thread_config(thread_id()), context=rt.deps,
+            {"message": text}, thread_config(thread_id()), context=deps,
             stream_mode=["updates", "messages"], subgraphs=True,
         ):
             if mode == "messages" and progress:
@@ -155,6 +162,7 @@ async def reattach(thread: ThreadDict) -> None:
 @cl.on_chat_resume
 async def on_resume(thread: ThreadDict) -> None:
     """The thread's state lives in the checkpointer under the same id; follow-ups continue from it."""
+    await send_widget(get_settings())
     task = asyncio.create_task(reattach(thread))
     _background.add(task)
     task.add_done_callback(_background.discard)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.scoring import describe_reputation
+
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
     "unsupported": "not supported by its sources",
@@ -55,11 +57,18 @@ def source_heading(src: dict[str, Any]) -> str:
     return f"**[{src['n']}]** _{src['title']}_{year}{link}{label} · {src['stance']}"
 
 
+def weight_line(src: dict[str, Any]) -> str:
+    """How much the source counts in the verdict, and why (empty before assessment)."""
+    text = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
+    return f"_Verdict {text}_" if text else ""
+
+
 def source_line(src: dict[str, Any]) -> str:
-    """Heading and the name that opens the source, then the evidence sentence highlighted after its
-    supplementary context."""
+    """Heading and the name that opens the source, its verdict weight, then the evidence sentence highlighted after
+    its supplementary context."""
     context = f"{src['context']} " if src.get("context") else ""
-    return f"- {source_heading(src)} · {open_name(src['n'])}\n  > {context}**{src['sentence']}**"
+    weight = f"\n  {weight_line(src)}" if weight_line(src) else ""
+    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n  > {context}**{src['sentence']}**"
 
 
 def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[str]]:
@@ -73,6 +82,8 @@ def source_detail(src: dict[str, Any], window: int) -> str:
     before, after = split_neighbours(src, window)
     body = " ".join([*before, f"**==› {src['sentence']} ‹==**", *after])
     parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the abstract, with its neighbours:", body]
+    if weight_line(src):
+        parts.insert(1, weight_line(src))
     if src.get("context"):
         parts.append(f"_Supplementary context:_ {src['context']}")
     return "\n\n".join(parts)

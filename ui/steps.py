@@ -38,7 +38,8 @@ def _decompose(u: Update) -> str:
 def _retrieve(u: Update) -> str:
     lists = u.get("ranked_lists", {})
     hits = {d for docs in lists.values() for d in docs}
-    return f"{len(lists)} ranked list(s) (BM25 and dense search per question), {len(hits)} distinct abstract(s)."
+    by = ", ".join(sorted({key.split("|", 1)[0] for key in lists})) or "no retriever"
+    return f"{len(lists)} ranked list(s) (from {by}, per question), {len(hits)} distinct abstract(s)."
 
 
 def _fuse(u: Update) -> str:
@@ -60,7 +61,10 @@ def _context(u: Update) -> str:
 
 def _assess(u: Update) -> str:
     rows = u.get("assessments", [])
-    kept = "\n".join(f"- doc {a['doc_id']}: **{a['label']}** — {a['explanation']}" for a in rows)
+    kept = "\n".join(
+        f"- doc {a['doc_id']}: **{a['label']}** (verdict weight {a['reputation']:.2f}) — {a['explanation']}"
+        for a in rows
+    )
     return kept or "No source bears on the claim."
 
 

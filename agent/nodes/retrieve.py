@@ -1,7 +1,15 @@
-"""Retrieve (seeds 002, 003): every search question through every retrieval tool, in parallel."""
+"""Retrieve (seeds 002, 003): every search question through every retrieval tool.
+
+Live tools (Europe PMC, PubMed, OpenAlex, Semantic Scholar; tools.live) search the literature first, for the
+sources the settings select, concurrently and within a time budget; the abstracts they fetch are added to the index.
+Then the local tools (BM25, dense sentences) search the index, fetched abstracts included: a fetched paper competes
+on the same lists as the corpus and gains one more list (its source's ranking) in the fusion, like a document that
+several retrievers find. Follow-ups and later checks find fetched abstracts locally.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -10,15 +18,46 @@ from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps
 from tools.search import make_search_tools
 
+log = logging.getLogger(__name__)
+
+
+def _live(state: ClaimState, deps: Deps, local: bool, sources: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
+    """Ranked lists of the live sources and their notes; fetched abstracts are added to the index."""
+    from tools.live.retrieval import live_queries, run_live
+
+    settings = deps.settings
+    queries = live_queries([(q.text, q.kind) for q in state["queries"]], settings.live_queries)
+    find = getattr(deps.index, "find_doc", None)
+    try:
+        outcome = run_live(sources, queries, settings, find, local=local).result(timeout=settings.live_budget + 30)
+    except Exception as e:  # search_live reports source failures as notes; this is a bug or a hung thread
+        log.warning("live search failed", exc_info=e)
+        return {}, [f"live literature search failed ({type(e).__name__}); answered from the other sources"]
+    try:
+        if outcome.docs:
+            deps.index.add_abstracts(list(outcome.docs.values()))
+    except Exception as e:  # a failing store costs the live results, never the check
+        log.warning("adding fetched abstracts to the index failed", exc_info=e)
+        return {}, [*outcome.notes, f"fetched abstracts could not be added to the index ({type(e).__name__})"]
+    return outcome.ranked, outcome.notes
+
 
 @timed("retrieve")
 def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    from tools.live.sources import select_sources
+
     deps = runtime.context
-    tools = make_search_tools(deps.index, deps.settings.retrieval_depth)
-    queries = [q.text for q in state["queries"]]
+    selection = select_sources(deps.settings)
+    notes = list(selection.notes)
     ranked: dict[str, list[str]] = {}
-    for tool in tools:
-        results = tool.batch([{"query": q} for q in queries])
-        for query, hits in zip(queries, results, strict=True):
-            ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]
-    return {"ranked_lists": ranked}
+    if selection.live:
+        live_ranked, live_notes = _live(state, deps, selection.local, selection.live)
+        ranked.update(live_ranked)
+        notes.extend(live_notes)
+    if selection.local:
+        queries = [q.text for q in state["queries"]]
+        for tool in make_search_tools(deps.index, deps.settings.retrieval_depth):
+            results = tool.batch([{"query": q} for q in queries])
+            for query, hits in zip(queries, results, strict=True):
+                ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]
+    return {"ranked_lists": ranked, "notes": notes}

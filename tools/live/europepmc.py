@@ -1,0 +1,71 @@
+"""Europe PMC REST search (`/search?resultType=core&format=json`): title, abstract, journal, year, DOI/PMID,
+citation count and publication types (a "Retracted Publication" type marks a retracted paper)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.settings import Settings
+from tools.corpus import Abstract
+from tools.live.http import LiveHttp, MalformedResponse, user_agent
+from tools.live.normalize import keyword_query, make_abstract
+
+NAME = "europepmc"
+LABEL = "Europe PMC"
+RATE = 5.0  # requests/s; Europe PMC publishes no hard limit, this stays polite
+RETRACTED_TYPES = {"retracted publication"}
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def parse_record(rec: dict[str, Any]) -> Abstract | None:
+    journal = ((rec.get("journalInfo") or {}).get("journal") or {}).get("title")
+    pub_types = [str(t).lower() for t in _as_list((rec.get("pubTypeList") or {}).get("pubType"))]
+    pmid = rec.get("pmid")
+    src, rid = rec.get("source") or "MED", rec.get("id") or pmid or ""
+    url = f"https://europepmc.org/article/{src}/{rid}" if rid else None
+    cited = rec.get("citedByCount")
+    return make_abstract(
+        source=NAME,
+        native_id=f"{src}/{rid}",
+        title=rec.get("title"),
+        abstract=rec.get("abstractText"),
+        year=rec.get("pubYear"),
+        venue=journal,
+        doi=rec.get("doi"),
+        pmid=pmid,
+        url=url,
+        citation_count=int(cited) if isinstance(cited, int | str) and str(cited).isdigit() else None,
+        retracted=any(t in RETRACTED_TYPES for t in pub_types),
+    )
+
+
+def parse_search(body: str) -> list[Abstract]:
+    """Abstracts of a `resultType=core` JSON answer, in the source's relevance order (records without an
+    abstract are dropped)."""
+    try:
+        data = json.loads(body)
+        results = data["resultList"]["result"]
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        raise MalformedResponse(f"not a Europe PMC search result ({type(e).__name__})") from e
+    if not isinstance(results, list):
+        raise MalformedResponse("resultList.result is not a list")
+    return [a for a in (parse_record(r) for r in results if isinstance(r, dict)) if a is not None]
+
+
+async def search(http: LiveHttp, settings: Settings, query: str, k: int) -> list[Abstract]:
+    params = {
+        "query": f"({keyword_query(query)}) AND HAS_ABSTRACT:Y",
+        "resultType": "core",
+        "format": "json",
+        "pageSize": k,
+    }
+    if settings.contact_email:
+        params["email"] = settings.contact_email
+    url = f"{settings.europepmc_base_url.rstrip('/')}/search"
+    return await http.get(url, params, parse_search, RATE, {"User-Agent": user_agent(settings.contact_email)})
