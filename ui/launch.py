@@ -37,6 +37,7 @@ def prepare(settings: Settings) -> dict[str, str]:
     (root / ".chainlit").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(UI_DIR / "chainlit.toml", root / ".chainlit" / "config.toml")
     shutil.copyfile(UI_DIR / "welcome.md", root / "chainlit.md")
+    shutil.copytree(UI_DIR / "public", root / "public", dirs_exist_ok=True)  # served at /public (custom_js)
     return {**os.environ, "CHAINLIT_APP_ROOT": str(root), "CHAINLIT_AUTH_SECRET": auth_secret(root)}
 
 

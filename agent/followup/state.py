@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
+
+from typing_extensions import TypedDict  # pydantic (LangGraph Studio's input schema) needs it on Python < 3.12
 
 Action = Literal["check", "sources", "answer"]
 

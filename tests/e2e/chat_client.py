@@ -1,5 +1,5 @@
 """A chat session over Chainlit's socket.io protocol, as the web client speaks it: log in over HTTP, connect with
-the session cookie, send a user message, wait for the assistant's answer."""
+the session cookie, send user messages, wait for the assistant's replies."""
 
 from __future__ import annotations
 
@@ -20,46 +20,64 @@ async def login_cookie(url: str, user: str, password: str) -> str:
         return "; ".join(f"{k}={v}" for k, v in client.cookies.items())
 
 
-async def ask(url: str, cookie: str, text: str, done_marker: str, timeout: float) -> dict[str, Any]:
-    """One session, one message; returns seconds to the answer and every error event seen."""
-    sio = socketio.AsyncClient(reconnection=False)
-    answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    errors: list[str] = []
+class ChatSession:
+    """One socket, one thread: `async with ChatSession(url, cookie) as chat: await chat.send(text, marker, timeout)`."""
 
-    @sio.on("new_message")
-    async def on_new(step: dict[str, Any]) -> None:
+    def __init__(self, url: str, cookie: str) -> None:
+        self.url = url
+        self.cookie = cookie
+        self.thread_id = str(uuid.uuid4())
+        self.errors: list[str] = []  # every error message seen
+        self.outputs: list[str] = []  # every assistant message, in order
+        self._waiting: tuple[str, asyncio.Future[str]] | None = None
+        self.sio = socketio.AsyncClient(reconnection=False)
+        self.sio.on("new_message", self._on_new)
+
+    async def _on_new(self, step: dict[str, Any]) -> None:
         output = str(step.get("output") or "")
         if step.get("isError") or step.get("name") == "Error":
-            errors.append(output)
-        if done_marker in output and not answer.done():
-            answer.set_result(output)
+            self.errors.append(output)
+        if step.get("type") == "assistant_message":
+            self.outputs.append(output)
+        if self._waiting and self._waiting[0] in output and not self._waiting[1].done():
+            self._waiting[1].set_result(output)
 
-    thread_id = str(uuid.uuid4())
-    await sio.connect(
-        url,
-        socketio_path="/ws/socket.io",
-        transports=["websocket"],
-        headers={"Cookie": cookie},
-        auth={"clientType": "webapp", "sessionId": str(uuid.uuid4()), "threadId": thread_id, "userEnv": "{}"},
-    )
-    try:
-        await sio.emit("connection_successful")
-        t0 = time.perf_counter()
-        await sio.emit(
-            "client_message",
-            {
-                "message": {
-                    "threadId": thread_id,
-                    "id": str(uuid.uuid4()),
-                    "name": "User",
-                    "type": "user_message",
-                    "output": text,
-                    "createdAt": datetime.now(UTC).isoformat(),
-                },
-                "fileReferences": None,
-            },
+    async def __aenter__(self) -> ChatSession:
+        await self.sio.connect(
+            self.url,
+            socketio_path="/ws/socket.io",
+            transports=["websocket"],
+            headers={"Cookie": self.cookie},
+            auth={"clientType": "webapp", "sessionId": str(uuid.uuid4()), "threadId": self.thread_id, "userEnv": "{}"},
         )
-        output = await asyncio.wait_for(answer, timeout)
-        return {"seconds": time.perf_counter() - t0, "errors": errors, "output": output}
-    finally:
-        await sio.disconnect()
+        await self.sio.emit("connection_successful")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.sio.disconnect()
+
+    async def send(self, text: str, done_marker: str, timeout: float) -> str:
+        """Send one user message; return the first assistant output containing `done_marker`."""
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting = (done_marker, future)
+        message = {
+            "threadId": self.thread_id,
+            "id": str(uuid.uuid4()),
+            "name": "User",
+            "type": "user_message",
+            "output": text,
+            "createdAt": datetime.now(UTC).isoformat(),
+        }
+        await self.sio.emit("client_message", {"message": message, "fileReferences": None})
+        try:
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._waiting = None
+
+
+async def ask(url: str, cookie: str, text: str, done_marker: str, timeout: float) -> dict[str, Any]:
+    """One session, one message; returns seconds to the answer and every error event seen."""
+    async with ChatSession(url, cookie) as chat:
+        t0 = time.perf_counter()
+        output = await chat.send(text, done_marker, timeout)
+        return {"seconds": time.perf_counter() - t0, "errors": chat.errors, "output": output}

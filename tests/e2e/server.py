@@ -33,6 +33,7 @@ class ChatServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> ChatServer:
+        since = self.log.stat().st_size if self.log.exists() else 0  # "ready" must come from this start's output
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "agent.cli", "ui", "--port", str(self.port)],
@@ -48,15 +49,12 @@ class ChatServer:
                 raise RuntimeError(f"the chat server exited with {self.proc.returncode}: {tail}")
             try:
                 with urllib.request.urlopen(self.url + "/", timeout=5) as r:
-                    if r.status == 200 and b"ready" in self._log_tail():
+                    if r.status == 200 and b"claimtrace is ready" in self.log.read_bytes()[since:]:
                         return self
             except OSError:
                 pass
             time.sleep(1)
         raise TimeoutError(f"the chat server did not start in {START_TIMEOUT_S} s: {self.log.read_text()[-2000:]}")
-
-    def _log_tail(self) -> bytes:
-        return self.log.read_bytes()[-20000:]
 
     def kill9(self) -> None:
         assert self.proc is not None

@@ -1,0 +1,107 @@
+"""Threads on Postgres (CHECKPOINT_URL): a real PostgreSQL server on loopback started by the test, the thread graph
+with the scripted model, the real index of the tiny corpus and the trained verifier; the thread is reopened from a
+fresh saver (a new pool, a new event loop, as after a restart) and continues from where it was."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.checkpoint import CheckpointUnavailableError, close_checkpointer, open_checkpointer
+from agent.followup.graph import build_thread_graph
+from agent.scripted import ScriptedChatModel
+from agent.settings import Settings
+from agent.state import Deps
+from tests.conftest import decompose_rule
+from tests.integration.pg_server import PostgresServer, _free_port, find_bin
+
+CLAIM = "The MMR vaccine causes autism."
+RULES = [
+    {"when": "Follow-up from the user", "reply": json.dumps({"action": "answer", "answer": "No link was found [1]."})},
+    decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+    {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
+     "dangerous [12]."},
+]
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    bin_dir = find_bin()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL server binaries (initdb, postgres) found: `make test` installs Debian's postgresql")
+    server = PostgresServer(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def deps(tmp_path: Path, tiny_index: Any, postgres: PostgresServer) -> Deps:
+    from tools.verifier import get_verifier
+
+    settings = Settings(  # type: ignore[call-arg]
+        data_dir=tmp_path, llm_provider="scripted", checkpoint_url=postgres.url, _env_file=None
+    )
+    return Deps(settings=settings, llm=ScriptedChatModel(rules=RULES), index=tiny_index, verifier=get_verifier())
+
+
+def rows_for(url: str, thread_id: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+
+def test_thread_on_postgres_survives_a_fresh_saver(deps: Deps, postgres: PostgresServer):
+    cfg = {"configurable": {"thread_id": "pg-thread"}}
+
+    async def first_process() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        saver = await open_checkpointer(deps.settings)
+        try:
+            graph = build_thread_graph(saver)
+            await graph.ainvoke({"message": CLAIM}, cfg, context=deps)
+            await graph.ainvoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)
+            state = await graph.ainvoke({"message": "why is it refuted?"}, cfg, context=deps)
+            history = [dict(s.values) async for s in graph.aget_state_history(cfg)]
+            return state, history
+        finally:
+            await close_checkpointer(saver)
+
+    async def next_process() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+        saver = await open_checkpointer(deps.settings)  # set-up runs again on existing tables: a no-op
+        try:
+            graph = build_thread_graph(saver)
+            values = dict((await graph.aget_state(cfg)).values)
+            history = [dict(s.values) async for s in graph.aget_state_history(cfg)]
+            more = await graph.ainvoke({"message": "sources for sentence 2"}, cfg, context=deps)
+            return values, history, more
+        finally:
+            await close_checkpointer(saver)
+
+    state, history = asyncio.run(first_process())
+    (result,) = state["results"]
+    assert result["claim"] == CLAIM and result["verdict"]["label"]
+    assert result["sentences"][0]["citations"] == [1] and result["sentences"][1]["invalid_citations"] == [12]
+    assert state["reply"]["kind"] == "answer" and state["reply"]["sentences"][0]["citations"] == [1]
+    assert rows_for(postgres.url, "pg-thread") == len(history) > 3  # every step is a row in Postgres
+    assert not (deps.settings.data_dir / "threads.sqlite").exists()  # and none went to the SQLite default
+
+    values, again, more = asyncio.run(next_process())
+    assert values == state  # the answer, its flags, sources and the last reply, exactly
+    assert again == history
+    assert more["reply"]["kind"] == "sources" and more["reply"]["sentence"] == 2  # the thread goes on
+    assert more["results"] == state["results"]
+
+
+def test_unreachable_postgres_is_a_clear_error(tmp_path: Path):
+    url = f"postgresql://claimtrace@127.0.0.1:{_free_port()}/postgres"  # nothing listens there
+    settings = Settings(data_dir=tmp_path, checkpoint_url=url, _env_file=None)  # type: ignore[call-arg]
+    with pytest.raises(CheckpointUnavailableError, match="cannot connect to CHECKPOINT_URL"):
+        asyncio.run(open_checkpointer(settings))

@@ -1,0 +1,35 @@
+"""langgraph.json (LangGraph Studio / `langgraph dev`): every graph it names loads the way langgraph-api loads it, by
+file path, and is a compiled graph without a checkpointer of its own (the server brings one)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from langgraph.graph.state import CompiledStateGraph
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_langgraph_json_points_at_compiled_graphs():
+    spec = json.loads((REPO / "langgraph.json").read_text())
+    assert spec["dependencies"] == ["."] and spec["graphs"]
+    for graph_id, target in spec["graphs"].items():
+        file, _, attr = target.rpartition(":")
+        path = (REPO / file).resolve()
+        assert path.is_file(), f"{graph_id}: {file} does not exist"
+        module_spec = importlib.util.spec_from_file_location(f"langgraph_json_{graph_id}", path)
+        assert module_spec and module_spec.loader
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        graph = getattr(module, attr)
+        assert isinstance(graph, CompiledStateGraph), f"{graph_id}: {attr} is {type(graph).__name__}"
+        assert graph.checkpointer is None
+
+
+def test_the_studio_graph_is_the_chat_thread_graph():
+    from agent.followup.graph import graph
+
+    assert {"route", "check", "sources", "answer"} <= set(graph.get_graph().nodes)
+    assert "message" in graph.get_input_jsonschema()["properties"]  # Studio's input: {"message": "..."}
