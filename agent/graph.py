@@ -1,6 +1,6 @@
 """The claim-checking graph. This is the only place where edges live.
 
-decompose -> retrieve -> fuse -> select_evidence -> context -> assess -> verdict -> answer -> verify
+decompose -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict -> answer -> verify
 
 The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict and
 never decides it; the answer's sentences are then checked against what they cite.
@@ -17,6 +17,7 @@ from agent.nodes.assess import assess
 from agent.nodes.context import context
 from agent.nodes.decompose import decompose
 from agent.nodes.fuse import fuse
+from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.select_evidence import select_evidence
 from agent.nodes.verdict import verdict
@@ -27,6 +28,7 @@ PIPELINE = [
     ("decompose", decompose),
     ("retrieve", retrieve),
     ("fuse", fuse),
+    ("rerank", rerank),
     ("select_evidence", select_evidence),
     ("context", context),
     ("assess", assess),

@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     sentences_per_doc: int = 2
     context_window: int = 5
     retrieval_depth: int = 50
+    rerank_top: int = Field(10, description="Fused abstracts the verifier reranks (0 turns reranking off).")
+    rerank_sentences: int = Field(
+        3, description="Sentences per abstract the reranker reads, closest to the claim first (0 = all)."
+    )
+    rerank_alpha: float = Field(0.6, description="Weight of the fused score against the verifier's evidence score.")
 
     # --- live literature (Europe PMC, PubMed, OpenAlex, Semantic Scholar) -----------------------
     sources: str = Field(

@@ -21,11 +21,13 @@ class Query(BaseModel):
 
 
 class RankedDoc(BaseModel):
-    """One document after fusion: RRF score and where it was found."""
+    """One document after fusion: RRF score, where it was found, and the reranker's evidence score (best sentence's
+    P(supports) + P(contradicts)) when it was reranked."""
 
     doc_id: str
     score: float
     found_by: list[str] = Field(default_factory=list)
+    evidence_score: float | None = None
 
 
 class Evidence(BaseModel):

@@ -434,6 +434,15 @@ def _open_index(settings: Any) -> Any:
         raise EvalError(str(e), EXIT_UNAVAILABLE) from e
 
 
+def _load_verifier() -> Any:
+    from tools.verifier import VerifierArtifactError, get_verifier
+
+    try:
+        return get_verifier()
+    except VerifierArtifactError as e:
+        raise EvalError(str(e), EXIT_UNAVAILABLE) from e
+
+
 def _warn_missing_gold(index: Any, claims: Sequence[Mapping[str, Any]]) -> None:
     gold = {str(d) for c in claims for d in [*c["evidence"], *c.get("cited_doc_ids", [])]}
     missing = gold - set(index.docs)
@@ -446,19 +455,22 @@ def _warn_missing_gold(index: Any, claims: Sequence[Mapping[str, Any]]) -> None:
 
 
 def retrieve_claim(claim: str, deps: Any) -> dict[str, Any]:
-    """Retrieval as the graph does it, with the claim as the only query: the graph's retrieve and fuse nodes."""
+    """Retrieval as the graph does it, with the claim as the only query: the graph's retrieve, fuse and rerank
+    nodes."""
     from langgraph.runtime import Runtime
 
     from agent.nodes.fuse import fuse
+    from agent.nodes.rerank import rerank
     from agent.nodes.retrieve import retrieve
     from agent.state import Query
 
     runtime: Runtime[Any] = Runtime(context=deps)
     state: dict[str, Any] = {"claim": claim, "queries": [Query(text=claim, kind="claim")]}
-    state.update(retrieve(state, runtime))
-    timings = state.pop("timings", {})
-    state.update(fuse(state, runtime))
-    state["timings"] = {**timings, **state.get("timings", {})}
+    timings: dict[str, float] = {}
+    for node in (retrieve, fuse, rerank):
+        state.update(node(state, runtime))
+        timings.update(state.pop("timings", {}))
+    state["timings"] = timings
     return state
 
 
@@ -474,9 +486,10 @@ def run_retrieval_only(opts: EvalOptions, settings: Any, claims: Sequence[Mappin
 
     index = _open_index(settings)
     _warn_missing_gold(index, claims)
-    # No LLM is called in this mode; the scripted model only fills the Deps slot.
-    deps = Deps(settings=settings, llm=ScriptedChatModel(rules=[]), index=index, verifier=None)
-    config = _config(settings, index, retrieval_only=True)
+    # No LLM is called in this mode; the scripted model only fills the Deps slot. The verifier reranks.
+    verifier = _load_verifier() if settings.rerank_top else None
+    deps = Deps(settings=settings, llm=ScriptedChatModel(rules=[]), index=index, verifier=verifier)
+    config = _config(settings, index, retrieval_only=True, verifier=verifier)
     retrieve_claim("warm-up", deps)  # first embedder call loads the model: not part of any claim's time
     records = []
     for claim in _progress(claims, opts.progress, f"scifact {opts.split} retrieval"):
@@ -526,15 +539,12 @@ def _config(settings: Any, index: Any, retrieval_only: bool, verifier: Any = Non
         "index": index.manifest.get("fingerprint"),
         "retrieval_depth": settings.retrieval_depth,
         "rrf_k": RRF_K,
+        "rerank": [settings.rerank_top, settings.rerank_sentences, settings.rerank_alpha],
     }
+    if settings.rerank_top or not retrieval_only:
+        cfg["verifier"] = verifier_id(verifier)
     if not retrieval_only:
-        cfg.update(
-            {
-                "top_docs": settings.top_docs,
-                "sentences_per_doc": settings.sentences_per_doc,
-                "verifier": verifier_id(verifier),
-            }
-        )
+        cfg.update({"top_docs": settings.top_docs, "sentences_per_doc": settings.sentences_per_doc})
     return cfg
 
 

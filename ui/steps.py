@@ -15,6 +15,7 @@ STEP_NAMES = {
     "decompose": "Search questions",
     "retrieve": "Searching",
     "fuse": "Sources found",
+    "rerank": "Reranked by the verifier",
     "select_evidence": "Evidence sentences",
     "context": "Supplementary context",
     "assess": "Assessment",
@@ -46,6 +47,13 @@ def _fuse(u: Update) -> str:
     rows = u.get("candidates", [])[:MAX_ROWS]
     return "Top abstracts after reciprocal rank fusion:\n" + "\n".join(
         f"- doc {c['doc_id']} · RRF {c['score']:.4f} · found by {', '.join(c['found_by'])}" for c in rows
+    )
+
+
+def _rerank(u: Update) -> str:
+    rows = [c for c in u.get("candidates", []) if c.get("evidence_score") is not None][:MAX_ROWS]
+    return "Top abstracts after the verifier read their sentences closest to the claim:\n" + "\n".join(
+        f"- doc {c['doc_id']} · evidence {c['evidence_score']:.2f} · RRF {c['score']:.4f}" for c in rows
     )
 
 
@@ -88,6 +96,7 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
     "decompose": _decompose,
     "retrieve": _retrieve,
     "fuse": _fuse,
+    "rerank": _rerank,
     "select_evidence": _evidence,
     "context": _context,
     "assess": _assess,

@@ -13,6 +13,7 @@ from agent.nodes.assess import assess
 from agent.nodes.context import context
 from agent.nodes.decompose import decompose
 from agent.nodes.fuse import fuse
+from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.select_evidence import select_evidence
 from agent.nodes.verdict import verdict
@@ -99,6 +100,27 @@ def test_fuse_ranks_documents_found_by_many_lists_first(make_deps):
     out = fuse({"claim": "x", "ranked_lists": lists}, rt(make_deps([])))
     assert [c.doc_id for c in out["candidates"]] == ["2", "1", "3"]
     assert out["candidates"][0].found_by == ["bm25_search", "dense_sentence_search"]
+
+
+def test_rerank_lifts_the_abstract_whose_sentences_the_verifier_finds_evidence_in(make_deps):
+    # 103 (ALDH1) ranks below 101 and 102 by fusion; the verifier sees evidence only in 103's sentences
+    deps = make_deps([], verifier_rules={"ALDH1": "supports"})
+    deps.settings = deps.settings.model_copy(update={"rerank_top": 3, "rerank_alpha": 0.3, "rerank_sentences": 3})
+    cands = [RankedDoc(doc_id=d, score=s) for d, s in (("101", 0.9), ("102", 0.8), ("103", 0.7), ("104", 0.1))]
+    out = rerank({"claim": CLAIM, "candidates": cands}, rt(deps))
+    assert [c.doc_id for c in out["candidates"]] == ["103", "101", "102", "104"]
+    assert out["candidates"][0].evidence_score == pytest.approx(0.95)
+    assert out["candidates"][-1].evidence_score is None  # beyond rerank_top: not read
+    read = {prem.split(":", 1)[0] for _, prem in deps.verifier.seen}
+    assert len(deps.verifier.seen) <= 9 and len(read) == 3  # at most 3 sentences of each of the top 3
+
+
+def test_rerank_off_keeps_fused_order_without_calling_the_verifier(make_deps):
+    deps = make_deps([], verifier_rules={"ALDH1": "supports"})
+    deps.settings = deps.settings.model_copy(update={"rerank_top": 0})
+    cands = [RankedDoc(doc_id="101", score=0.9), RankedDoc(doc_id="103", score=0.7)]
+    out = rerank({"claim": CLAIM, "candidates": cands}, rt(deps))
+    assert [c.doc_id for c in out["candidates"]] == ["101", "103"] and not deps.verifier.seen
 
 
 # --- select evidence and context ---------------------------------------------------------------------------

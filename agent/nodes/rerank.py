@@ -1,0 +1,58 @@
+"""Rerank (issue 3, item 5): the independent verifier reads the sentences of the top fused abstracts; an abstract's
+evidence score is its best sentence's P(supports) + P(contradicts), mixed with its fused score.
+
+Chosen by measurement (evals/rerank_experiments.py, tuned on the SciFact train claims the verifier never saw;
+evals/results/rerank_experiments_*.md): see RERANK_* in agent/settings.py for the values and their figures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from langgraph.runtime import Runtime
+
+from agent.nodes._timing import timed
+from agent.state import ClaimState, Deps, RankedDoc
+from tools.search import rerank_scores
+
+
+def evidence_scores(claim: str, doc_ids: list[str], deps: Deps, per_doc: int) -> dict[str, float]:
+    """Best P(supports) + P(contradicts) over each abstract's ``per_doc`` sentences closest to the claim by
+    embedding (all its sentences when ``per_doc`` is 0)."""
+    index = deps.index
+    pairs: list[tuple[str, str]] = []
+    owners: list[str] = []
+    vectors = index.sentence_vectors(doc_ids) if per_doc else {}
+    claim_vec = index.embed([claim])[0] if per_doc else None
+    for doc_id in doc_ids:
+        doc = index.docs[doc_id]
+        order: list[int] = list(range(len(doc.sentences)))
+        if per_doc:
+            order = [int(i) for i in np.argsort(-(vectors[doc_id] @ claim_vec))[:per_doc]]
+        for i in order:
+            pairs.append((claim, f"{doc.title}: {doc.sentences[i]}"))
+            owners.append(doc_id)
+    best = dict.fromkeys(doc_ids, 0.0)
+    for doc_id, res in zip(owners, deps.verifier.predict(pairs), strict=True):
+        best[doc_id] = max(best[doc_id], res.p_supports + res.p_contradicts)
+    return best
+
+
+@timed("rerank")
+def rerank(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    deps = runtime.context
+    settings = deps.settings
+    candidates = state.get("candidates", [])
+    top = min(settings.rerank_top, len(candidates))
+    if top == 0:
+        return {"candidates": candidates}
+    head = [c.doc_id for c in candidates[:top]]
+    evidence = evidence_scores(state["claim"], head, deps, settings.rerank_sentences)
+    order = rerank_scores([(c.doc_id, c.score) for c in candidates], evidence, top, settings.rerank_alpha)
+    by_id: dict[str, RankedDoc] = {c.doc_id: c for c in candidates}
+    reranked = [
+        by_id[d].model_copy(update={"evidence_score": round(evidence[d], 4)}) if d in evidence else by_id[d]
+        for d in order
+    ]
+    return {"candidates": reranked}
