@@ -1,8 +1,9 @@
 """Does reranking fused candidates with the stance verifier raise Recall@3 (issue 3, item 5)?
 
 The verifier's P(supports) + P(contradicts) for (claim, "<title>: <sentence>") is a claim-to-rationale relevance
-score. A document's evidence score is its best sentence's; the reranked score mixes it with the fused retrieval
-score (min-max normalised within the top N):  alpha * fused + (1 - alpha) * evidence.
+score. A document's evidence score is its best sentence's (agent.nodes.rerank.evidence_scores, as the pipeline);
+the reranked score mixes it with the fused retrieval score (min-max normalised within the top N):
+alpha * fused + (1 - alpha) * evidence.
 
 Tuned on the SciFact TRAIN claims the committed verifier did NOT see (the held-out slice of
 evals/train_verifier.py, same seed and fraction), then reported once on DEV:
@@ -22,15 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from agent.nodes.rerank import evidence_scores
 from evals.retrieval_metrics import retrieval_report
 from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, git_commit, load_claims
 from tools.search import reciprocal_rank_fusion, rerank_scores
 
 TOPS = (10, 20)
 ALPHAS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8)
-SENTENCE_MODES = ("dense3", "all")  # "all" costs about 3x the verifier time of "dense3"
+SENTENCE_MODES = {"dense3": 3, "all": 0}  # sentences read per abstract (0 = all); "all" costs about 3x the time
 
 
 def heldout_claims(root: Path) -> list[dict[str, Any]]:
@@ -57,29 +57,6 @@ def fused_lists(index: Any, claims: Sequence[Mapping[str, Any]], depth: int) -> 
     return out
 
 
-def evidence_scores(
-    index: Any, verifier: Any, claim: str, docs: Sequence[str], mode: str
-) -> dict[str, float]:
-    """Per doc: the highest P(supports) + P(contradicts) over its sentences ("all") or over its 3 sentences
-    closest to the claim by embedding ("dense3", what select_evidence would pick)."""
-    pairs: list[tuple[str, str]] = []
-    owners: list[str] = []
-    vecs = index.sentence_vectors(list(docs)) if mode == "dense3" else {}
-    claim_vec = index.embed([claim])[0] if mode == "dense3" else None
-    for d in docs:
-        doc = index.docs[d]
-        idx = list(range(len(doc.sentences)))
-        if mode == "dense3":
-            idx = [int(i) for i in np.argsort(-(vecs[d] @ claim_vec))[:3]]
-        for i in idx:
-            pairs.append((claim, f"{doc.title}: {doc.sentences[i]}"))
-            owners.append(d)
-    best: dict[str, float] = dict.fromkeys(docs, 0.0)
-    for d, (ps, pc, _) in zip(owners, verifier.predict_proba(pairs), strict=True):
-        best[d] = max(best[d], ps + pc)
-    return best
-
-
 def main(argv: list[str] | None = None) -> int:
     from agent.settings import get_settings
     from tools.index import CorpusIndex
@@ -88,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=["heldout", "dev"], default="heldout")
     p.add_argument("--limit", type=int)
-    p.add_argument("--modes", nargs="+", choices=SENTENCE_MODES, default=list(SENTENCE_MODES))
+    p.add_argument("--modes", nargs="+", choices=list(SENTENCE_MODES), default=list(SENTENCE_MODES))
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args(argv)
     settings = get_settings()
@@ -107,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     for mode in args.modes:
         t0 = time.perf_counter()
         ev = [
-            evidence_scores(index, verifier, c["claim"], [d for d, _ in f[: max(TOPS)]], mode)
+            evidence_scores(c["claim"], [d for d, _ in f[: max(TOPS)]], index, verifier, SENTENCE_MODES[mode])
             for c, f in zip(claims, fused, strict=True)
         ]
         seconds[f"{mode} top{max(TOPS)}"] = round((time.perf_counter() - t0) / len(claims), 3)

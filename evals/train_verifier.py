@@ -554,8 +554,8 @@ def write_md(path: Path, res: dict[str, Any]) -> None:
         "",
         f"Command: `{res['command']}`",
         "",
-        f"Training wall time: {res['training_wall_time_s']:.0f} s ({res['args']['threads']} torch thread(s)). Artifact: "
-        f"{res['artifact_bytes'] / 1e6:.1f} MB. Selected epochs: {res['selected_epochs']}.",
+        f"Training wall time: {res['training_wall_time_s']:.0f} s ({res['args']['threads']} torch thread(s)). "
+        f"Artifact: {res['artifact_bytes'] / 1e6:.1f} MB. Selected epochs: {res['selected_epochs']}.",
         "",
         "Eval set: " + res["dev_eval_set"],
         "",

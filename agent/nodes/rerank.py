@@ -19,10 +19,9 @@ from agent.state import ClaimState, Deps, RankedDoc
 from tools.search import rerank_scores
 
 
-def evidence_scores(claim: str, doc_ids: list[str], deps: Deps, per_doc: int) -> dict[str, float]:
+def evidence_scores(claim: str, doc_ids: list[str], index: Any, verifier: Any, per_doc: int) -> dict[str, float]:
     """Best P(supports) + P(contradicts) over each abstract's ``per_doc`` sentences closest to the claim by
     embedding (all its sentences when ``per_doc`` is 0)."""
-    index = deps.index
     pairs: list[tuple[str, str]] = []
     owners: list[str] = []
     vectors = index.sentence_vectors(doc_ids) if per_doc else {}
@@ -36,7 +35,7 @@ def evidence_scores(claim: str, doc_ids: list[str], deps: Deps, per_doc: int) ->
             pairs.append((claim, f"{doc.title}: {doc.sentences[i]}"))
             owners.append(doc_id)
     best = dict.fromkeys(doc_ids, 0.0)
-    for doc_id, res in zip(owners, deps.verifier.predict(pairs), strict=True):
+    for doc_id, res in zip(owners, verifier.predict(pairs), strict=True):
         best[doc_id] = max(best[doc_id], res.p_supports + res.p_contradicts)
     return best
 
@@ -50,7 +49,7 @@ def rerank(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     if top == 0:
         return {"candidates": candidates}
     head = [c.doc_id for c in candidates[:top]]
-    evidence = evidence_scores(state["claim"], head, deps, settings.rerank_sentences)
+    evidence = evidence_scores(state["claim"], head, deps.index, deps.verifier, settings.rerank_sentences)
     order = rerank_scores([(c.doc_id, c.score) for c in candidates], evidence, top, settings.rerank_alpha)
     by_id: dict[str, RankedDoc] = {c.doc_id: c for c in candidates}
     reranked = [
