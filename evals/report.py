@@ -130,7 +130,7 @@ def markdown(result: Mapping[str, Any]) -> str:
         retrievers = ", ".join(retrieval.get("retrievers", []))
         lines.append(
             f"- retrieval: queries = {retrieval.get('queries')}; retrievers {retrievers}"
-            f" at depth {retrieval.get('depth')}; {retrieval.get('fusion')}"
+            f" at depth {retrieval.get('depth')}; {retrieval.get('fusion')}; rerank: {retrieval.get('rerank', 'off')}"
         )
     if run.get("llm"):
         lines.append(f"- LLM: {run['llm']}")

@@ -623,6 +623,12 @@ def run_info(opts: EvalOptions, settings: Any, claims: Sequence[Mapping[str, Any
             "retrievers": sorted(BASELINE_TOOLS.values()),
             "depth": settings.retrieval_depth,
             "fusion": f"reciprocal rank fusion, k={RRF_K}",
+            "rerank": (
+                f"verifier reads the {settings.rerank_sentences or 'all'} claim-closest sentences of the top "
+                f"{settings.rerank_top} abstracts, fused weight {settings.rerank_alpha}"
+                if settings.rerank_top
+                else "off"
+            ),
         },
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
     }
