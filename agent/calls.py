@@ -41,8 +41,24 @@ def chat(
         raise LLMUnavailableError(f"the LLM is unreachable ({e.__cause__ or e})") from e
     except openai.APIStatusError as e:
         raise LLMUnavailableError(f"the LLM refused the request: HTTP {e.status_code}") from e
+    except openai.LengthFinishReasonError as e:
+        # JSON mode goes through the SDK's parser, which raises when the reply hit max_tokens. The cut reply is
+        # returned as it is: callers already treat an unparsable reply with their fallback.
+        return _truncated_reply(e.completion)
     assert isinstance(msg, AIMessage)
     return str(msg.content), usage_of(msg)
+
+
+def _truncated_reply(completion: Any) -> tuple[str, Usage]:
+    """Text and usage of a completion that stopped at max_tokens."""
+    choices = getattr(completion, "choices", None) or []
+    text = (choices[0].message.content or "") if choices else ""
+    usage = getattr(completion, "usage", None)
+    return text, Usage(
+        calls=1,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+    )
 
 
 def parse_json_object(text: str) -> dict[str, Any] | None:
