@@ -58,7 +58,7 @@ def test_order_is_kept_across_batches(verifier: Verifier) -> None:
 
 KNOWN_WEAKNESS = pytest.mark.xfail(
     strict=True,
-    reason="verifier v1 misses negation inside the evidence (dev macro-F1 0.515, contradicts F1 0.22; "
+    reason="verifier v3 misses negation inside the evidence (dev macro-F1 0.548, contradicts F1 0.28; "
     "evals/results/verifier_dev.md). Strict: when a better model passes, this marker must go.",
 )
 
