@@ -10,12 +10,13 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from tests.ports import free_port
 
 START_TIMEOUT_S = 60.0
 DB_USER = "claimtrace"
@@ -33,16 +34,11 @@ def find_bin() -> Path | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 class PostgresServer:
     def __init__(self, bin_dir: Path) -> None:
         self.bin_dir = bin_dir
-        self.port = _free_port()
+        self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="claimtrace-pg-"))
         self.proc: subprocess.Popen[bytes] | None = None
         self.as_user: dict[str, Any] = {}

@@ -18,7 +18,8 @@ from agent.scripted import ScriptedChatModel
 from agent.settings import Settings
 from agent.state import Deps
 from tests.conftest import decompose_rule
-from tests.integration.pg_server import PostgresServer, _free_port, find_bin
+from tests.integration.pg_server import PostgresServer, find_bin
+from tests.ports import free_port
 
 CLAIM = "The MMR vaccine causes autism."
 RULES = [
@@ -101,7 +102,7 @@ def test_thread_on_postgres_survives_a_fresh_saver(deps: Deps, postgres: Postgre
 
 
 def test_unreachable_postgres_is_a_clear_error(tmp_path: Path):
-    url = f"postgresql://claimtrace@127.0.0.1:{_free_port()}/postgres"  # nothing listens there
+    url = f"postgresql://claimtrace@127.0.0.1:{free_port()}/postgres"  # nothing listens there
     settings = Settings(data_dir=tmp_path, checkpoint_url=url, _env_file=None)  # type: ignore[call-arg]
     with pytest.raises(CheckpointUnavailableError, match="cannot connect to CHECKPOINT_URL"):
         asyncio.run(open_checkpointer(settings))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,20 +15,15 @@ import httpx
 import pytest
 
 from tests.conftest import FIXTURES
+from tests.ports import free_port
 from tools.index import CorpusIndex, build_index
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     assert os.path.exists(exe), "the chromadb package ships the `chroma` command; reinstall with `make setup`"
-    port = _free_port()
+    port = free_port()
     store = tmp_path_factory.mktemp("chroma_server")
     proc = subprocess.Popen(
         [exe, "run", "--path", str(store), "--host", "127.0.0.1", "--port", str(port)],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES
+from tests.ports import free_port
 
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
@@ -143,17 +143,12 @@ def test_missing_index(cli_env: dict[str, str], tmp_path: Path):
     assert_one_line_error(proc, 3, "run `claimtrace index` first")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 def test_llm_unreachable(indexed_env: dict[str, str]):
     env = {
         **indexed_env,
         "LLM_PROVIDER": "openai",
-        "LLM_BASE_URL": f"http://127.0.0.1:{_free_port()}/v1",
+        "LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
         "LLM_MAX_RETRIES": "0",
     }
     assert_one_line_error(run(["ask", CLAIM], env), 3, "the LLM is unreachable")

@@ -5,13 +5,13 @@ ways a live source fails: closed port, HTTP 500, no network at all with the defa
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 
 from tests.integration.test_cli import CLAIM, assert_one_line_error, cli_env, indexed_env, run  # noqa: F401
 from tests.live_fakes import FakeSource, europepmc_page, europepmc_record
+from tests.ports import free_port
 
 DOI = "10.5555/loopback.mmr"
 DOC_ID = f"doi:{DOI}"
@@ -31,9 +31,7 @@ PAGE = europepmc_page(
 
 
 def closed_port_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}/rest"
+    return f"http://127.0.0.1:{free_port()}/rest"
 
 
 def source_notes(result: dict) -> list[str]:
