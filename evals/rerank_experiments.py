@@ -19,13 +19,13 @@ import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agent.nodes.rerank import evidence_scores
+from evals.retrieval_experiments import experiment_header
 from evals.retrieval_metrics import retrieval_report
-from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, git_commit, load_claims
+from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, load_claims
 from tools.search import reciprocal_rank_fusion, rerank_scores
 
 TOPS = (10, 20)
@@ -95,12 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs[int(c["id"])] = rerank_scores(f, e, top, alpha)
                 table[f"rerank {mode} sentences, top {top}, alpha {alpha}"] = runs
     res = {
-        "command": "python -m evals.rerank_experiments " + " ".join(sys.argv[1:] if argv is None else argv),
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "git_commit": git_commit(),
-        "split": args.split,
-        "claims": len(claims),
-        "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
+        **experiment_header("evals.rerank_experiments", argv, args.split, claims),
         "seconds_per_claim": seconds,
         "variants": {
             name: {"retrieval": retrieval_report(runs, ev_q), "retrieval_cited": retrieval_report(runs, cited_q)}

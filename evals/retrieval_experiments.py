@@ -151,6 +151,20 @@ def variants() -> dict[str, Variant]:
     return v
 
 
+def experiment_header(
+    module: str, argv: list[str] | None, split: str, claims: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """What every experiment result starts with: the command that made it, when, at which commit, on which claims."""
+    return {
+        "command": f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "split": split,
+        "claims": len(claims),
+        "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
+    }
+
+
 def _per_claim(runs: Mapping[int, list[str]], qrels: Mapping[int, set[str]], k: int) -> dict[int, float]:
     return {q: recall_at_k(runs.get(q, []), rel, k) for q, rel in qrels.items() if rel}
 
@@ -268,12 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     # fallback_opposite is what decompose uses when the LLM gives no opposite claim
     opp_lists = gather(index, [fallback_opposite(c["claim"]) for c in claims])
     res = {
-        "command": "python -m evals.retrieval_experiments " + " ".join(sys.argv[1:] if argv is None else argv),
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "git_commit": git_commit(),
-        "split": args.split,
-        "claims": len(claims),
-        "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
+        **experiment_header("evals.retrieval_experiments", argv, args.split, claims),
         "index": {k: index.manifest.get(k) for k in ("fingerprint", "docs", "sentences")},
         "retrieval_seconds": round(time.perf_counter() - t0, 1),
         "variants": evaluate(claims, claim_lists, opp_lists, bm25_settings(index, [c["claim"] for c in claims])),
