@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
+from agent.settings import SettingsError
 from evals.cli import add_eval_parser, cmd_eval
 
 
@@ -237,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as e:
         print(f"claimtrace: {e}", file=sys.stderr)
         return e.code
+    except SettingsError as e:
+        print(f"claimtrace: {e}", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("claimtrace: interrupted", file=sys.stderr)
         return 130

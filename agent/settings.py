@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +70,14 @@ class Settings(BaseSettings):
     max_claim_chars: int = 2000
     top_docs: int = 5
     sentences_per_doc: int = 2
+    stance_min_prob: float = Field(
+        0.0,
+        description="A sentence bears on the claim when its winning stance (supports/contradicts) has at least "
+        "this probability (0 = the verifier's argmax alone).",
+    )
+    labelled_docs: int = Field(
+        0, description="At most this many abstracts get a label, strongest evidence first (0 = all)."
+    )
     context_window: int = 5
     retrieval_depth: int = 50
     rerank_top: int = Field(10, description="Fused abstracts the verifier reranks (0 turns reranking off).")
@@ -130,6 +138,15 @@ class Settings(BaseSettings):
         return "openai" if (self.llm_base_url or self.llm_api_key) else "embedded"
 
 
+class SettingsError(ValueError):
+    """An environment variable (or .env line) holds a value claimtrace cannot use."""
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    """The settings from the environment and .env. Raises SettingsError naming each bad variable."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        bad = "; ".join(f"{'.'.join(map(str, err['loc'])).upper()}: {err['msg']}" for err in e.errors())
+        raise SettingsError(f"bad setting: {bad}") from e

@@ -61,6 +61,21 @@ def test_settings_field_from_environment(monkeypatch):
     assert Settings(_env_file=None).sources == "auto"  # type: ignore[call-arg]  # the default
 
 
+def test_a_bad_environment_value_is_named_in_one_clear_line(monkeypatch, capsys):
+    from agent.cli import main
+    from agent.settings import get_settings
+
+    monkeypatch.setenv("SOURCES", "local,scopus")
+    get_settings.cache_clear()
+    try:
+        assert main(["ask", "Aspirin reduces fever."]) == 2
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("claimtrace: bad setting: SOURCES: ") and "unknown source(s) scopus" in err
+    assert "internal error" not in err and "\n" not in err
+
+
 def all_urls(url: str) -> dict[str, str]:
     return {f"{n}_base_url": url for n in ("europepmc", "ncbi", "openalex", "s2")}
 
