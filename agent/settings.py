@@ -68,7 +68,7 @@ class Settings(BaseSettings):
 
     # --- pipeline --------------------------------------------------------------------------------
     max_claim_chars: int = 2000
-    top_docs: int = 5
+    top_docs: int = Field(3, description="Fused abstracts whose sentences become evidence candidates.")
     sentences_per_doc: int = 2
     stance_min_prob: float = Field(
         0.0,
@@ -76,11 +76,11 @@ class Settings(BaseSettings):
         "this probability (0 = the verifier's argmax alone).",
     )
     labelled_docs: int = Field(
-        0, description="At most this many abstracts get a label, strongest evidence first (0 = all)."
+        1, description="At most this many abstracts get a label, strongest evidence first (0 = all)."
     )
     context_window: int = 5
     retrieval_depth: int = 50
-    rerank_top: int = Field(10, description="Fused abstracts the verifier reranks (0 turns reranking off).")
+    rerank_top: int = Field(0, description="Fused abstracts the verifier reranks (0, the default: no reranking).")
     rerank_sentences: int = Field(
         3, description="Sentences per abstract the reranker reads, closest to the claim first (0 = all)."
     )

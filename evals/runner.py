@@ -545,6 +545,8 @@ def _config(settings: Any, index: Any, retrieval_only: bool, verifier: Any = Non
         cfg["verifier"] = verifier_id(verifier)
     if not retrieval_only:
         cfg.update({"top_docs": settings.top_docs, "sentences_per_doc": settings.sentences_per_doc})
+        if settings.stance_min_prob or settings.labelled_docs:  # absent before these rules existed: old runs resume
+            cfg["labels"] = [settings.stance_min_prob, settings.labelled_docs]
     return cfg
 
 

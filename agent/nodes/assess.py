@@ -1,10 +1,17 @@
 """Assess each source (seed 000): the independent verifier judges every candidate sentence against the claim;
 sentences with no bearing are dropped, abstracts left without evidence are pruned, and each remaining abstract
-gets a local label on the 7-grade scale and a reputation weight."""
+gets a local label on the 7-grade scale and a reputation weight.
+
+A sentence bears on the claim when the verifier's winning stance is supports or contradicts with at least
+``stance_min_prob``; at most ``labelled_docs`` abstracts keep a label, those whose best sentence is strongest
+(settings STANCE_MIN_PROB / LABELLED_DOCS, chosen in evals/label_experiments.py).
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -12,11 +19,69 @@ from langgraph.runtime import Runtime
 from agent.nodes._timing import timed
 from agent.scoring import grade, reputation
 from agent.state import ClaimState, Deps, Evidence, SourceAssessment
+from tools.corpus import Abstract
+from tools.verifier import VerifierResult
+
+
+@dataclass(frozen=True)
+class JudgeRule:
+    sentences_per_doc: int = 2
+    stance_min_prob: float = 0.0  # 0: the verifier's argmax alone decides
+    labelled_docs: int = 0  # 0: no limit
+
+    def bears(self, res: VerifierResult) -> bool:
+        return res.label != "nei" and max(res.p_supports, res.p_contradicts) >= self.stance_min_prob
 
 
 def premise(ev: Evidence) -> str:
     """What the verifier reads for one evidence sentence: title, then the sentence itself."""
     return f"{ev.title}: {ev.sentence}"
+
+
+def judge_sources(
+    candidates: Sequence[Evidence],
+    results: Sequence[VerifierResult],
+    docs: Mapping[str, Abstract],
+    rule: JudgeRule,
+    weigh: Callable[[Abstract], tuple[float, dict[str, Any]]] = reputation,
+) -> tuple[list[Evidence], list[SourceAssessment]]:
+    """The evidence kept (renumbered from 1) and one assessment per labelled abstract, in retrieval order."""
+    by_doc: dict[str, list[tuple[Evidence, VerifierResult]]] = defaultdict(list)
+    for ev, res in zip(candidates, results, strict=True):
+        if rule.bears(res):
+            by_doc[ev.doc_id].append((ev, res))
+    judged = {d: sorted(pairs, key=lambda p: p[1].p_nei)[: rule.sentences_per_doc] for d, pairs in by_doc.items()}
+    if rule.labelled_docs:
+        strongest = sorted(judged, key=lambda d: judged[d][0][1].p_nei)[: rule.labelled_docs]
+        judged = {d: judged[d] for d in strongest}
+
+    kept: list[Evidence] = []
+    assessments: list[SourceAssessment] = []
+    for doc_id in dict.fromkeys(ev.doc_id for ev in candidates):  # retrieval order
+        if doc_id not in judged:
+            continue
+        pairs = judged[doc_id]
+        for ev, res in pairs:
+            kept.append(ev.model_copy(update={"stance": res.label, "stance_score": round(res.score, 4)}))
+        score = sum(res.score for _, res in pairs) / len(pairs)
+        weight, inputs = weigh(docs[doc_id])
+        best_ev, best = max(pairs, key=lambda p: abs(p[1].score))
+        assessments.append(
+            SourceAssessment(
+                doc_id=doc_id,
+                label=grade(score),
+                score=round(score, 4),
+                reputation=weight,
+                reputation_inputs=inputs,
+                explanation=f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
+                f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f}).",
+            )
+        )
+    return [ev.model_copy(update={"n": i}) for i, ev in enumerate(kept, start=1)], assessments
+
+
+def judge_rule(settings: Any) -> JudgeRule:
+    return JudgeRule(settings.sentences_per_doc, settings.stance_min_prob, settings.labelled_docs)
 
 
 @timed("assess")
@@ -26,35 +91,7 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     if not candidates:
         return {"evidence": [], "assessments": []}
     results = deps.verifier.predict([(state["claim"], premise(ev)) for ev in candidates])
-    by_doc: dict[str, list[tuple[Evidence, Any]]] = defaultdict(list)
-    for ev, res in zip(candidates, results, strict=True):
-        if res.label != "nei":
-            by_doc[ev.doc_id].append((ev, res))
-
-    kept: list[Evidence] = []
-    assessments: list[SourceAssessment] = []
-    for doc_id in dict.fromkeys(ev.doc_id for ev in candidates):  # retrieval order
-        judged = sorted(by_doc.get(doc_id, []), key=lambda p: p[1].p_nei)[: deps.settings.sentences_per_doc]
-        if not judged:
-            continue
-        for ev, res in judged:
-            kept.append(ev.model_copy(update={"stance": res.label, "stance_score": round(res.score, 4)}))
-        score = sum(res.score for _, res in judged) / len(judged)
-        label = grade(score)
-        weight, inputs = reputation(deps.index.docs[doc_id])
-        best_ev, best = max(judged, key=lambda p: abs(p[1].score))
-        assessments.append(
-            SourceAssessment(
-                doc_id=doc_id,
-                label=label,
-                score=round(score, 4),
-                reputation=weight,
-                reputation_inputs=inputs,
-                explanation=f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
-                f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f}).",
-            )
-        )
-    kept = [ev.model_copy(update={"n": i}) for i, ev in enumerate(kept, start=1)]
+    kept, assessments = judge_sources(candidates, results, deps.index.docs, judge_rule(deps.settings))
     pruned = len(dict.fromkeys(ev.doc_id for ev in candidates)) - len(assessments)
     notes = [f"assess: {pruned} retrieved abstract(s) had no sentence bearing on the claim"] if pruned else []
     return {"evidence": kept, "assessments": assessments, "notes": notes}

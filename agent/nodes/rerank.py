@@ -5,6 +5,10 @@ Chosen by measurement (evals/rerank_experiments.py on the 122 SciFact train clai
 evals/results/rerank_experiments_heldout.md): the 3 sentences closest to the claim of each of the top 10 abstracts,
 fused weight 0.6 (settings RERANK_TOP / RERANK_SENTENCES / RERANK_ALPHA). With verifier v3 that moved Recall@3 from
 0.850 to 0.887 and Recall@5 from 0.895 to 0.914 there; all sentences cost about 3x the verifier time.
+
+Off by default (RERANK_TOP=0): on all 300 dev claims it raised Recall@3 only from 0.888 to 0.894, and it lowered
+abstract Label-Only F1 under every labelling rule on those held-out claims (the abstracts it lifts are the ones the
+verifier already likes, right or wrong; evals/results/label_experiments_heldout.md), at 0.8 s per claim.
 """
 
 from __future__ import annotations
