@@ -7,8 +7,9 @@ fused weight 0.6 (settings RERANK_TOP / RERANK_SENTENCES / RERANK_ALPHA). With v
 0.850 to 0.887 and Recall@5 from 0.895 to 0.914 there; all sentences cost about 3x the verifier time.
 
 Off by default (RERANK_TOP=0): on all 300 dev claims it raised Recall@3 only from 0.888 to 0.894, and it lowered
-abstract Label-Only F1 under every labelling rule on those held-out claims (the abstracts it lifts are the ones the
-verifier already likes, right or wrong; evals/results/label_experiments_heldout.md), at 0.8 s per claim.
+abstract Label-Only F1 under 47 of the 48 labelling rules tried on those held-out claims (the abstracts it lifts
+are the ones the verifier already likes, right or wrong; evals/results/label_experiments_heldout.md), at 0.8 s
+per claim.
 """
 
 from __future__ import annotations
