@@ -132,6 +132,8 @@ def markdown(result: Mapping[str, Any]) -> str:
             f"- retrieval: queries = {retrieval.get('queries')}; retrievers {retrievers}"
             f" at depth {retrieval.get('depth')}; {retrieval.get('fusion')}; rerank: {retrieval.get('rerank', 'off')}"
         )
+    if run.get("evidence"):
+        lines.append(f"- evidence and labels: {run['evidence']}")
     if run.get("llm"):
         lines.append(f"- LLM: {run['llm']}")
     all_rows = rows(result)

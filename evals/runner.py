@@ -632,6 +632,13 @@ def run_info(opts: EvalOptions, settings: Any, claims: Sequence[Mapping[str, Any
                 else "off"
             ),
         },
+        "evidence": None
+        if opts.retrieval_only
+        else (
+            f"sentences of the top {settings.top_docs} abstracts, {settings.sentences_per_doc} per abstract; "
+            f"stance probability >= {settings.stance_min_prob or 'argmax'}; "
+            f"labelled abstracts: {settings.labelled_docs or 'all'} (strongest first)"
+        ),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
     }
 

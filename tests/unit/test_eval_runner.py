@@ -311,6 +311,7 @@ def _result() -> dict[str, Any]:
     rec = json.loads(json.dumps(record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)))
     m = full_metrics([rec], [GOLD_CLAIM], verifier_results=Path("/nonexistent.json"))
     run = {"split": "dev", "mode": "full", "claims": 1, "claims_evaluated": 1, "command": "claimtrace eval scifact"}
+    run["evidence"] = "sentences of the top 3 abstracts; labelled abstracts: 1 (strongest first)"
     return {"run": run, **m}
 
 
@@ -324,6 +325,7 @@ def test_table_and_markdown_show_values_baselines_and_anchors():
     assert "| Recall@5 | 1.000 | 1.000 | 1.000 | VerT5erini 0.894; BM25 0.847 | >= 0.95 |" in md
     assert "label only f1 | 0.800 | VerT5erini 0.651" in md
     assert "`claimtrace eval scifact`" in md
+    assert "- evidence and labels: sentences of the top 3 abstracts; labelled abstracts: 1" in md
     # a retrieval-only result has no abstract section
     ro = {**result, "abstract": {"label_only": {"precision": None, "recall": None, "f1": None}}}
     assert "Abstract level" not in report.markdown(ro)

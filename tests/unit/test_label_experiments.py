@@ -1,0 +1,20 @@
+"""The labelling experiment's replay helpers: queries rebuilt as decompose makes them, and the rule a run was
+made with read from its records (runs from before the rule existed labelled every abstract)."""
+
+from __future__ import annotations
+
+from evals.label_experiments import query_list, recorded_rule
+
+
+def test_replayed_queries_keep_decompose_kinds():
+    qs = query_list("C", ["C", "Q1?", "Q2?", "not C"])
+    kinds = [(q.text, q.kind) for q in qs]
+    assert kinds == [("C", "claim"), ("Q1?", "question"), ("Q2?", "question"), ("not C", "opposite")]
+    assert [(q.text, q.kind) for q in query_list("C", None)] == [("C", "claim")]
+
+
+def test_recorded_rule_reads_the_config_and_defaults_old_runs_to_label_everything():
+    old = {1: {"config": {"rerank": [10, 3, 0.6], "top_docs": 5}}}
+    assert recorded_rule(old) == (True, 5, 0.0, 0)
+    new = {7: {"config": {"rerank": [0, 3, 0.6], "top_docs": 3, "labels": [0.6, 1]}}}
+    assert recorded_rule(new) == (False, 3, 0.6, 1)
