@@ -52,6 +52,8 @@ def _fuse(u: Update) -> str:
 
 def _rerank(u: Update) -> str:
     rows = [c for c in u.get("candidates", []) if c.get("evidence_score") is not None][:MAX_ROWS]
+    if not rows:
+        return "Reranking is off (RERANK_TOP=0): the fused order is kept."
     return "Top abstracts after the verifier read their sentences closest to the claim:\n" + "\n".join(
         f"- doc {c['doc_id']} · evidence {c['evidence_score']:.2f} · RRF {c['score']:.4f}" for c in rows
     )

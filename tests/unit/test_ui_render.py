@@ -111,3 +111,7 @@ def test_step_markdown_from_node_updates():
     assert verify == "1. X causes Y [2]. → **contradicted** ([1] contradicts this sentence)"
     lists = step_markdown("retrieve", {"ranked_lists": {"bm25|q": ["1", "2"], "dense|q": ["2", "3"]}})
     assert lists.startswith("2 ranked list(s)") and "3 distinct abstract(s)" in lists
+    off = {"candidates": [{"doc_id": "1", "score": 0.2, "evidence_score": None}]}
+    assert step_markdown("rerank", off) == "Reranking is off (RERANK_TOP=0): the fused order is kept."
+    on = {"candidates": [{"doc_id": "1", "score": 0.2, "evidence_score": 0.91}]}
+    assert step_markdown("rerank", on).endswith("- doc 1 · evidence 0.91 · RRF 0.2000")
