@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.rerank_experiments import heldout_claims
-from evals.retrieval_experiments import experiment_header
+from evals.retrieval_experiments import experiment_header, write_experiment
 from evals.runner import RESULTS_DIR, load_claims, predictions_from_state, read_records
 from evals.scifact_metrics import abstract_metrics, sentence_metrics
 
@@ -171,11 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds_per_claim": seconds,
         "variants": variants,
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    name = f"label_experiments_{args.split}{'_' + args.name if args.name else ''}"
-    (args.out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
-    (args.out / f"{name}.md").write_text(markdown(res))
-    print(markdown(res))
+    write_experiment(args.out, f"label_experiments_{args.split}{'_' + args.name if args.name else ''}", res, markdown)
     return 0
 
 

@@ -15,7 +15,6 @@ evals/train_verifier.py, same seed and fraction), then reported once on DEV:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.nodes.rerank import evidence_scores
-from evals.retrieval_experiments import experiment_header
+from evals.retrieval_experiments import experiment_header, write_experiment
 from evals.retrieval_metrics import retrieval_report
 from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, load_claims
 from tools.search import reciprocal_rank_fusion, rerank_scores
@@ -102,11 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, runs in table.items()
         },
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    name = f"rerank_experiments_{args.split}"
-    (args.out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
-    (args.out / f"{name}.md").write_text(markdown(res))
-    print(markdown(res))
+    write_experiment(args.out, f"rerank_experiments_{args.split}", res, markdown)
     return 0
 
 

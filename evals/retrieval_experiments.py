@@ -15,7 +15,7 @@ import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -165,6 +165,16 @@ def experiment_header(
     }
 
 
+def write_experiment(
+    out: Path, name: str, res: Mapping[str, Any], markdown: Callable[[Mapping[str, Any]], str]
+) -> None:
+    """``out/<name>.json`` and ``.md``; the Markdown is printed too."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
+    (out / f"{name}.md").write_text(markdown(res))
+    print(markdown(res))
+
+
 def _per_claim(runs: Mapping[int, list[str]], qrels: Mapping[int, set[str]], k: int) -> dict[int, float]:
     return {q: recall_at_k(runs.get(q, []), rel, k) for q, rel in qrels.items() if rel}
 
@@ -287,11 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         "retrieval_seconds": round(time.perf_counter() - t0, 1),
         "variants": evaluate(claims, claim_lists, opp_lists, bm25_settings(index, [c["claim"] for c in claims])),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    name = f"retrieval_experiments_{args.split}"
-    (args.out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
-    (args.out / f"{name}.md").write_text(markdown(res))
-    print(markdown(res))
+    write_experiment(args.out, f"retrieval_experiments_{args.split}", res, markdown)
     return 0
 
 
