@@ -18,3 +18,14 @@ def test_recorded_rule_reads_the_config_and_defaults_old_runs_to_label_everythin
     assert recorded_rule(old) == (True, 5, 0.0, 0)
     new = {7: {"config": {"rerank": [0, 3, 0.6], "top_docs": 3, "labels": [0.6, 1]}}}
     assert recorded_rule(new) == (False, 3, 0.6, 1)
+
+
+def test_write_experiment_writes_json_and_markdown(tmp_path, capsys):
+    import json
+
+    from evals.retrieval_experiments import write_experiment
+
+    write_experiment(tmp_path / "out", "x", {"claims": 3}, lambda r: f"# {r['claims']} claims\n")
+    assert json.loads((tmp_path / "out" / "x.json").read_text()) == {"claims": 3}
+    assert (tmp_path / "out" / "x.md").read_text() == "# 3 claims\n"
+    assert capsys.readouterr().out == "# 3 claims\n\n"
