@@ -91,7 +91,13 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     if not candidates:
         return {"evidence": [], "assessments": []}
     results = deps.verifier.predict([(state["claim"], premise(ev)) for ev in candidates])
-    kept, assessments = judge_sources(candidates, results, deps.index.docs, judge_rule(deps.settings))
-    pruned = len(dict.fromkeys(ev.doc_id for ev in candidates)) - len(assessments)
-    notes = [f"assess: {pruned} retrieved abstract(s) had no sentence bearing on the claim"] if pruned else []
+    rule = judge_rule(deps.settings)
+    kept, assessments = judge_sources(candidates, results, deps.index.docs, rule)
+    bearing = {ev.doc_id for ev, res in zip(candidates, results, strict=True) if rule.bears(res)}
+    silent = len(dict.fromkeys(ev.doc_id for ev in candidates)) - len(bearing)
+    weaker = len(bearing) - len(assessments)
+    notes = [f"assess: {silent} retrieved abstract(s) had no sentence bearing on the claim"] if silent else []
+    if weaker:
+        limit = rule.labelled_docs
+        notes.append(f"assess: {weaker} abstract(s) with weaker evidence left unlabelled (LABELLED_DOCS={limit})")
     return {"evidence": kept, "assessments": assessments, "notes": notes}

@@ -170,7 +170,19 @@ def test_assess_prunes_irrelevant_and_labels_sources(make_deps):
     assert [(e.n, e.doc_id, e.stance) for e in out["evidence"]] == [(1, "101", "contradicts")]
     (a,) = out["assessments"]
     assert a.doc_id == "101" and a.label == "False" and a.score == pytest.approx(-0.85)
-    assert out["notes"] and "1 retrieved abstract" in out["notes"][0]
+    assert out["notes"] == ["assess: 1 retrieved abstract(s) had no sentence bearing on the claim"]
+
+
+def test_assess_notes_abstracts_left_unlabelled_by_the_limit(make_deps):
+    deps = make_deps([], verifier_rules={"not associated": "contradicts", "aldehyde": "supports"})
+    deps.settings = deps.settings.model_copy(update={"labelled_docs": 1})
+    evidence = [
+        ev(1, "101", "MMR vaccination was not associated with an increased risk of autism.", 3),
+        ev(2, "107", "Thimerosal contains an aldehyde group.", 0),
+    ]
+    out = assess({"claim": CLAIM, "evidence": evidence}, rt(deps))
+    assert len(out["assessments"]) == 1
+    assert out["notes"] == ["assess: 1 abstract(s) with weaker evidence left unlabelled (LABELLED_DOCS=1)"]
 
 
 def _res(ps: float, pc: float) -> VerifierResult:
