@@ -80,10 +80,8 @@ def rule_predictions(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: An
 
     keep = list(dict.fromkeys(ev.doc_id for ev in j.candidates))[:top_docs]
     pairs = [(ev, r) for ev, r in zip(j.candidates, j.results, strict=True) if ev.doc_id in keep]
-    kept, assessments = judge_sources(
-        [p[0] for p in pairs], [p[1] for p in pairs], docs, rule, weigh=lambda _doc: (1.0, {})
-    )
-    return predictions_from_state({"evidence": kept, "assessments": assessments})
+    out = judge_sources([p[0] for p in pairs], [p[1] for p in pairs], docs, rule, weigh=lambda _doc: (1.0, {}))
+    return predictions_from_state({"evidence": out.evidence, "assessments": out.assessments})
 
 
 def recorded_rule(records: Mapping[int, Mapping[str, Any]]) -> tuple[bool, int, float, int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from langgraph.runtime import Runtime
 
@@ -25,9 +25,9 @@ from tools.verifier import VerifierResult
 
 @dataclass(frozen=True)
 class JudgeRule:
-    sentences_per_doc: int = 2
-    stance_min_prob: float = 0.0  # 0: the verifier's argmax alone decides
-    labelled_docs: int = 0  # 0: no limit
+    sentences_per_doc: int
+    stance_min_prob: float  # 0: the verifier's argmax alone decides
+    labelled_docs: int  # 0: no limit
 
     def bears(self, res: VerifierResult) -> bool:
         return res.label != "nei" and max(res.p_supports, res.p_contradicts) >= self.stance_min_prob
@@ -38,14 +38,21 @@ def premise(ev: Evidence) -> str:
     return f"{ev.title}: {ev.sentence}"
 
 
+class Judgement(NamedTuple):
+    evidence: list[Evidence]  # kept, renumbered from 1
+    assessments: list[SourceAssessment]  # one per labelled abstract, in retrieval order
+    silent: int  # abstracts with no sentence bearing on the claim
+    unlabelled: int  # abstracts with bearing sentences left unlabelled by labelled_docs
+
+
 def judge_sources(
     candidates: Sequence[Evidence],
     results: Sequence[VerifierResult],
     docs: Mapping[str, Abstract],
     rule: JudgeRule,
     weigh: Callable[[Abstract], tuple[float, dict[str, Any]]] = reputation,
-) -> tuple[list[Evidence], list[SourceAssessment]]:
-    """The evidence kept (renumbered from 1) and one assessment per labelled abstract, in retrieval order."""
+) -> Judgement:
+    """Which evidence and abstracts keep a stance under ``rule``, and how many abstracts were left out and why."""
     by_doc: dict[str, list[tuple[Evidence, VerifierResult]]] = defaultdict(list)
     for ev, res in zip(candidates, results, strict=True):
         if rule.bears(res):
@@ -55,9 +62,10 @@ def judge_sources(
         strongest = sorted(judged, key=lambda d: judged[d][0][1].p_nei)[: rule.labelled_docs]
         judged = {d: judged[d] for d in strongest}
 
+    retrieved = list(dict.fromkeys(ev.doc_id for ev in candidates))  # retrieval order
     kept: list[Evidence] = []
     assessments: list[SourceAssessment] = []
-    for doc_id in dict.fromkeys(ev.doc_id for ev in candidates):  # retrieval order
+    for doc_id in retrieved:
         if doc_id not in judged:
             continue
         pairs = judged[doc_id]
@@ -77,7 +85,12 @@ def judge_sources(
                 f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f}).",
             )
         )
-    return [ev.model_copy(update={"n": i}) for i, ev in enumerate(kept, start=1)], assessments
+    return Judgement(
+        evidence=[ev.model_copy(update={"n": i}) for i, ev in enumerate(kept, start=1)],
+        assessments=assessments,
+        silent=len(retrieved) - len(by_doc),
+        unlabelled=len(by_doc) - len(judged),
+    )
 
 
 def judge_rule(settings: Any) -> JudgeRule:
@@ -92,12 +105,11 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         return {"evidence": [], "assessments": []}
     results = deps.verifier.predict([(state["claim"], premise(ev)) for ev in candidates])
     rule = judge_rule(deps.settings)
-    kept, assessments = judge_sources(candidates, results, deps.index.docs, rule)
-    bearing = {ev.doc_id for ev, res in zip(candidates, results, strict=True) if rule.bears(res)}
-    silent = len(dict.fromkeys(ev.doc_id for ev in candidates)) - len(bearing)
-    weaker = len(bearing) - len(assessments)
-    notes = [f"assess: {silent} retrieved abstract(s) had no sentence bearing on the claim"] if silent else []
-    if weaker:
-        limit = rule.labelled_docs
-        notes.append(f"assess: {weaker} abstract(s) with weaker evidence left unlabelled (LABELLED_DOCS={limit})")
-    return {"evidence": kept, "assessments": assessments, "notes": notes}
+    j = judge_sources(candidates, results, deps.index.docs, rule)
+    notes = [f"assess: {j.silent} retrieved abstract(s) had no sentence bearing on the claim"] if j.silent else []
+    if j.unlabelled:
+        notes.append(
+            f"assess: {j.unlabelled} abstract(s) with weaker evidence left unlabelled "
+            f"(LABELLED_DOCS={rule.labelled_docs})"
+        )
+    return {"evidence": j.evidence, "assessments": j.assessments, "notes": notes}

@@ -197,22 +197,25 @@ DOCS = {d: Abstract(doc_id=d, title="T", sentences=["s"]) for d in ("1", "2", "3
 def test_judge_stance_min_prob_drops_weak_stances_and_their_abstracts():
     cands = [ev(1, "1", "a"), ev(2, "2", "b"), ev(3, "2", "c", 1)]
     results = [_res(0.55, 0.05), _res(0.1, 0.85), _res(0.5, 0.1)]
-    kept, assessments = judge_sources(cands, results, DOCS, JudgeRule(2, 0.0, 0), weigh=lambda _d: (1.0, {}))
-    assert [a.doc_id for a in assessments] == ["1", "2"] and [e.n for e in kept] == [1, 2, 3]
-    kept, assessments = judge_sources(cands, results, DOCS, JudgeRule(2, 0.6, 0), weigh=lambda _d: (1.0, {}))
+    j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.0, 0), weigh=lambda _d: (1.0, {}))
+    assert [a.doc_id for a in j.assessments] == ["1", "2"] and [e.n for e in j.evidence] == [1, 2, 3]
+    assert (j.silent, j.unlabelled) == (0, 0)
+    j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.6, 0), weigh=lambda _d: (1.0, {}))
     # 0.55 and 0.5 fall below 0.6: only doc 2's contradicting sentence is left, renumbered [1]
-    assert [(e.n, e.doc_id, e.sentence) for e in kept] == [(1, "2", "b")]
-    (a,) = assessments
+    assert [(e.n, e.doc_id, e.sentence) for e in j.evidence] == [(1, "2", "b")]
+    assert (j.silent, j.unlabelled) == (1, 0)
+    (a,) = j.assessments
     assert a.doc_id == "2" and a.score == pytest.approx(-0.75) and a.label == "Mostly False"
 
 
 def test_judge_labelled_docs_keeps_the_strongest_abstracts_in_retrieval_order():
     cands = [ev(1, "1", "a"), ev(2, "2", "b"), ev(3, "3", "c")]
     results = [_res(0.6, 0.1), _res(0.05, 0.9), _res(0.8, 0.0)]
-    kept, assessments = judge_sources(cands, results, DOCS, JudgeRule(2, 0.0, 2), weigh=lambda _d: (1.0, {}))
+    j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.0, 2), weigh=lambda _d: (1.0, {}))
     # the strongest two are doc 2 (p_nei 0.05) and doc 3 (0.2); doc 1 (0.3) loses its label; order stays 2, 3
-    assert [a.doc_id for a in assessments] == ["2", "3"]
-    assert [(e.n, e.doc_id) for e in kept] == [(1, "2"), (2, "3")]
+    assert [a.doc_id for a in j.assessments] == ["2", "3"]
+    assert [(e.n, e.doc_id) for e in j.evidence] == [(1, "2"), (2, "3")]
+    assert (j.silent, j.unlabelled) == (0, 1)
 
 
 def test_verdict_weighted_and_unweighted():
