@@ -32,7 +32,9 @@ cited abstract (expected nei).
 
 Current recipe (one command; trial runs should add ``--out <scratch> --results-dir <scratch>`` so the committed
 artifact and results are not overwritten):
-    python evals/train_verifier.py --epochs 4 --seed 13 --negation-aug
+    python evals/train_verifier.py --epochs 6 --seed 13 --negation-aug \
+        --climate-fever ../shared/data/climate_fever/climate-fever.jsonl --threads 2
+``--pubmedqa`` was tried on top of it (v4) and lowered dev macro-F1 0.548 -> 0.502; see the model card's history.
 """
 
 from __future__ import annotations
@@ -364,6 +366,27 @@ def load_climate_fever(path: Path) -> list[Example]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Extra stance data (--pubmedqa): PubMedQA PQA-L, 1,000 expert-labelled biomedical yes/no/maybe questions. The
+# question (verbatim: turning titles such as "Optimism and survival: does an optimistic outlook predict ...?" into
+# claims needs a parser this project does not ship) is the hypothesis, the abstract's conclusion (LONG_ANSWER) the
+# premise; yes -> supports, no -> contradicts, maybe is dropped (mixed evidence, not "no information"). The point is
+# real premise-side negation in abstract language ("did not improve", "no significant difference"), which claim-side
+# augmentation does not teach. Allowed extra material (not held out); no title prefix, PubMedQA has no other title.
+# ---------------------------------------------------------------------------------------------------------------
+PQ_LABELS = {"yes": 0, "no": 1}
+
+
+def load_pubmedqa(path: Path) -> list[Example]:
+    """(question, conclusion) pairs of PubMedQA PQA-L answered yes or no."""
+    out: list[Example] = []
+    for r in json.loads(path.read_text()).values():
+        lab = PQ_LABELS.get(r["final_decision"])
+        if lab is not None and len(r["LONG_ANSWER"].strip()) >= MIN_SENT_CHARS:
+            out.append(Example(r["QUESTION"].strip(), [r["LONG_ANSWER"].strip()], lab))
+    return out
+
+
 def sample_per_label(pool: list[Example], quota: Sequence[int], rng: random.Random) -> list[Example]:
     """Up to quota[label] examples of each label, drawn without replacement."""
     out: list[Example] = []
@@ -464,10 +487,16 @@ def train(
         extra = load_climate_fever(args.climate_fever)
         print(f"[{tag}] CLIMATE-FEVER pool {len(extra)} pairs {dict(Counter(e.label for e in extra))}", flush=True)
 
+    pq: list[Example] = []
+    if args.pubmedqa:
+        pq = load_pubmedqa(args.pubmedqa)
+        print(f"[{tag}] PubMedQA pool {len(pq)} pairs {dict(Counter(e.label for e in pq))}", flush=True)
+
     def epoch_examples(ep: int) -> list[Example]:
         ep_rng = random.Random(args.seed + ep - 1)
         cf = sample_per_label(extra, args.cf_per_epoch, ep_rng) if extra else []
-        return make_epoch_examples(claims, corpus, bm25_top, ep_rng) + aug + cf
+        pqa = sample_per_label(pq, args.pq_per_epoch, ep_rng) if pq else []
+        return make_epoch_examples(claims, corpus, bm25_top, ep_rng) + aug + cf + pqa
 
     first = epoch_examples(1)
     counts = Counter(e.label for e in first)
@@ -621,6 +650,20 @@ def main() -> None:
         help="CLIMATE-FEVER pairs drawn per epoch for each label (resampled every epoch)",
     )
     ap.add_argument(
+        "--pubmedqa",
+        type=Path,
+        default=None,
+        help="PubMedQA ori_pqal.json: add (question, conclusion) pairs answered yes/no as extra stance examples",
+    )
+    ap.add_argument(
+        "--pq-per-epoch",
+        type=int,
+        nargs=2,
+        default=[400, 300],
+        metavar=("YES", "NO"),
+        help="PubMedQA pairs drawn per epoch for yes (supports) and no (contradicts)",
+    )
+    ap.add_argument(
         "--results-dir",
         type=Path,
         default=REPO_ROOT / "evals" / "results",
@@ -662,6 +705,7 @@ def main() -> None:
             "epochs": best_epoch,
             "negation_aug": bool(args.negation_aug),
             "climate_fever_per_epoch": args.cf_per_epoch if args.climate_fever else None,
+            "pubmedqa_per_epoch": args.pq_per_epoch if args.pubmedqa else None,
             "trained_on": "SciFact train (all claims)"
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
