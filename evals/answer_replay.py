@@ -1,0 +1,155 @@
+"""Answer prompts compared without re-running retrieval: the answer and verify nodes replayed on the evidence a
+full run recorded, with the prompts as they are now. One LLM call per claim instead of two, no decompose.
+
+The evidence of each record (numbered sentences with their verifier stance) and its verdict label are rebuilt from
+the predictions file and the index; the embedded LLM answers at temperature 0, so with unchanged prompts the
+replay gives the recorded answer back ("unchanged answers" in the report says how many). Reported beside the
+recorded run, on the same claims: citation validity (citations the model wrote that name real evidence),
+attributable rate (answer sentences the verifier finds supported), flagged sentences.
+
+    python -m evals.answer_replay --replay evals/results/scifact_dev_full.predictions.jsonl --every 6 --name X
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals.retrieval_experiments import experiment_header, write_experiment
+from evals.runner import RESULTS_DIR, read_records
+
+
+def faithfulness(sentences: Sequence[Mapping[str, Any]], claims: int) -> dict[str, Any]:
+    """The eval's faithfulness figures for a list of answer sentences (dicts as in the predictions file)."""
+    valid = sum(len(s["citations"]) for s in sentences)
+    written = valid + sum(len(s["invalid_citations"]) for s in sentences)
+    n = len(sentences)
+    return {
+        "claims": claims,
+        "sentences": n,
+        "citation_validity": round(valid / written, 4) if written else None,
+        "invalid_citations": written - valid,
+        "attributable_rate": round(sum(s["status"] == "supported" for s in sentences) / n, 4) if n else None,
+        "flagged": sum(bool(s["flagged"]) for s in sentences),
+    }
+
+
+def rebuild_state(record: Mapping[str, Any], docs: Mapping[str, Any]) -> dict[str, Any]:
+    """The state the answer node saw: claim, numbered evidence (title and sentence from the index), verdict."""
+    from agent.state import Evidence, Verdict
+
+    evidence = []
+    for e in record["evidence"]:
+        doc = docs[e["doc_id"]]
+        evidence.append(
+            Evidence(
+                n=e["n"],
+                doc_id=e["doc_id"],
+                title=doc.title,
+                sentence=doc.sentences[e["sentence_index"]],
+                sentence_index=e["sentence_index"],
+                year=doc.year,
+                stance=e["stance"],
+            )
+        )
+    verdict = Verdict(label=record["verdict"], score=0.0, unweighted_score=0.0)
+    return {"claim": record["claim"], "evidence": evidence, "verdict": verdict}
+
+
+def replay_answer(state: dict[str, Any], deps: Any) -> list[dict[str, Any]]:
+    """Answer sentences of the answer + verify nodes on ``state``, as the predictions file records them."""
+    from langgraph.runtime import Runtime
+
+    from agent.nodes.answer import answer
+    from agent.nodes.verify import verify
+
+    runtime = Runtime(context=deps)
+    state = {**state, **answer(state, runtime)}
+    state = {**state, **verify(state, runtime)}
+    return [
+        {
+            "text": s.text,
+            "citations": s.citations,
+            "invalid_citations": s.invalid_citations,
+            "status": s.status,
+            "flagged": s.flagged,
+        }
+        for s in state["sentences"]
+    ]
+
+
+def pick(records: Sequence[Mapping[str, Any]], every: int, with_invalid: bool) -> list[Mapping[str, Any]]:
+    """Records with evidence: every ``every``-th, plus (``with_invalid``) each one whose answer had an invalid
+    citation, in file order."""
+    answered = [r for r in records if r["evidence"]]
+    keep = {id(r) for r in answered[::every]}
+    if with_invalid:
+        keep |= {id(r) for r in answered if any(s["invalid_citations"] for s in r["sentences"])}
+    return [r for r in answered if id(r) in keep]
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    rows = [("recorded run", res["recorded"]), ("replayed, current prompts", res["replayed"])]
+    lines = [
+        f"# Answer prompts replayed on recorded evidence ({res['claims']} claims)",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}.",
+        "",
+        f"Replayed `{res['replay']}`. Unchanged answers: {res['unchanged_answers']} of {res['claims']}. "
+        f"Seconds per claim (answer + verify): {res['seconds_per_claim']}.",
+        "",
+        "| answers | sentences | citation validity | invalid citations | attributable rate | flagged |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, f in rows:
+        lines.append(
+            f"| {name} | {f['sentences']} | {f['citation_validity']} | {f['invalid_citations']} | "
+            f"{f['attributable_rate']} | {f['flagged']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--replay", type=Path, required=True, help="full-run predictions file")
+    p.add_argument("--every", type=int, default=6, help="replay every N-th claim that has evidence")
+    p.add_argument("--no-invalid", action="store_true", help="do not add the claims whose answer cited wrongly")
+    p.add_argument("--name", default="answer_replay")
+    p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = p.parse_args(argv)
+
+    from agent.service import load_deps
+    from agent.settings import get_settings
+
+    records = pick(read_records(args.replay), args.every, not args.no_invalid)
+    deps = load_deps(get_settings())
+    t0 = time.perf_counter()
+    replayed = [replay_answer(rebuild_state(r, deps.index.docs), deps) for r in records]
+    seconds = (time.perf_counter() - t0) / max(1, len(records))
+    recorded = [r["sentences"] for r in records]
+    header = experiment_header("evals.answer_replay", argv, "dev", [])
+    del header["claims_with_evidence"]
+    res = {
+        **header,
+        "claims": len(records),
+        "replay": str(args.replay),
+        "ids": [r["id"] for r in records],
+        "unchanged_answers": sum(
+            [s["text"] for s in a] == [s["text"] for s in b] for a, b in zip(recorded, replayed, strict=True)
+        ),
+        "seconds_per_claim": round(seconds, 1),
+        "recorded": faithfulness([s for ss in recorded for s in ss], len(records)),
+        "replayed": faithfulness([s for ss in replayed for s in ss], len(records)),
+        "answers": [
+            {"id": r["id"], "recorded": [s["text"] for s in a], "replayed": [s["text"] for s in b]}
+            for r, a, b in zip(records, recorded, replayed, strict=True)
+        ],
+    }
+    write_experiment(args.out, args.name, res, markdown)
+
+
+if __name__ == "__main__":
+    main()
