@@ -54,6 +54,7 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             "answer",
             claim=state["claim"],
             evidence=evidence_block(evidence),
+            numbers=", ".join(f"[{ev.n}]" for ev in evidence),
             verdict=verdict.label if verdict else "unknown",
         ),
         max_tokens=300,

@@ -260,7 +260,7 @@ def test_answer_keeps_only_existing_citations(make_deps):
     assert (s2.citations, s2.invalid_citations) == ([1], [7])
     assert (s3.citations, s3.invalid_citations) == ([], [9])
     prompt = str(deps.llm.calls[0][-1].content)
-    assert "Generally refuted" in prompt and "[1]" in prompt
+    assert "Generally refuted" in prompt and "these numbers and no others: [1]." in prompt
 
 
 def test_answer_without_evidence_makes_no_llm_call(make_deps):
