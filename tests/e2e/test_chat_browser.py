@@ -43,14 +43,22 @@ def log_in(page: Any, url: str) -> None:
     page.locator("#chat-input").wait_for(timeout=60_000)
 
 
-def send(page: Any, text: str) -> None:
+def send(page: Any, text: str, tries: int = 3) -> None:
     """Type and send as a person does: once the send button is enabled (Chainlit disables it while the socket is not
-    connected or a turn is running, and then ignores Enter); the box empties when the message is taken."""
+    connected or a turn is running, and then ignores Enter); the box empties when the message is taken. Right after
+    login Chainlit once dropped the Enter although the button was enabled (CI, 2026-11-22): the text stays in the box,
+    nothing was sent, so Enter is pressed again, as a person would."""
     box = page.locator("#chat-input")
     box.fill(text)
-    page.locator("#chat-submit:not([disabled])").wait_for(timeout=60_000)
-    box.press("Enter")
-    expect(box).to_have_value("", timeout=10_000)
+    for attempt in range(1, tries + 1):
+        page.locator("#chat-submit:not([disabled])").wait_for(timeout=60_000)
+        box.press("Enter")
+        try:
+            expect(box).to_have_value("", timeout=10_000)
+            return
+        except AssertionError:
+            if attempt == tries:
+                raise
 
 
 def answer_text(page: Any) -> str:
