@@ -19,20 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from evals.retrieval_experiments import experiment_header, write_experiment
-from evals.runner import RESULTS_DIR, read_records
+from evals.runner import RESULTS_DIR, faithfulness_metrics, read_records, sentence_records
 
 
 def faithfulness(sentences: Sequence[Mapping[str, Any]], claims: int) -> dict[str, Any]:
-    """The eval's faithfulness figures for a list of answer sentences (dicts as in the predictions file)."""
-    valid = sum(len(s["citations"]) for s in sentences)
-    written = valid + sum(len(s["invalid_citations"]) for s in sentences)
-    n = len(sentences)
+    """The eval's faithfulness figures for a list of answer sentences (dicts as in the predictions file), with the
+    counts behind them."""
+    rates = {k: None if v is None else round(v, 4) for k, v in faithfulness_metrics(sentences).items()}
     return {
         "claims": claims,
-        "sentences": n,
-        "citation_validity": round(valid / written, 4) if written else None,
-        "invalid_citations": written - valid,
-        "attributable_rate": round(sum(s["status"] == "supported" for s in sentences) / n, 4) if n else None,
+        "sentences": len(sentences),
+        "citation_validity": rates["citation_validity"],
+        "invalid_citations": sum(len(s["invalid_citations"]) for s in sentences),
+        "attributable_rate": rates["attributable_rate"],
         "flagged": sum(bool(s["flagged"]) for s in sentences),
     }
 
@@ -69,16 +68,7 @@ def replay_answer(state: dict[str, Any], deps: Any) -> list[dict[str, Any]]:
     runtime = Runtime(context=deps)
     state = {**state, **answer(state, runtime)}
     state = {**state, **verify(state, runtime)}
-    return [
-        {
-            "text": s.text,
-            "citations": s.citations,
-            "invalid_citations": s.invalid_citations,
-            "status": s.status,
-            "flagged": s.flagged,
-        }
-        for s in state["sentences"]
-    ]
+    return sentence_records(state["sentences"])
 
 
 def pick(records: Sequence[Mapping[str, Any]], every: int, with_invalid: bool) -> list[Mapping[str, Any]]:

@@ -197,19 +197,24 @@ def record_from_state(
             {"n": ev.n, "doc_id": ev.doc_id, "sentence_index": ev.sentence_index, "stance": ev.stance}
             for ev in state.get("evidence", [])
         ],
-        "sentences": [
-            {
-                "text": s.text,
-                "citations": s.citations,
-                "invalid_citations": s.invalid_citations,
-                "status": s.status,
-                "flagged": s.flagged,
-            }
-            for s in state.get("sentences", [])
-        ],
+        "sentences": sentence_records(state.get("sentences", [])),
         "verdict": verdict.label if verdict else None,
         "timings": state.get("timings", {}),
     }
+
+
+def sentence_records(sentences: Sequence[Any]) -> list[dict[str, Any]]:
+    """Answer sentences as the predictions file keeps them."""
+    return [
+        {
+            "text": s.text,
+            "citations": s.citations,
+            "invalid_citations": s.invalid_citations,
+            "status": s.status,
+            "flagged": s.flagged,
+        }
+        for s in sentences
+    ]
 
 
 # --- metrics from records -----------------------------------------------------------------------------------
@@ -238,6 +243,17 @@ def flag_counts(record: Mapping[str, Any], claim: Mapping[str, Any]) -> tuple[in
 
 def _ratio(num: float, denom: float) -> float | None:
     return num / denom if denom else None
+
+
+def faithfulness_metrics(sentences: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """citation_validity: valid citations / all the model wrote (before invalid ones were stripped);
+    attributable_rate: sentences the verifier finds supported / all answer sentences."""
+    valid = sum(len(s["citations"]) for s in sentences)
+    written = valid + sum(len(s["invalid_citations"]) for s in sentences)
+    return {
+        "citation_validity": _ratio(valid, written),
+        "attributable_rate": _ratio(sum(s["status"] == "supported" for s in sentences), len(sentences)),
+    }
 
 
 def _prf(p: PRF) -> dict[str, float]:
@@ -295,8 +311,6 @@ def full_metrics(
     }
     recs = [by_id[int(c["id"])] for c in claims]
     sentences = [s for r in recs for s in r["sentences"]]
-    valid = sum(len(s["citations"]) for s in sentences)
-    written = valid + sum(len(s["invalid_citations"]) for s in sentences)
     counts = [flag_counts(by_id[int(c["id"])], c) for c in claims]
     both, flagged, should = (sum(x[k] for x in counts) for k in range(3))
     abstract = abstract_metrics(claims, preds) if claims else None
@@ -310,10 +324,7 @@ def full_metrics(
             "flag_precision": _ratio(both, flagged),
             "flag_recall": _ratio(both, should),
         },
-        "faithfulness": {
-            "citation_validity": _ratio(valid, written),
-            "attributable_rate": _ratio(sum(s["status"] == "supported" for s in sentences), len(sentences)),
-        },
+        "faithfulness": faithfulness_metrics(sentences),
         "cost": _cost(recs),
     }
 
