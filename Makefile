@@ -51,6 +51,7 @@ unit: $(DEPS)
 lint: $(DEPS)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy agent tools evals ui prompts
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	$(PY) -m evals.bench_ask --out evals/results

@@ -22,13 +22,13 @@ async def open_checkpointer(settings: Settings) -> Any:
     """An async LangGraph checkpointer (AsyncSqliteSaver or AsyncPostgresSaver), set up and ready.
 
     Close it with `await close_checkpointer(saver)`."""
-    if settings.checkpoint_url:
-        return await _postgres(settings.checkpoint_url)
+    if settings.stores.checkpoint_url:
+        return await _postgres(settings.stores.checkpoint_url)
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    conn = await aiosqlite.connect(str(settings.data_dir / SQLITE_NAME))
+    settings.stores.data_dir.mkdir(parents=True, exist_ok=True)
+    conn = await aiosqlite.connect(str(settings.stores.data_dir / SQLITE_NAME))
     saver = AsyncSqliteSaver(conn)
     await saver.setup()
     return saver

@@ -1,4 +1,4 @@
-"""User feedback on verification (seed: Verif.ai): "this flag is wrong" / "this sentence is unsupported".
+"""User feedback on verification (as in Verif.ai): "this flag is wrong" / "this sentence is unsupported".
 
 Each record keeps what a retraining run needs: the claim, the answer sentence, its cited sources (sentence and
 context) and the verifier's status and score. Stored in SQLite in DATA_DIR; exported as JSONL."""
@@ -13,7 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.result import CheckResult
+
 Kind = Literal["flag_wrong", "unsupported"]
+VERIFIER_FIELDS = {"status", "flagged", "score", "reason", "attribution"}
+SOURCE_FIELDS = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "stance", "url", "year"}
 DB_NAME = "feedback.sqlite"
 SCHEMA = """CREATE TABLE IF NOT EXISTS feedback (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -41,38 +45,24 @@ def _connect(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-def feedback_record(result: dict[str, Any], sentence: int, kind: Kind) -> dict[str, Any]:
-    """What is stored for answer sentence `sentence` (1-based) of a check result (agent.service.to_json)."""
-    s = result["sentences"][sentence - 1]
-    by_n = {src["n"]: src for src in result["sources"]}
-    cited = [by_n[n] for n in s["citations"] if n in by_n]
+def feedback_record(result: CheckResult, sentence: int, kind: Kind) -> dict[str, Any]:
+    """What is stored for answer sentence `sentence` (1-based) of a check result."""
+    s = result.sentences[sentence - 1]
     return {
         "kind": kind,
-        "claim": result["claim"],
+        "claim": result.claim,
         "sentence_index": sentence,
-        "sentence": s["text"],
-        "citations": s["citations"],
-        "verifier": {
-            "status": s["status"],
-            "flagged": s["flagged"],
-            "score": s["score"],
-            "reason": s["reason"],
-            "attribution": s["attribution"],
-        },
-        "sources": [
-            {
-                k: src.get(k)
-                for k in ("n", "doc_id", "title", "sentence", "sentence_index", "context", "stance", "url", "year")
-            }
-            for src in cited
-        ],
-        "verdict": result.get("verdict"),
+        "sentence": s.text,
+        "citations": s.citations,
+        "verifier": s.model_dump(mode="json", include=VERIFIER_FIELDS),
+        "sources": [src.model_dump(mode="json", include=SOURCE_FIELDS) for src in result.cited_sources(s)],
+        "verdict": result.verdict.model_dump(mode="json") if result.verdict else None,
     }
 
 
-def record_feedback(data_dir: Path, thread_id: str, result: dict[str, Any], sentence: int, kind: Kind) -> int:
+def record_feedback(data_dir: Path, thread_id: str, result: CheckResult, sentence: int, kind: Kind) -> int:
     """Store one piece of feedback; returns its id. Raises IndexError for a sentence the answer does not have."""
-    if not 1 <= sentence <= len(result["sentences"]):
+    if not 1 <= sentence <= len(result.sentences):
         raise IndexError(f"the answer has no sentence {sentence}")
     record = feedback_record(result, sentence, kind)
     with _connect(db_path(data_dir)) as conn:

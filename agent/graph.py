@@ -4,6 +4,9 @@ decompose -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess 
 
 The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict and
 never decides it; the answer's sentences are then checked against what they cite.
+
+`build_graph(first, last)` compiles any contiguous span of the pipeline with the same edges: the stages of
+agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans.
 """
 
 from __future__ import annotations
@@ -36,14 +39,22 @@ PIPELINE = [
     ("answer", answer),
     ("verify", verify),
 ]
+NODE_NAMES = [name for name, _ in PIPELINE]
 
 
-def build_graph(checkpointer: Any = None) -> Any:
+def build_graph(checkpointer: Any = None, first: str = "decompose", last: str = "verify") -> Any:
+    """The pipeline from node `first` to node `last` (both included), compiled. Raises ValueError for a name
+    that is not a node or a span that runs backwards."""
+    start, end = NODE_NAMES.index(first), NODE_NAMES.index(last)
+    if start > end:
+        raise ValueError(f"{first!r} comes after {last!r} in the pipeline")
+    span = PIPELINE[start : end + 1]
     builder = StateGraph(ClaimState, context_schema=Deps)
-    for name, node in PIPELINE:
+    for name, node in span:
         builder.add_node(name, node)
-    builder.add_edge(START, PIPELINE[0][0])
-    for (a, _), (b, _) in zip(PIPELINE, PIPELINE[1:], strict=False):
+    builder.add_edge(START, span[0][0])
+    for (a, _), (b, _) in zip(span, span[1:], strict=False):
         builder.add_edge(a, b)
-    builder.add_edge(PIPELINE[-1][0], END)
-    return builder.compile(checkpointer=checkpointer, name="claimtrace")
+    builder.add_edge(span[-1][0], END)
+    name = "claimtrace" if (first, last) == (NODE_NAMES[0], NODE_NAMES[-1]) else f"claimtrace:{first}-{last}"
+    return builder.compile(checkpointer=checkpointer, name=name)

@@ -20,6 +20,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from agent.settings import Settings
+from tools.config import secret
 from tools.files import sha256_file
 
 log = logging.getLogger(__name__)
@@ -97,9 +98,9 @@ class EmbeddedServer:
     def get(cls, settings: Settings) -> EmbeddedServer:
         with cls._lock:
             if cls._instance is None:
-                path = ensure_gguf(settings.model_dir)
+                path = ensure_gguf(settings.stores.model_dir)
                 try:
-                    cls._instance = EmbeddedServer(path, settings.embedded_ctx, settings.embedded_threads)
+                    cls._instance = EmbeddedServer(path, settings.llm.embedded_ctx, settings.llm.embedded_threads)
                 except Exception as e:  # the native server reports start-up failures as plain exceptions
                     raise LLMUnavailableError(f"the embedded LLM could not start: {e}") from e
                 atexit.register(cls.stop)
@@ -114,13 +115,13 @@ class EmbeddedServer:
 
 
 def make_chat_model(settings: Settings) -> BaseChatModel:
-    provider = settings.resolved_provider()
+    provider = settings.llm.resolved_provider()
     if provider == "scripted":
         from agent.scripted import ScriptedChatModel
 
-        if settings.llm_script is None:
+        if settings.llm.script is None:
             raise LLMUnavailableError("LLM_PROVIDER=scripted needs LLM_SCRIPT (a JSON script file)")
-        return ScriptedChatModel.from_file(settings.llm_script)
+        return ScriptedChatModel.from_file(settings.llm.script)
 
     from langchain_openai import ChatOpenAI
 
@@ -131,16 +132,16 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
             api_key="embedded",
             model="qwen2.5-coder-1.5b-instruct",
             temperature=0,
-            timeout=settings.llm_timeout,
-            max_retries=settings.llm_max_retries,
+            timeout=settings.llm.timeout,
+            max_retries=settings.llm.max_retries,
         )
     if provider == "openai":
         return ChatOpenAI(
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key or "none",
-            model=settings.llm_model,
+            base_url=settings.llm.base_url,
+            api_key=secret(settings.llm.api_key) or "none",
+            model=settings.llm.model,
             temperature=0,
-            timeout=settings.llm_timeout,
-            max_retries=settings.llm_max_retries,
+            timeout=settings.llm.timeout,
+            max_retries=settings.llm.max_retries,
         )
     raise LLMUnavailableError(f"unknown LLM_PROVIDER {provider!r} (auto, openai, embedded or scripted)")

@@ -1,4 +1,4 @@
-"""Labels and scores in one place (seed 000): the 7-grade local scale, source reputation, the global verdict
+"""Labels and scores in one place (FRSC): the 7-grade local scale, source reputation, the global verdict
 thresholds, and the mapping to SciFact labels."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def grade(score: float) -> str:
 
 
 def global_label(score: float) -> str:
-    """FRSC global label of a weighted mean score (seed 000 thresholds)."""
+    """FRSC global label of a weighted mean score (FRSC's thresholds)."""
     if score >= 0.66:
         return SUPPORTED
     if score <= -0.66:

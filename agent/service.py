@@ -1,4 +1,4 @@
-"""Checking one claim end to end: input rules, wiring of the dependencies, and the JSON contract (DESIGN.md §4)."""
+"""Checking one claim end to end: input rules, wiring of the dependencies, and the run itself."""
 
 from __future__ import annotations
 
@@ -39,61 +39,14 @@ def load_deps(settings: Settings) -> Deps:
     from tools.index import CorpusIndex
     from tools.verifier import get_verifier
 
-    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     return Deps(settings=settings, llm=make_chat_model(settings), index=index, verifier=get_verifier())
 
 
 def run_claim(claim: str, deps: Deps, graph: Any = None) -> ClaimState:
+    """The final state of the claim graph; `CheckResult.from_state` turns it into the result."""
     graph = graph or build_graph()
     t0 = time.perf_counter()
     state: ClaimState = graph.invoke({"claim": claim}, context=deps)
     state["timings"] = {**state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
     return state
-
-
-def to_json(state: ClaimState) -> dict[str, Any]:
-    """The `claimtrace ask --json` object."""
-    labels = {a.doc_id: a for a in state.get("assessments", [])}
-    usage = state.get("usage")
-    verdict = state.get("verdict")
-    return {
-        "claim": state["claim"],
-        "queries": [q.text for q in state.get("queries", [])],
-        "answer": state.get("answer", ""),
-        "sentences": [
-            {
-                "text": s.text,
-                "citations": s.citations,
-                "status": s.status,
-                "flagged": s.flagged,
-                "score": s.score,
-                "reason": s.reason,
-                "invalid_citations": s.invalid_citations,
-                "attribution": [a.model_dump() for a in s.attribution],
-            }
-            for s in state.get("sentences", [])
-        ],
-        "sources": [
-            {
-                "n": ev.n,
-                "doc_id": ev.doc_id,
-                "title": ev.title,
-                "sentence": ev.sentence,
-                "sentence_index": ev.sentence_index,
-                "context": ev.context,
-                "neighbours": ev.neighbours,
-                "url": ev.url,
-                "year": ev.year,
-                "stance": ev.stance,
-                "label": labels[ev.doc_id].label if ev.doc_id in labels else None,
-                "reputation": labels[ev.doc_id].reputation if ev.doc_id in labels else None,
-                "reputation_inputs": labels[ev.doc_id].reputation_inputs if ev.doc_id in labels else {},
-            }
-            for ev in state.get("evidence", [])
-        ],
-        "assessments": [a.model_dump() for a in state.get("assessments", [])],
-        "verdict": verdict.model_dump() if verdict else None,
-        "llm": (usage.model_dump() if usage else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}),
-        "timings": state.get("timings", {}),
-        "notes": state.get("notes", []),
-    }

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from agent.settings import Settings
+
+if TYPE_CHECKING:  # the protocols only name these types; importing them loads torch and Chroma
+    import numpy as np
+
+    from tools.corpus import Abstract
+    from tools.index import Hit
+    from tools.verifier import VerifierResult
 
 QueryKind = Literal["claim", "question", "opposite"]
 Status = Literal["supported", "contradicted", "unsupported", "uncited"]
@@ -42,9 +50,7 @@ class Evidence(BaseModel):
     neighbours: list[str] = Field(default_factory=list)
     url: str | None = None
     year: int | None = None
-    relevance: float = 0.0
     stance: Literal["supports", "contradicts", "nei"] = "nei"
-    stance_score: float = 0.0
 
 
 class SourceAssessment(BaseModel):
@@ -118,11 +124,35 @@ class ClaimState(TypedDict, total=False):
     timings: Annotated[dict[str, float], _merge]
 
 
+class SearchIndex(Protocol):
+    """What the nodes use of the local index (tools.index.CorpusIndex)."""
+
+    docs: dict[str, Abstract]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def bm25(self, query: str, k: int) -> list[Hit]: ...
+
+    def dense_sentences(self, query_vec: np.ndarray, k: int) -> list[Hit]: ...
+
+    def sentence_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def find_doc(self, doi: str | None, pmid: str | None) -> str | None: ...
+
+    def add_abstracts(self, docs: Sequence[Abstract]) -> list[str]: ...
+
+
+class StanceJudge(Protocol):
+    """What the nodes use of the stance verifier (tools.verifier.Verifier)."""
+
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]: ...
+
+
 @dataclass
 class Deps:
     """What nodes need besides the state: injected, so tests can swap each part."""
 
     settings: Settings
     llm: BaseChatModel
-    index: Any  # tools.index.CorpusIndex or anything with the same methods
-    verifier: Any  # tools.verifier.Verifier or anything with `predict`
+    index: SearchIndex
+    verifier: StanceJudge

@@ -1,8 +1,8 @@
-"""Answer prompts compared without re-running retrieval: the answer and verify nodes replayed on the evidence a
-full run recorded, with the prompts as they are now. One LLM call per claim instead of two, no decompose.
+"""Answer prompts compared without re-running retrieval: the answer stage (answer -> verify) replayed on the
+evidence a full run recorded, with the prompts as they are now. One LLM call per claim instead of two, no decompose.
 
-The evidence of each record (numbered sentences with their verifier stance) and its verdict label are rebuilt from
-the predictions file and the index; the embedded LLM answers at temperature 0, so with unchanged prompts the
+Each record's result holds the evidence (numbered sentences with their context and verifier stance) and the
+verdict the answer node saw; the embedded LLM answers at temperature 0, so with unchanged prompts the
 replay gives the recorded answer back ("unchanged answers" in the report says how many). Reported beside the
 recorded run, on the same claims: citation validity (citations the model wrote that name real evidence),
 attributable rate (answer sentences the verifier finds supported), flagged sentences.
@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.retrieval_experiments import experiment_header, write_experiment
-from evals.runner import RESULTS_DIR, faithfulness_metrics, read_records, sentence_records
+from evals.experiments import experiment_header, write_experiment
+from evals.scifact.data import RESULTS_DIR
+from evals.scifact.metrics import faithfulness_metrics
+from evals.scifact.records import read_records
 
 
 def faithfulness(sentences: Sequence[Mapping[str, Any]], claims: int) -> dict[str, Any]:
@@ -36,48 +38,26 @@ def faithfulness(sentences: Sequence[Mapping[str, Any]], claims: int) -> dict[st
     }
 
 
-def rebuild_state(record: Mapping[str, Any], docs: Mapping[str, Any]) -> dict[str, Any]:
-    """The state the answer node saw: claim, numbered evidence (title and sentence from the index), verdict."""
-    from agent.state import Evidence, Verdict
+def replay_answer(record: Mapping[str, Any], deps: Any) -> list[dict[str, Any]]:
+    """Answer sentences of the answer stage on the record's evidence and verdict, as a result holds them."""
+    from agent import stages
+    from agent.result import CheckResult
+    from agent.state import ClaimState
 
-    evidence = []
-    for e in record["evidence"]:
-        doc = docs[e["doc_id"]]
-        evidence.append(
-            Evidence(
-                n=e["n"],
-                doc_id=e["doc_id"],
-                title=doc.title,
-                sentence=doc.sentences[e["sentence_index"]],
-                sentence_index=e["sentence_index"],
-                year=doc.year,
-                stance=e["stance"],
-            )
-        )
-    verdict = Verdict(label=record["verdict"], score=0.0, unweighted_score=0.0)
-    return {"claim": record["claim"], "evidence": evidence, "verdict": verdict}
-
-
-def replay_answer(state: dict[str, Any], deps: Any) -> list[dict[str, Any]]:
-    """Answer sentences of the answer + verify nodes on ``state``, as the predictions file records them."""
-    from langgraph.runtime import Runtime
-
-    from agent.nodes.answer import answer
-    from agent.nodes.verify import verify
-
-    runtime = Runtime(context=deps)
-    state = {**state, **answer(state, runtime)}
-    state = {**state, **verify(state, runtime)}
-    return sentence_records(state["sentences"])
+    recorded = CheckResult.model_validate(record["result"])
+    state: ClaimState = {"claim": recorded.claim, "evidence": list(recorded.sources)}
+    if recorded.verdict is not None:
+        state["verdict"] = recorded.verdict
+    return [s.model_dump(mode="json") for s in stages.answer(state, deps).get("sentences", [])]
 
 
 def pick(records: Sequence[Mapping[str, Any]], every: int, with_invalid: bool) -> list[Mapping[str, Any]]:
     """Records with evidence: every ``every``-th, plus (``with_invalid``) each one whose answer had an invalid
     citation, in file order."""
-    answered = [r for r in records if r["evidence"]]
+    answered = [r for r in records if r["result"]["sources"]]
     keep = {id(r) for r in answered[::every]}
     if with_invalid:
-        keep |= {id(r) for r in answered if any(s["invalid_citations"] for s in r["sentences"])}
+        keep |= {id(r) for r in answered if any(s["invalid_citations"] for s in r["result"]["sentences"])}
     return [r for r in answered if id(r) in keep]
 
 
@@ -117,9 +97,9 @@ def main(argv: list[str] | None = None) -> None:
     records = pick(read_records(args.replay), args.every, not args.no_invalid)
     deps = load_deps(get_settings())
     t0 = time.perf_counter()
-    replayed = [replay_answer(rebuild_state(r, deps.index.docs), deps) for r in records]
+    replayed = [replay_answer(r, deps) for r in records]
     seconds = (time.perf_counter() - t0) / max(1, len(records))
-    recorded = [r["sentences"] for r in records]
+    recorded = [r["result"]["sentences"] for r in records]
     header = experiment_header("evals.answer_replay", argv, "dev", [])
     del header["claims_with_evidence"]
     res = {

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.graph import build_graph
+from agent.result import CheckResult
 from agent.scripted import ScriptedChatModel
-from agent.service import load_deps, run_claim, to_json
+from agent.service import load_deps, run_claim
 from agent.settings import get_settings
 from agent.state import Deps
 
@@ -34,7 +35,7 @@ def dev_claims(path: Path, n: int) -> list[dict[str, Any]]:
 
 def run_one(claim: dict[str, Any], deps: Deps, graph: Any) -> dict[str, Any]:
     t0 = time.perf_counter()
-    result = to_json(run_claim(claim["claim"], deps, graph))
+    result = CheckResult.from_state(run_claim(claim["claim"], deps, graph)).model_dump(mode="json")
     seconds = time.perf_counter() - t0
     docs = deps.index.docs
     valid = all(docs[s["doc_id"]].sentences[s["sentence_index"]] == s["sentence"] for s in result["sources"])
@@ -61,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     # SciFact is judged against its own corpus: never search live sources or add their papers here
-    settings = get_settings().model_copy(update={"sources": "local"})
-    claims = dev_claims(settings.corpus_mirror / "claims_dev.jsonl", args.claims)
+    settings = get_settings().with_values(live={"sources": "local"})
+    claims = dev_claims(settings.stores.corpus_mirror / "claims_dev.jsonl", args.claims)
     graph = build_graph()
     report: dict[str, Any] = {
         "command": "python -m evals.bench_ask " + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -1,7 +1,8 @@
-"""`claimtrace eval scifact --split dev|train [--limit N] [--out DIR] [--retrieval-only]`.
+"""`claimtrace eval scifact --split dev|train [--limit N] [--out DIR] [--preset NAME] [--retrieval-only]`.
 
-Wired into `agent.cli` by `add_eval_parser(sub)` and `COMMANDS["eval"] = cmd_eval`; also runnable alone as
-`python -m evals.cli scifact ...`. Imports stay light here: the evaluation loads its modules when it runs.
+Wired into the `claimtrace` command line (ui/cli.py) by `add_eval_parser(sub)` and `cmd_eval`; also runnable
+alone as `python -m evals.cli scifact ...`. Imports stay light here, so that `claimtrace ask` loads no evaluation
+code: the evaluation loads its modules when it runs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import EXIT_INPUT, CliError
-from evals.runner import RESULTS_DIR, SPLITS
+from evals.scifact.data import RESULTS_DIR, SPLITS
 
 
 def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -33,13 +34,16 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="retrieval alone with the claim as the only query (no LLM, minutes), with BM25 and dense baselines",
     )
+    sf.add_argument("--preset", metavar="NAME", help="named settings preset (agent/presets/NAME.json) for this run")
     sf.add_argument("--no-progress", action="store_true", help="no progress bar")
     return ev
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from evals import report
-    from evals.runner import EXIT_UNAVAILABLE, EvalError, EvalOptions, evaluate, write_outputs
+    from agent.errors import EXIT_UNAVAILABLE
+    from evals.scifact import report
+    from evals.scifact.data import EvalError
+    from evals.scifact.run import EvalOptions, evaluate, write_outputs
 
     if args.eval_command != "scifact":  # pragma: no cover - argparse only offers scifact
         raise CliError(f"unknown benchmark {args.eval_command!r}", EXIT_INPUT)
@@ -49,6 +53,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out=args.out,
         retrieval_only=args.retrieval_only,
         progress=not getattr(args, "no_progress", False),
+        preset=args.preset,
     )
     try:
         result, failed = evaluate(opts)
@@ -71,8 +76,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m evals.cli scifact ...` (the same as `claimtrace eval scifact ...`)."""
-    from agent.cli import CliError
-
     parser = argparse.ArgumentParser(prog="python -m evals.cli")
     sub = parser.add_subparsers(dest="command", required=True)
     add_eval_parser(sub)

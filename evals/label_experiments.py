@@ -1,8 +1,8 @@
-"""Which abstracts get a label (issue 3): verifier artifact, reranking on/off and the labelling rule of the assess
-node, measured with the official SciFact abstract Label-Only and sentence Selection+Label F1, without an LLM.
+"""Which abstracts get a label: verifier artifact, reranking on/off and the labelling rule of the assess node,
+measured with the official SciFact abstract Label-Only and sentence Selection+Label F1, without an LLM.
 
-Per claim the graph's own nodes run (retrieve, fuse, rerank, select_evidence, context) and the verifier judges
-every candidate sentence once; each labelling rule (agent.nodes.assess.JudgeRule: stance_min_prob, labelled_docs,
+Per claim the pipeline's retrieval and evidence stages run (retrieve -> context) and the verifier judges every
+candidate sentence once; each labelling rule (agent.nodes.assess.JudgeRule: stance_min_prob, labelled_docs,
 plus top_docs) is then applied offline to those same judgements by the node's own ``judge_sources``.
 
 * ``--split heldout``: the SciFact TRAIN claims the verifier never saw (tuning), claim-only queries.
@@ -26,15 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.rerank_experiments import heldout_claims
-from evals.retrieval_experiments import experiment_header, write_experiment
-from evals.runner import RESULTS_DIR, load_claims, predictions_from_state, read_records
+from evals.experiments import experiment_header, write_experiment
+from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
+from evals.scifact.records import read_records, scifact_predictions
 from evals.scifact_metrics import abstract_metrics, sentence_metrics
 
 MIN_PROBS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 LABELLED = (0, 1, 2, 3)
 TOP_DOCS = (3, 5)
-RERANK_TOP = 10  # "rerank on" when the settings turn it off (RERANK_TOP=0): the value tuned in rerank_experiments
 
 
 @dataclass
@@ -56,20 +55,16 @@ def query_list(claim: str, recorded: Sequence[str] | None) -> list[Any]:
     return [Query(text=t, kind=k) for t, k in zip(recorded, kinds, strict=True)]
 
 
+def recorded_queries(record: Mapping[str, Any] | None) -> list[str] | None:
+    """The queries a full run recorded for a claim (None without a record)."""
+    return record["result"]["queries"] if record else None
+
+
 def judge_claim(claim: str, queries: list[Any], deps: Any) -> Judged:
-    from langgraph.runtime import Runtime
-
+    from agent import stages
     from agent.nodes.assess import premise
-    from agent.nodes.context import context
-    from agent.nodes.fuse import fuse
-    from agent.nodes.rerank import rerank
-    from agent.nodes.retrieve import retrieve
-    from agent.nodes.select_evidence import select_evidence
 
-    runtime: Runtime[Any] = Runtime(context=deps)
-    state: dict[str, Any] = {"claim": claim, "queries": queries}
-    for node in (retrieve, fuse, rerank, select_evidence, context):
-        state.update(node(state, runtime))
+    state = stages.evidence(stages.retrieval(claim, deps, queries), deps)
     candidates = state.get("evidence", [])
     results = deps.verifier.predict([(claim, premise(ev)) for ev in candidates]) if candidates else []
     return Judged(candidates, results)
@@ -81,13 +76,13 @@ def rule_predictions(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: An
     keep = list(dict.fromkeys(ev.doc_id for ev in j.candidates))[:top_docs]
     pairs = [(ev, r) for ev, r in zip(j.candidates, j.results, strict=True) if ev.doc_id in keep]
     out = judge_sources([p[0] for p in pairs], [p[1] for p in pairs], docs, rule, weigh=lambda _doc: (1.0, {}))
-    return predictions_from_state({"evidence": out.evidence, "assessments": out.assessments})
+    return scifact_predictions(out.evidence, out.assessments)
 
 
 def recorded_rule(records: Mapping[int, Mapping[str, Any]]) -> tuple[bool, int, float, int]:
     """(rerank on, top_docs, stance_min_prob, labelled_docs) a full run was made with (its records' config)."""
     cfg = next(iter(records.values()))["config"]
-    min_prob, labelled = cfg.get("labels", [0.0, 0])  # runs before these rules existed labelled every abstract
+    min_prob, labelled = cfg["labels"]
     return bool(cfg["rerank"][0]), int(cfg["top_docs"]), float(min_prob), int(labelled)
 
 
@@ -101,7 +96,7 @@ def variant_name(rerank: bool, top_docs: int, min_prob: float, labelled: int) ->
 def main(argv: list[str] | None = None) -> int:
     from agent.nodes.assess import JudgeRule
     from agent.scripted import ScriptedChatModel
-    from agent.settings import get_settings
+    from agent.settings import get_settings, load_preset
     from agent.state import Deps
     from tools.index import CorpusIndex
     from tools.verifier import Verifier
@@ -114,28 +109,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", default="", help="suffix of the result files")
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args(argv)
-    settings = get_settings().model_copy(update={"sources": "local"})
+    settings = get_settings().with_values(live={"sources": "local"})
     recorded: dict[int, dict[str, Any]] = {}
     if args.split == "heldout":
-        claims = heldout_claims(settings.corpus_mirror)
+        claims = heldout_claims(settings.stores.corpus_mirror)
     else:
         if args.replay is None:
             p.error("--split dev needs --replay FILE (the dev claims are reported, never tuned on)")
         recorded = {int(r["id"]): r for r in read_records(args.replay)}
-        claims = [c for c in load_claims(settings.corpus_mirror, "dev") if int(c["id"]) in recorded]
+        claims = [c for c in load_claims(settings.stores.corpus_mirror, "dev") if int(c["id"]) in recorded]
     claims = claims[: args.limit] if args.limit else claims
-    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     verifier = Verifier(args.verifier)
     judged: dict[bool, dict[int, Judged]] = {}
     seconds: dict[str, float] = {}
     for rerank in (True, False):
-        top = (settings.rerank_top or RERANK_TOP) if rerank else 0
-        s = settings.model_copy(update={"rerank_top": top, "top_docs": max(TOP_DOCS)})
+        # "rerank on" when the settings turn it off: the rerank preset (the values tuned in rerank_experiments)
+        top = (settings.retrieval.rerank_top or load_preset("rerank", settings).retrieval.rerank_top) if rerank else 0
+        s = settings.with_values(retrieval={"rerank_top": top}, judge={"top_docs": max(TOP_DOCS)})
         deps = Deps(settings=s, llm=ScriptedChatModel(rules=[]), index=index, verifier=verifier)
         t0 = time.perf_counter()
         judged[rerank] = {
             int(c["id"]): judge_claim(
-                c["claim"], query_list(c["claim"], recorded.get(int(c["id"]), {}).get("queries")), deps
+                c["claim"], query_list(c["claim"], recorded_queries(recorded.get(int(c["id"])))), deps
             )
             for c in claims
         }
@@ -143,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     variants: dict[str, Any] = {}
     agreement = None
     for rerank, top, min_prob, labelled in itertools.product((True, False), TOP_DOCS, MIN_PROBS, LABELLED):
-        rule = JudgeRule(settings.sentences_per_doc, min_prob, labelled)
+        rule = JudgeRule(settings.judge.sentences_per_doc, min_prob, labelled)
         preds = {i: rule_predictions(j, index.docs, top, rule) for i, j in judged[rerank].items()}
         a, s_ = abstract_metrics(claims, preds), sentence_metrics(claims, preds)
         name = variant_name(rerank, top, min_prob, labelled)

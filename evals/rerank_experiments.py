@@ -1,12 +1,12 @@
-"""Does reranking fused candidates with the stance verifier raise Recall@3 (issue 3, item 5)?
+"""Does reranking fused candidates with the stance verifier raise Recall@3?
 
 The verifier's P(supports) + P(contradicts) for (claim, "<title>: <sentence>") is a claim-to-rationale relevance
 score. A document's evidence score is its best sentence's (agent.nodes.rerank.evidence_scores, as the pipeline);
 the reranked score mixes it with the fused retrieval score (min-max normalised within the top N):
 alpha * fused + (1 - alpha) * evidence.
 
-Tuned on the SciFact TRAIN claims the committed verifier did NOT see (the held-out slice of
-evals/train_verifier.py, same seed and fraction), then reported once on DEV:
+Tuned on the SciFact TRAIN claims the committed verifier did NOT see (the held-out slice of the verifier
+training, same seed and fraction), then reported once on DEV:
 
     python -m evals.rerank_experiments --split heldout --out evals/results
     python -m evals.rerank_experiments --split dev --out evals/results
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.nodes.rerank import evidence_scores
-from evals.retrieval_experiments import experiment_header, write_experiment
+from evals.experiments import experiment_header, write_experiment
 from evals.retrieval_metrics import retrieval_report
-from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, load_claims
+from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, heldout_claims, load_claims
 from tools.search import reciprocal_rank_fusion, rerank_scores
 
 TOPS = (10, 20)
@@ -32,18 +32,9 @@ ALPHAS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8)
 SENTENCE_MODES = {"dense3": 3, "all": 0}  # sentences read per abstract (0 = all); "all" costs about 3x the time
 
 
-def heldout_claims(root: Path) -> list[dict[str, Any]]:
-    """The train claims held out from verifier training (evals/train_verifier.py split_heldout, seed 13, 15 %)."""
-    import random
-
-    claims = load_claims(root, "train")
-    texts = sorted({c["claim"].strip() for c in claims})
-    random.Random(13).shuffle(texts)
-    held = set(texts[: int(len(texts) * 0.15)])
-    return [c for c in claims if c["claim"].strip() in held]
-
-
-def fused_lists(index: Any, claims: Sequence[Mapping[str, Any]], depth: int) -> list[list[tuple[str, float]]]:
+def fused_lists(
+    index: Any, claims: Sequence[Mapping[str, Any]], depth: int, rrf_k: int
+) -> list[list[tuple[str, float]]]:
     """The pipeline's claim-only fusion (BM25 + dense sentences, RRF) for every claim."""
     vecs = index.embed([c["claim"] for c in claims])
     out = []
@@ -52,7 +43,7 @@ def fused_lists(index: Any, claims: Sequence[Mapping[str, Any]], depth: int) -> 
             "bm25": [h.doc_id for h in index.bm25(c["claim"], depth)],
             "dense": [h.doc_id for h in index.dense_sentences(vec, depth)],
         }
-        out.append([(d, s) for d, s, _ in reciprocal_rank_fusion(lists)])
+        out.append([(d, s) for d, s, _ in reciprocal_rank_fusion(lists, rrf_k)])
     return out
 
 
@@ -69,13 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     settings = get_settings()
     if args.split == "heldout":
-        claims = heldout_claims(settings.corpus_mirror)
+        claims = heldout_claims(settings.stores.corpus_mirror)
     else:
-        claims = load_claims(settings.corpus_mirror, "dev")
+        claims = load_claims(settings.stores.corpus_mirror, "dev")
     claims = claims[: args.limit] if args.limit else claims
-    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     verifier = get_verifier()
-    fused = fused_lists(index, claims, settings.retrieval_depth)
+    fused = fused_lists(index, claims, settings.retrieval.depth, settings.retrieval.rrf_k)
     ev_q, cited_q = evidence_qrels(claims), cited_qrels(claims)
     base = {int(c["id"]): [d for d, _ in f] for c, f in zip(claims, fused, strict=True)}
     table: dict[str, dict[int, list[str]]] = {"fused (no rerank, pipeline before)": base}

@@ -1,9 +1,10 @@
-"""Cheap retrieval variants measured on SciFact TRAIN claims (never tuned on dev), as in issue 3.
+"""Cheap retrieval variants measured on SciFact TRAIN claims (never tuned on dev).
 
 Every claim (and, for the "+opposite" variants, its LLM-free negation ``fallback_opposite``) is sent once to each
 retriever of the index at a generous depth; the variants are then fused offline from those same lists:
-RRF constant k, per-retriever RRF weights, list depth, dense abstracts as a third retriever, the opposite claim as
-a second query, and min-max score fusion instead of RRF. The first row reproduces what the pipeline does.
+RRF constant k, per-retriever RRF weights, list depth, dense abstracts as a third retriever (the index keeps only
+sentence embeddings, so the abstracts are embedded here, in memory), the opposite claim as a second query, and
+min-max score fusion instead of RRF. The first row reproduces what the pipeline did before k was tuned.
 
     python -m evals.retrieval_experiments --split train --out evals/results
 """
@@ -11,25 +12,38 @@ a second query, and min-max score fusion instead of RRF. The first row reproduce
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from evals.experiments import experiment_header, write_experiment
 from evals.retrieval_metrics import recall_at_k, retrieval_report
-from evals.runner import RESULTS_DIR, cited_qrels, evidence_qrels, git_commit, load_claims
-from tools.search import RRF_K
+from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, load_claims
 
 DEPTH = 100
 Lists = dict[str, list[tuple[str, float]]]  # retriever -> [(doc_id, score)], best first
 
 
-def gather(index: Any, texts: Sequence[str], depth: int = DEPTH) -> list[Lists]:
+class AbstractVectors:
+    """Title-prepended whole-abstract embeddings of the index's documents, made once, searched by cosine."""
+
+    def __init__(self, index: Any) -> None:
+        self.ids = list(index.docs)
+        vecs = index.embed([f"{d.title}: {d.text}" for d in index.docs.values()])
+        self.vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+    def search(self, vec: np.ndarray, k: int) -> list[tuple[str, float]]:
+        sims = self.vecs @ (vec / np.linalg.norm(vec))
+        return [(self.ids[int(i)], float(sims[i])) for i in np.argsort(-sims)[:k]]
+
+
+def gather(index: Any, abstracts: AbstractVectors, texts: Sequence[str], depth: int = DEPTH) -> list[Lists]:
     """Per text: BM25, dense sentence (best sentence per doc) and dense abstract rankings with scores."""
     from tqdm import tqdm
 
@@ -40,7 +54,7 @@ def gather(index: Any, texts: Sequence[str], depth: int = DEPTH) -> list[Lists]:
             {
                 "bm25": [(h.doc_id, h.score) for h in index.bm25(text, depth)],
                 "dense": [(h.doc_id, h.score) for h in index.dense_sentences(vec, depth)],
-                "dense_abs": [(h.doc_id, h.score) for h in index.dense_abstracts(vec, depth)],
+                "dense_abs": abstracts.search(vec, depth),
             }
         )
     return out
@@ -112,10 +126,10 @@ DENSE_ABS = ("claim", "dense_abs", 1.0)
 MINMAX_05 = Variant((("claim", "bm25", 0.5), ("claim", "dense", 0.5)), "minmax")
 
 
-def variants() -> dict[str, Variant]:
+def variants(rrf_k: int) -> dict[str, Variant]:
     v: dict[str, Variant] = {
         BASELINE: Variant((BM25, DENSE)),
-        f"RRF k={RRF_K} (pipeline now: tools.search.RRF_K)": Variant((BM25, DENSE), k=RRF_K),
+        f"RRF k={rrf_k} (pipeline now: the RRF_K setting)": Variant((BM25, DENSE), k=rrf_k),
         "bm25 alone": Variant((BM25,), "single", depth=DEPTH),
         "dense_sent alone": Variant((DENSE,), "single", depth=DEPTH),
         "dense_abs alone": Variant((DENSE_ABS,), "single", depth=DEPTH),
@@ -151,30 +165,6 @@ def variants() -> dict[str, Variant]:
     return v
 
 
-def experiment_header(
-    module: str, argv: list[str] | None, split: str, claims: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
-    """What every experiment result starts with: the command that made it, when, at which commit, on which claims."""
-    return {
-        "command": f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv),
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "git_commit": git_commit(),
-        "split": split,
-        "claims": len(claims),
-        "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
-    }
-
-
-def write_experiment(
-    out: Path, name: str, res: Mapping[str, Any], markdown: Callable[[Mapping[str, Any]], str]
-) -> None:
-    """``out/<name>.json`` and ``.md``; the Markdown is printed too."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
-    (out / f"{name}.md").write_text(markdown(res))
-    print(markdown(res))
-
-
 def _per_claim(runs: Mapping[int, list[str]], qrels: Mapping[int, set[str]], k: int) -> dict[int, float]:
     return {q: recall_at_k(runs.get(q, []), rel, k) for q, rel in qrels.items() if rel}
 
@@ -184,12 +174,13 @@ def evaluate(
     claim_lists: Sequence[Lists],
     opp_lists: Sequence[Lists],
     extra: Mapping[str, Sequence[Lists]] | None = None,
+    rrf_k: int = 5,
 ) -> dict[str, dict[str, Any]]:
     """Metrics of every variant, and per variant how many claims gain / lose Recall@3 and @5 against the old
     pipeline (k=60). ``extra``: other BM25 settings, fused with the same dense list (RRF and min-max)."""
     ev_q, cited_q = evidence_qrels(claims), cited_qrels(claims)
     table: dict[str, dict[int, list[str]]] = {}
-    for name, fn in variants().items():
+    for name, fn in variants(rrf_k).items():
         table[name] = {int(c["id"]): fn.rank(cl, ol) for c, cl, ol in zip(claims, claim_lists, opp_lists, strict=True)}
     for bm_name, lists in (extra or {}).items():
         for fusion, spec in (("RRF k=60", Variant((BM25, DENSE))), ("min-max 0.5", MINMAX_05)):
@@ -285,17 +276,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.split != "train":
         print("warning: tuning on dev; report dev only for the variant chosen on train", file=sys.stderr)
     settings = get_settings()
-    claims = load_claims(settings.corpus_mirror, args.split, args.limit)
-    index = CorpusIndex(settings.index_dir, settings.chroma_url)
+    claims = load_claims(settings.stores.corpus_mirror, args.split, args.limit)
+    index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
+    abstracts = AbstractVectors(index)
     t0 = time.perf_counter()
-    claim_lists = gather(index, [c["claim"] for c in claims])
+    claim_lists = gather(index, abstracts, [c["claim"] for c in claims])
     # fallback_opposite is what decompose uses when the LLM gives no opposite claim
-    opp_lists = gather(index, [fallback_opposite(c["claim"]) for c in claims])
+    opp_lists = gather(index, abstracts, [fallback_opposite(c["claim"]) for c in claims])
     res = {
         **experiment_header("evals.retrieval_experiments", argv, args.split, claims),
         "index": {k: index.manifest.get(k) for k in ("fingerprint", "docs", "sentences")},
         "retrieval_seconds": round(time.perf_counter() - t0, 1),
-        "variants": evaluate(claims, claim_lists, opp_lists, bm25_settings(index, [c["claim"] for c in claims])),
+        "variants": evaluate(
+            claims,
+            claim_lists,
+            opp_lists,
+            bm25_settings(index, [c["claim"] for c in claims]),
+            rrf_k=settings.retrieval.rrf_k,
+        ),
     }
     write_experiment(args.out, f"retrieval_experiments_{args.split}", res, markdown)
     return 0

@@ -65,7 +65,9 @@ def tiny_index(tiny_index_dir: Path) -> Any:
 
 @pytest.fixture
 def settings(tmp_path: Path, tiny_index_dir: Path) -> Settings:
-    return Settings(data_dir=tmp_path, llm_provider="scripted", _env_file=None)  # type: ignore[call-arg]
+    return Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+        stores={"data_dir": tmp_path}, llm={"provider": "scripted"}
+    )
 
 
 @pytest.fixture

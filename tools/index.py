@@ -1,11 +1,11 @@
-"""The local index: Chroma (title-prepended sentence and abstract embeddings) plus BM25 (bm25s).
+"""The local index: Chroma (title-prepended sentence embeddings) plus BM25 (bm25s).
 
 Layout of `index_dir`: `manifest.json` (fingerprint of corpus + model + index version), `corpus.jsonl` (the
 abstracts, so an index is self-contained), `bm25/` and, for embedded Chroma, `chroma/`. Chroma collection names
 carry the fingerprint, so a team Chroma server can hold several builds side by side.
 
 Abstracts fetched from live sources are added later (`CorpusIndex.add_abstracts`): embedded into the same Chroma
-collections, appended to `live_docs.jsonl` (a later line of the same id refreshes its metadata) and searched by a
+collection, appended to `live_docs.jsonl` (a later line of the same id refreshes its metadata) and searched by a
 second, in-memory BM25 over just them whose hits are merged by score with the corpus BM25. A rebuild of the index
 embeds them again.
 """
@@ -44,7 +44,6 @@ class IndexMissingError(RuntimeError):
 class Hit:
     doc_id: str
     score: float
-    retriever: str
     sentence_index: int | None = None
 
 
@@ -58,7 +57,7 @@ def fingerprint(corpus_file: Path, limit: int | None) -> str:
 
 
 def sentence_text(doc: Abstract, i: int) -> str:
-    """What is embedded for one sentence: the title prepended (seed 002)."""
+    """What is embedded for one sentence: the title prepended (as in the semantic-search study)."""
     return f"{doc.title}: {doc.sentences[i]}"
 
 
@@ -89,24 +88,18 @@ def _chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
     return chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=chroma_settings)
 
 
-def _collections(client: Any, fp: str, create: bool) -> tuple[Any, Any]:
+def _sentences_collection(client: Any, fp: str, create: bool) -> Any:
+    """The sentence collection of build `fp`. (Indexes built before sentences were the only dense unit also hold an
+    abstract collection; nothing reads it, and a rebuild deletes it.)"""
     ef = ChromaEmbeddingFunction()
-    meta = {"hnsw:space": "cosine"}
-    names = (f"ct_sentences_{fp}", f"ct_abstracts_{fp}")
+    name = f"ct_sentences_{fp}"
     if create:
-        return (
-            client.get_or_create_collection(names[0], embedding_function=ef, metadata=meta),
-            client.get_or_create_collection(names[1], embedding_function=ef, metadata=meta),
-        )
-    return client.get_collection(names[0], embedding_function=ef), client.get_collection(
-        names[1], embedding_function=ef
-    )
+        return client.get_or_create_collection(name, embedding_function=ef, metadata={"hnsw:space": "cosine"})
+    return client.get_collection(name, embedding_function=ef)
 
 
-def upsert_embeddings(
-    sentences_col: Any, abstracts_col: Any, docs: Sequence[Abstract], embedder: Embedder, batch: int = 512
-) -> int:
-    """Embed and upsert the title-prepended sentences and the abstracts of `docs`; returns the sentences done."""
+def upsert_embeddings(sentences_col: Any, docs: Sequence[Abstract], embedder: Embedder, batch: int = 512) -> int:
+    """Embed and upsert the title-prepended sentences of `docs`; returns how many."""
     ids = [f"{d.doc_id}:{i}" for d in docs for i in range(len(d.sentences))]
     texts = [sentence_text(d, i) for d in docs for i in range(len(d.sentences))]
     metas = [{"doc_id": d.doc_id, "idx": i} for d in docs for i in range(len(d.sentences))]
@@ -114,12 +107,6 @@ def upsert_embeddings(
         vecs = embedder.encode(texts[start : start + batch])
         sentences_col.upsert(
             ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch]
-        )
-    for start in range(0, len(docs), batch):
-        chunk = docs[start : start + batch]
-        vecs = embedder.encode([f"{d.title}: {d.text}" for d in chunk])
-        abstracts_col.upsert(
-            ids=[d.doc_id for d in chunk], embeddings=list(vecs), metadatas=[{"doc_id": d.doc_id} for d in chunk]
         )
     return len(texts)
 
@@ -184,7 +171,7 @@ def build_index(
         name = col if isinstance(col, str) else col.name
         if name.startswith("ct_"):
             client.delete_collection(name)
-    sentences_col, abstracts_col = _collections(client, fp, create=True)
+    sentences_col = _sentences_collection(client, fp, create=True)
 
     # Sentences: "title: sentence" embeddings.
     ids: list[str] = []
@@ -196,20 +183,10 @@ def build_index(
             texts.append(sentence_text(doc, i))
             metas.append({"doc_id": doc.doc_id, "idx": i})
     batch = min(2048, int(client.get_max_batch_size()))
-    bar = tqdm(total=len(texts) + len(docs), desc="embedding", unit="text", disable=not progress)
+    bar = tqdm(total=len(texts), desc="embedding", unit="text", disable=not progress)
     for start in range(0, len(texts), batch):
         vecs = embedder.encode(texts[start : start + batch])
         sentences_col.add(ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch])
-        bar.update(len(vecs))
-    # Abstracts: title + abstract text (truncated by the model's window).
-    for start in range(0, len(docs), batch):
-        chunk = docs[start : start + batch]
-        vecs = embedder.encode([f"{d.title}: {d.text}" for d in chunk])
-        abstracts_col.add(
-            ids=[d.doc_id for d in chunk],
-            embeddings=list(vecs),
-            metadatas=[{"doc_id": d.doc_id} for d in chunk],
-        )
         bar.update(len(vecs))
     bar.close()
 
@@ -227,7 +204,7 @@ def build_index(
             out.write(d.model_dump_json(exclude_defaults=True) + "\n")
     live = list(read_live_docs(index_dir, skip={d.doc_id: d for d in docs}).values())
     if live:  # abstracts fetched from live sources outlive a rebuild
-        upsert_embeddings(sentences_col, abstracts_col, live, embedder)
+        upsert_embeddings(sentences_col, live, embedder)
 
     manifest = {
         "fingerprint": fp,
@@ -278,7 +255,7 @@ class CorpusIndex:
         self._embedder = embedder or get_embedder()
         try:
             client = _chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
-            self._sentences, self._abstracts = _collections(client, manifest["fingerprint"], create=False)
+            self._sentences = _sentences_collection(client, manifest["fingerprint"], create=False)
         except Exception as e:  # chromadb raises several types for a missing collection or server
             raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e
 
@@ -302,7 +279,7 @@ class CorpusIndex:
         k = min(k, len(ids))
         docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
         return [
-            Hit(ids[int(i)], float(s), "bm25")
+            Hit(ids[int(i)], float(s))
             for i, s in zip(docs[0], scores[0], strict=True)
             if float(s) > 0
         ]
@@ -364,7 +341,7 @@ class CorpusIndex:
                 if fresh != old:
                     changed.append(fresh)
             if new:
-                upsert_embeddings(self._sentences, self._abstracts, new, self._embedder)
+                upsert_embeddings(self._sentences, new, self._embedder)
             if not new and not changed:
                 return []
             with (self.index_dir / LIVE_DOCS).open("a", encoding="utf-8") as out:
@@ -387,16 +364,8 @@ class CorpusIndex:
             doc_id = str(meta["doc_id"])
             # a shared Chroma server may hold abstracts another machine fetched and this one has no text of
             if doc_id not in best and doc_id in self.docs:
-                best[doc_id] = Hit(doc_id, 1.0 - float(dist), "dense_sentence", int(meta["idx"]))
+                best[doc_id] = Hit(doc_id, 1.0 - float(dist), int(meta["idx"]))
         return sorted(best.values(), key=lambda h: -h.score)[:k]
-
-    def dense_abstracts(self, query_vec: np.ndarray, k: int) -> list[Hit]:
-        res = self._abstracts.query(query_embeddings=[query_vec.tolist()], n_results=k, include=["distances"])
-        return [
-            Hit(str(i), 1.0 - float(d), "dense_abstract")
-            for i, d in zip(res["ids"][0], res["distances"][0], strict=True)
-            if str(i) in self.docs
-        ]
 
     def sentence_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored sentence embeddings of the given documents: doc_id -> (n_sentences, dim)."""
@@ -408,7 +377,7 @@ class CorpusIndex:
             by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
             if len(by_id) < n:  # e.g. a fetched abstract whose embeddings a new Chroma server never got
                 with self._lock:
-                    upsert_embeddings(self._sentences, self._abstracts, [doc], self._embedder)
+                    upsert_embeddings(self._sentences, [doc], self._embedder)
                 res = self._sentences.get(ids=[f"{doc_id}:{i}" for i in range(n)], include=["embeddings"])
                 by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
             out[doc_id] = np.asarray([by_id[f"{doc_id}:{i}"] for i in range(n)], dtype=np.float32)

@@ -9,12 +9,6 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-# RRF constant: 5, not the customary 60. Chosen on SciFact TRAIN claims (claim-only queries, BM25 + dense sentences,
-# depth 50; evals/results/retrieval_experiments_train.md): Recall@3 0.900 / Recall@5 0.929 / nDCG@10 0.888 against
-# 0.891 / 0.918 / 0.881 with k=60. A small k lets a document ranked first by one retriever outrank one found lower
-# down by both. On dev (reported, not tuned on) the difference is within noise: R@3 0.888 vs 0.882, R@5 0.919 vs 0.928.
-RRF_K = 5
-
 
 def make_search_tools(index: Any, depth: int) -> list[BaseTool]:
     """The local retrieval tools bound to one index."""
@@ -39,7 +33,7 @@ def make_search_tools(index: Any, depth: int) -> list[BaseTool]:
 
 
 def reciprocal_rank_fusion(
-    ranked_lists: Mapping[str, Sequence[str]], k: int = RRF_K
+    ranked_lists: Mapping[str, Sequence[str]], k: int
 ) -> list[tuple[str, float, list[str]]]:
     """RRF: score(d) = sum over lists of 1 / (k + rank). Returns (doc_id, score, lists that found it), best first;
     ties broken by doc_id so the order is deterministic."""

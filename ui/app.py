@@ -19,6 +19,7 @@ from agent.checkpoint import CheckpointUnavailableError
 from agent.feedback import record_feedback
 from agent.followup.sources import sources_behind
 from agent.llm import LLMUnavailableError
+from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings import get_settings
 from tools.index import IndexMissingError
@@ -42,7 +43,9 @@ def data_layer() -> SQLAlchemyDataLayer:
 
 @cl.password_auth_callback
 async def login(username: str, password: str) -> cl.User | None:
-    return cl.User(identifier=username, metadata={"role": "owner"}) if credentials_ok(username, password) else None
+    if not credentials_ok(get_settings().ui, username, password):
+        return None
+    return cl.User(identifier=username, metadata={"role": "owner"})
 
 
 @cl.on_app_startup
@@ -97,7 +100,7 @@ async def run_turn(text: str) -> dict[str, Any]:
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
     try:
-        text, notes = validate_claim(message.content, settings.max_claim_chars)
+        text, notes = validate_claim(message.content, settings.answer.max_claim_chars)
     except InputError as e:
         await cl.Message(content=f"⚠️ I cannot check this: {e}. Send another claim or question.").send()
         return
@@ -116,9 +119,9 @@ async def on_message(message: cl.Message) -> None:
         await followup_message(reply).send()
 
 
-async def result_at(index: int) -> dict[str, Any] | None:
+async def result_at(index: int) -> CheckResult | None:
     results = (await thread_values(thread_id())).get("results", [])
-    return results[index] if 0 <= index < len(results) else None
+    return CheckResult.model_validate(results[index]) if 0 <= index < len(results) else None
 
 
 @cl.action_callback("sentence_sources")
@@ -135,7 +138,7 @@ async def on_feedback(action: cl.Action) -> None:
     if result is None:
         return
     sentence = int(p["sentence"])
-    await asyncio.to_thread(record_feedback, get_settings().data_dir, thread_id(), result, sentence, p["kind"])
+    await asyncio.to_thread(record_feedback, get_settings().stores.data_dir, thread_id(), result, sentence, p["kind"])
     what = "the flag is wrong" if p["kind"] == "flag_wrong" else "it is unsupported"
     await cl.Message(content=f"Thanks: recorded that on sentence {p['sentence']} {what}.").send()
 

@@ -17,13 +17,13 @@ SECRET_FILE = "auth_secret"
 
 
 def app_root(settings: Settings) -> Path:
-    return settings.data_dir / "chainlit"
+    return settings.stores.data_dir / "chainlit"
 
 
-def auth_secret(root: Path) -> str:
-    """CHAINLIT_AUTH_SECRET from the environment, else one generated once and kept (mode 600) in the app root."""
-    if os.environ.get("CHAINLIT_AUTH_SECRET"):
-        return os.environ["CHAINLIT_AUTH_SECRET"]
+def auth_secret(settings: Settings, root: Path) -> str:
+    """The configured secret (CHAINLIT_AUTH_SECRET), else one generated once and kept (mode 600) in the app root."""
+    if settings.ui.auth_secret is not None:
+        return settings.ui.auth_secret.get_secret_value()
     path = root / SECRET_FILE
     if not path.is_file():
         path.write_text(secrets.token_urlsafe(48))
@@ -38,7 +38,7 @@ def prepare(settings: Settings) -> dict[str, str]:
     shutil.copyfile(UI_DIR / "chainlit.toml", root / ".chainlit" / "config.toml")
     shutil.copyfile(UI_DIR / "welcome.md", root / "chainlit.md")
     shutil.copytree(UI_DIR / "public", root / "public", dirs_exist_ok=True)  # served at /public (custom_js)
-    return {**os.environ, "CHAINLIT_APP_ROOT": str(root), "CHAINLIT_AUTH_SECRET": auth_secret(root)}
+    return {**os.environ, "CHAINLIT_APP_ROOT": str(root), "CHAINLIT_AUTH_SECRET": auth_secret(settings, root)}
 
 
 def command(host: str, port: int) -> list[str]:

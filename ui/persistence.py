@@ -1,20 +1,17 @@
 """Chainlit's thread list on SQLite (its SQLAlchemy data layer, sqlite+aiosqlite) and the local single-user login.
 
 The schema is Chainlit's documented one (docs.chainlit.io/data-layers/sqlalchemy) in SQLite types. Login:
-CLAIMTRACE_UI_USER / CLAIMTRACE_UI_PASSWORD, both "claimtrace" by default (a local, single-user app)."""
+settings.ui (CLAIMTRACE_UI_USER / CLAIMTRACE_UI_PASSWORD), both "claimtrace" by default (a local, single-user app)."""
 
 from __future__ import annotations
 
-import os
 import secrets
 import sqlite3
 from pathlib import Path
 
-from agent.settings import Settings
+from agent.settings import Settings, UISettings
 
 DB_NAME = "chainlit.sqlite"
-DEFAULT_USER = "claimtrace"
-DEFAULT_PASSWORD = "claimtrace"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -50,11 +47,10 @@ def ensure_schema(path: Path) -> Path:
 
 
 def database_url(settings: Settings) -> str:
-    return f"sqlite+aiosqlite:///{ensure_schema(settings.data_dir / 'chainlit' / DB_NAME)}"
+    return f"sqlite+aiosqlite:///{ensure_schema(settings.stores.data_dir / 'chainlit' / DB_NAME)}"
 
 
-def credentials_ok(username: str, password: str) -> bool:
-    user = os.environ.get("CLAIMTRACE_UI_USER", DEFAULT_USER)
-    expected = os.environ.get("CLAIMTRACE_UI_PASSWORD", DEFAULT_PASSWORD)
+def credentials_ok(settings: UISettings, username: str, password: str) -> bool:
+    user, expected = settings.user, settings.password.get_secret_value()
     same_user = secrets.compare_digest(username.encode(), user.encode())
     return secrets.compare_digest(password.encode(), expected.encode()) and same_user

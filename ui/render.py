@@ -1,5 +1,5 @@
-"""Markdown for the chat: pure functions of the `claimtrace ask --json` object (agent.service.to_json) and of
-follow-up replies. Nothing here computes a result; it only shows one."""
+"""Markdown for the chat: pure functions of a check result as JSON (`CheckResult.model_dump()`, the `claimtrace
+ask --json` object) and of follow-up replies. Nothing here computes a result; it only shows one."""
 
 from __future__ import annotations
 

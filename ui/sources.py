@@ -11,8 +11,9 @@ from typing import Any
 import chainlit as cl
 from chainlit.input_widget import InputWidget, MultiSelect
 
-from agent.settings import AUTO, SOURCE_NAMES, Settings, parse_sources
+from agent.settings import Settings
 from agent.state import Deps
+from tools.live.config import AUTO, SOURCE_NAMES, parse_sources
 
 WIDGET_ID = "sources"
 LABELS = {
@@ -25,18 +26,18 @@ LABELS = {
 
 
 def initial(settings: Settings) -> list[str]:
-    return settings.selected_sources()[1]
+    return settings.live.selected_sources()[1]
 
 
 def chosen(values: Any, settings: Settings) -> str:
     """The SOURCES value of a turn from the widget's value (a list of names); the configured one when unset."""
     if not isinstance(values, list) or not values:
-        return settings.sources
+        return settings.live.sources
     try:
         picked = parse_sources(",".join(str(v) for v in values))
     except ValueError:
-        return settings.sources
-    if settings.sources == AUTO and picked == ",".join(SOURCE_NAMES):
+        return settings.live.sources
+    if settings.live.sources == AUTO and picked == ",".join(SOURCE_NAMES):
         return AUTO
     return picked
 
@@ -44,9 +45,9 @@ def chosen(values: Any, settings: Settings) -> str:
 def turn_deps(deps: Deps, chat_settings: dict[str, Any] | None) -> Deps:
     """The process's deps with this chat's source choice."""
     value = chosen((chat_settings or {}).get(WIDGET_ID), deps.settings)
-    if value == deps.settings.sources:
+    if value == deps.settings.live.sources:
         return deps
-    return replace(deps, settings=deps.settings.model_copy(update={"sources": value}))
+    return replace(deps, settings=deps.settings.with_values(live={"sources": value}))
 
 
 async def send_widget(settings: Settings) -> None:

@@ -20,7 +20,7 @@ ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread re
 
 
 def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
-    window = get_settings().context_window
+    window = get_settings().judge.context_window
     return [cl.Text(name=open_name(src["n"]), content=source_detail(src, window), display="side") for src in sources]
 
 

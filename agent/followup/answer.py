@@ -1,5 +1,5 @@
 """A follow-up answered from the evidence already held: citations parsed and checked against the evidence list,
-then every sentence verified by the independent verifier, exactly like the main answer (agent.nodes.verify)."""
+then every sentence verified by the independent verifier, exactly like the main answer (the verification stage)."""
 
 from __future__ import annotations
 
@@ -7,21 +7,19 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from agent import stages
 from agent.followup.deps import deps_of
-from agent.followup.route import evidence_of
 from agent.followup.state import ThreadState
 from agent.nodes.answer import answer_sentences
-from agent.nodes.verify import verify
-from agent.service import to_json
-from agent.state import ClaimState
+from agent.result import CheckResult
+from agent.state import Evidence
 from tools.citations import parse_answer
 
 
 def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
-    result = state["results"][-1]
-    evidence = evidence_of(result)
+    result = CheckResult.model_validate(state["results"][-1])
+    evidence: list[Evidence] = list(result.sources)
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
-    checked: ClaimState = {"claim": result["claim"], "evidence": evidence, "sentences": drafted}
-    verified = verify(checked, Runtime(context=deps_of(runtime)))["sentences"]
-    shown = to_json({**checked, "sentences": verified})
-    return {"reply": {"kind": "answer", "sentences": shown["sentences"], "evidence_count": len(evidence)}}
+    checked = stages.verification({"claim": result.claim, "evidence": evidence, "sentences": drafted}, deps_of(runtime))
+    sentences = [s.model_dump(mode="json") for s in checked.get("sentences", [])]
+    return {"reply": {"kind": "answer", "sentences": sentences, "evidence_count": len(evidence)}}

@@ -1,5 +1,5 @@
 """A new evidence check: the claim pipeline (agent.graph) run inside this node, so its node updates stream to the
-caller as a subgraph; the result is kept in the thread as the `claimtrace ask --json` object."""
+caller as a subgraph; the result is kept in the thread as a `CheckResult` dump."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState
 from agent.graph import build_graph
-from agent.service import to_json
+from agent.result import CheckResult
 
 
 @lru_cache(maxsize=1)
@@ -25,5 +25,5 @@ def check(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps_of(runtime))
     claim_state["timings"] = {**claim_state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
-    result = to_json(claim_state)
-    return {"results": [result], "reply": {"kind": "check", "claim": result["claim"]}}
+    result = CheckResult.from_state(claim_state)
+    return {"results": [result.model_dump(mode="json")], "reply": {"kind": "check", "claim": result.claim}}

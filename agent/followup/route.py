@@ -1,6 +1,6 @@
 """Route one turn. No LLM for the first message of a thread (a claim to check) or for "sources behind sentence N";
 otherwise the model decides between answering from the evidence held and searching again: native tool calls with
-OpenAI-style models, a JSON object with the embedded model (it emits no native tool calls; DESIGN.md §5)."""
+OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits no native tool calls)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,8 @@ from agent.followup.intent import asked_sentence
 from agent.followup.state import ThreadState
 from agent.llm import LLMUnavailableError
 from agent.nodes.answer import evidence_block
-from agent.state import Deps, Evidence
-
-JSON_FORMAT = (
-    'Reply with one JSON object: {"action": "answer", "answer": "..."} or {"action": "search", "claim": "..."}.'
-)
-TOOLS_FORMAT = "Call exactly one tool: AnswerFromEvidence or SearchAgain."
+from agent.result import CheckResult
+from agent.state import Deps
 
 
 class AnswerFromEvidence(BaseModel):
@@ -38,21 +34,14 @@ class SearchAgain(BaseModel):
     claim: str = Field(description="one short scientific claim or question to check")
 
 
-def evidence_of(result: dict[str, Any]) -> list[Evidence]:
-    """The thread's evidence list back as models, from the result JSON."""
-    fields = set(Evidence.model_fields)
-    return [Evidence(**{k: v for k, v in src.items() if k in fields}) for src in result["sources"]]
-
-
-def prompt(result: dict[str, Any], message: str, native_tools: bool) -> tuple[str, str]:
-    verdict = result.get("verdict") or {}
+def prompt(result: CheckResult, message: str, native_tools: bool, max_title_chars: int) -> tuple[str, str]:
     values = {
-        "claim": result["claim"],
-        "verdict": str(verdict.get("label", "none")),
-        "answer": result.get("answer", ""),
-        "evidence": evidence_block(evidence_of(result)) or "(none)",
+        "claim": result.claim,
+        "verdict": result.verdict.label if result.verdict else "none",
+        "answer": result.answer,
+        "evidence": evidence_block(result.sources, max_title_chars) or "(none)",
         "message": message,
-        "format": TOOLS_FORMAT if native_tools else JSON_FORMAT,
+        "format": prompts.load("route_format_tools" if native_tools else "route_format_json"),
     }
     return prompts.load("route_system"), prompts.render("route", **values)
 
@@ -71,12 +60,12 @@ def decide_with_tools(deps: Deps, system: str, user: str) -> dict[str, Any]:
     return parse_json_object(str(msg.content)) or {}
 
 
-def decide(deps: Deps, result: dict[str, Any], message: str) -> dict[str, Any]:
-    native = deps.settings.resolved_provider() == "openai"
-    system, user = prompt(result, message, native)
+def decide(deps: Deps, result: CheckResult, message: str) -> dict[str, Any]:
+    native = deps.settings.llm.resolved_provider() == "openai"
+    system, user = prompt(result, message, native, deps.settings.answer.max_title_chars)
     if native:
         return decide_with_tools(deps, system, user)
-    reply, _ = chat(deps.llm, system, user, json_mode=True, max_tokens=300)
+    reply, _ = chat(deps.llm, system, user, json_mode=True, max_tokens=deps.settings.llm.max_tokens)
     return parse_json_object(reply) or {}
 
 
@@ -89,7 +78,7 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     sentence = asked_sentence(message)
     if sentence is not None:
         return {**turn, "action": "sources", "sentence": sentence}
-    choice = decide(deps_of(runtime), results[-1], message)
+    choice = decide(deps_of(runtime), CheckResult.model_validate(results[-1]), message)
     if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
         return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}
     query = str(choice.get("claim") or "").strip()

@@ -16,5 +16,5 @@ class ThreadState(TypedDict, total=False):
     query: str  # the claim to check when action == "check"
     draft: str  # the router's answer from held evidence when action == "answer"
     sentence: int  # 1-based answer sentence asked about when action == "sources"
-    results: Annotated[list[dict[str, Any]], operator.add]  # every check of the thread (to_json), oldest first
+    results: Annotated[list[dict[str, Any]], operator.add]  # every check (CheckResult dumps), oldest first
     reply: dict[str, Any]  # what this turn shows: {"kind": "check" | "sources" | "answer", ...}

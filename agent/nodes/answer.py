@@ -1,10 +1,11 @@
-"""Answer (seed 003): a short answer in which every sentence cites [n] from the evidence list.
+"""Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list.
 
 Citations are valid by construction: numbers that name no evidence are stripped here and the sentence is
 flagged; the answer text the user sees carries only real citations."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -15,15 +16,14 @@ from agent.nodes._timing import timed
 from agent.state import AnswerSentence, ClaimState, Deps, Evidence
 from tools.citations import ParsedSentence, parse_answer, render
 
-MAX_TITLE_CHARS = 120
 
-
-def evidence_block(evidence: list[Evidence]) -> str:
+def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
+    """The numbered evidence as the LLM reads it: number, title (cut), year, the verifier's stance, the sentence."""
     lines = []
     for ev in evidence:
         year = f", {ev.year}" if ev.year else ""
         stance = {"supports": "supports the claim", "contradicts": "contradicts the claim"}.get(ev.stance, "unclear")
-        lines.append(f'[{ev.n}] ({ev.title[:MAX_TITLE_CHARS]}{year}; {stance}) "{ev.sentence}"')
+        lines.append(f'[{ev.n}] ({ev.title[:max_title_chars]}{year}; {stance}) "{ev.sentence}"')
     return "\n".join(lines)
 
 
@@ -53,11 +53,11 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         prompts.render(
             "answer",
             claim=state["claim"],
-            evidence=evidence_block(evidence),
+            evidence=evidence_block(evidence, runtime.context.settings.answer.max_title_chars),
             numbers=", ".join(f"[{ev.n}]" for ev in evidence),
             verdict=verdict.label if verdict else "unknown",
         ),
-        max_tokens=300,
+        max_tokens=runtime.context.settings.llm.max_tokens,
     )
     parsed = parse_answer(reply, {ev.n for ev in evidence})
     return {"answer": render(parsed), "sentences": answer_sentences(parsed), "usage": usage}

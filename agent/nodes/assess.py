@@ -1,4 +1,4 @@
-"""Assess each source (seed 000): the independent verifier judges every candidate sentence against the claim;
+"""Assess each source (FRSC's local labels): the independent verifier judges every candidate sentence against the claim;
 sentences with no bearing are dropped, abstracts left without evidence are pruned, and each remaining abstract
 gets a local label on the 7-grade scale and a reputation weight.
 
@@ -70,7 +70,7 @@ def judge_sources(
             continue
         pairs = judged[doc_id]
         for ev, res in pairs:
-            kept.append(ev.model_copy(update={"stance": res.label, "stance_score": round(res.score, 4)}))
+            kept.append(ev.model_copy(update={"stance": res.label}))
         score = sum(res.score for _, res in pairs) / len(pairs)
         weight, inputs = weigh(docs[doc_id])
         best_ev, best = max(pairs, key=lambda p: abs(p[1].score))
@@ -94,7 +94,7 @@ def judge_sources(
 
 
 def judge_rule(settings: Any) -> JudgeRule:
-    return JudgeRule(settings.sentences_per_doc, settings.stance_min_prob, settings.labelled_docs)
+    return JudgeRule(settings.judge.sentences_per_doc, settings.judge.stance_min_prob, settings.judge.labelled_docs)
 
 
 @timed("assess")

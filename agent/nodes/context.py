@@ -1,5 +1,6 @@
-"""Supplementary context (seed 004): the +-5 neighbouring sentences of each evidence sentence, and an extractive
-context that lets the sentence stand alone (the sentence before it).
+"""Supplementary context (as in the supplementary-context paper): the neighbouring sentences of each evidence
+sentence (CONTEXT_WINDOW on each side), and an extractive context that lets the sentence stand alone (the sentence
+before it).
 
 Extractive, not generated: an LLM-written context costs one call per evidence sentence (about 6-8 s each with the
 embedded model on this CPU, 40+ s per claim), which alone breaks the 60 s budget of a turn.
@@ -14,18 +15,17 @@ from langgraph.runtime import Runtime
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps
 
-MAX_CONTEXT_CHARS = 400
 
-
-def extractive_context(sentences: list[str], i: int) -> str:
-    """The sentence before; empty when the evidence opens the abstract (its title is context enough)."""
-    return sentences[i - 1][:MAX_CONTEXT_CHARS] if i > 0 else ""
+def extractive_context(sentences: list[str], i: int, max_chars: int) -> str:
+    """The sentence before, cut at ``max_chars``; empty when the evidence opens the abstract (its title is context
+    enough)."""
+    return sentences[i - 1][:max_chars] if i > 0 else ""
 
 
 @timed("context")
 def context(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
-    window = deps.settings.context_window
+    window = deps.settings.judge.context_window
     out = []
     for ev in state.get("evidence", []):
         sentences = deps.index.docs[ev.doc_id].sentences
@@ -34,7 +34,7 @@ def context(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             ev.model_copy(
                 update={
                     "neighbours": sentences[max(0, i - window) : i] + sentences[i + 1 : i + 1 + window],
-                    "context": extractive_context(sentences, i),
+                    "context": extractive_context(sentences, i, deps.settings.judge.context_chars),
                 }
             )
         )

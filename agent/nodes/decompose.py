@@ -1,4 +1,4 @@
-"""Decompose (RAG-fusion, seeds 004 and 000): the claim -> 3-5 search questions plus the opposite claim."""
+"""Decompose (RAG-fusion; the opposite claim as in FRSC): the claim -> search questions plus the opposite claim."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from agent.calls import chat, parse_json_object
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
 
-MAX_QUESTIONS = 5
 
-
-def _clean(items: Any) -> list[str]:
+def _clean(items: Any, limit: int) -> list[str]:
     if not isinstance(items, list):
         return []
     out: list[str] = []
@@ -22,7 +20,7 @@ def _clean(items: Any) -> list[str]:
         text = (item.get("question") or item.get("prompt") or "") if isinstance(item, dict) else item
         if isinstance(text, str) and text.strip() and text.strip() not in out:
             out.append(text.strip())
-    return out[:MAX_QUESTIONS]
+    return out[:limit]
 
 
 def fallback_opposite(claim: str) -> str:
@@ -32,15 +30,16 @@ def fallback_opposite(claim: str) -> str:
 @timed("decompose")
 def decompose(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     claim = state["claim"]
+    settings = runtime.context.settings
     reply, usage = chat(
         runtime.context.llm,
         prompts.load("decompose_system"),
         prompts.render("decompose", claim=claim),
         json_mode=True,
-        max_tokens=300,
+        max_tokens=settings.llm.max_tokens,
     )
     obj = parse_json_object(reply) or {}
-    questions = _clean(obj.get("questions"))
+    questions = _clean(obj.get("questions"), settings.retrieval.max_questions)
     opposite = obj.get("opposite_claim")
     notes: list[str] = []
     if not questions:

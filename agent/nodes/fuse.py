@@ -10,12 +10,11 @@ from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, RankedDoc
 from tools.search import reciprocal_rank_fusion
 
-MAX_CANDIDATES = 50
-
 
 @timed("fuse")
 def fuse(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    fused = reciprocal_rank_fusion(state.get("ranked_lists", {}))[:MAX_CANDIDATES]
+    retrieval = runtime.context.settings.retrieval
+    fused = reciprocal_rank_fusion(state.get("ranked_lists", {}), retrieval.rrf_k)[: retrieval.depth]
     candidates = [
         RankedDoc(
             doc_id=d,

@@ -1,4 +1,4 @@
-"""Rerank (issue 3, item 5): the independent verifier reads the sentences of the top fused abstracts; an abstract's
+"""Rerank (as in VerT5erini): the independent verifier reads the sentences of the top fused abstracts; an abstract's
 evidence score is its best sentence's P(supports) + P(contradicts), mixed with its fused score.
 
 Chosen by measurement (evals/rerank_experiments.py on the 122 SciFact train claims the verifier never saw,
@@ -50,12 +50,12 @@ def rerank(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     settings = deps.settings
     candidates = state.get("candidates", [])
-    top = min(settings.rerank_top, len(candidates))
+    top = min(settings.retrieval.rerank_top, len(candidates))
     if top == 0:
         return {"candidates": candidates}
     head = [c.doc_id for c in candidates[:top]]
-    evidence = evidence_scores(state["claim"], head, deps.index, deps.verifier, settings.rerank_sentences)
-    order = rerank_scores([(c.doc_id, c.score) for c in candidates], evidence, top, settings.rerank_alpha)
+    evidence = evidence_scores(state["claim"], head, deps.index, deps.verifier, settings.retrieval.rerank_sentences)
+    order = rerank_scores([(c.doc_id, c.score) for c in candidates], evidence, top, settings.retrieval.rerank_alpha)
     by_id: dict[str, RankedDoc] = {c.doc_id: c for c in candidates}
     reranked = [
         by_id[d].model_copy(update={"evidence_score": round(evidence[d], 4)}) if d in evidence else by_id[d]

@@ -1,4 +1,5 @@
-"""Retrieve (seeds 002, 003): every search question through every retrieval tool.
+"""Retrieve (hybrid search as in Verif.ai, title-prepended sentences as in the semantic-search study): every
+search question through every retrieval tool.
 
 Live tools (Europe PMC, PubMed, OpenAlex, Semantic Scholar; tools.live) search the literature first, for the
 sources the settings select, concurrently and within a time budget; the abstracts they fetch are added to the index.
@@ -26,10 +27,11 @@ def _live(state: ClaimState, deps: Deps, local: bool, sources: list[Any]) -> tup
     from tools.live.retrieval import live_queries, run_live
 
     settings = deps.settings
-    queries = live_queries([(q.text, q.kind) for q in state["queries"]], settings.live_queries)
+    queries = live_queries([(q.text, q.kind) for q in state["queries"]], settings.live.queries)
     find = getattr(deps.index, "find_doc", None)
     try:
-        outcome = run_live(sources, queries, settings, find, local=local).result(timeout=settings.live_budget + 30)
+        future = run_live(sources, queries, settings.live, settings.stores.live_cache_dir, find, local=local)
+        outcome = future.result(timeout=settings.live.budget + 30)
     except Exception as e:  # search_live reports source failures as notes; this is a bug or a hung thread
         log.warning("live search failed", exc_info=e)
         return {}, [f"live literature search failed ({type(e).__name__}); answered from the other sources"]
@@ -47,7 +49,7 @@ def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     from tools.live.sources import select_sources
 
     deps = runtime.context
-    selection = select_sources(deps.settings)
+    selection = select_sources(deps.settings.live)
     notes = list(selection.notes)
     ranked: dict[str, list[str]] = {}
     if selection.live:
@@ -56,7 +58,7 @@ def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         notes.extend(live_notes)
     if selection.local:
         queries = [q.text for q in state["queries"]]
-        for tool in make_search_tools(deps.index, deps.settings.retrieval_depth):
+        for tool in make_search_tools(deps.index, deps.settings.retrieval.depth):
             results = tool.batch([{"query": q} for q in queries])
             for query, hits in zip(queries, results, strict=True):
                 ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]

@@ -1,4 +1,4 @@
-"""Select evidence sentences (seed 001): in each top abstract, the sentences closest to the claim."""
+"""Select evidence sentences (as in VerT5erini): in each top abstract, the sentences closest to the claim."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ from langgraph.runtime import Runtime
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence
 
-CANDIDATES_PER_DOC = 3
-MIN_CHARS = 20  # split fragments such as "0.24 versus 1.15 +/-" carry no claim
-
 
 @timed("select_evidence")
 def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
-    top = [c.doc_id for c in state.get("candidates", [])[: deps.settings.top_docs]]
+    judge = deps.settings.judge
+    top = [c.doc_id for c in state.get("candidates", [])[: judge.top_docs]]
     if not top:
         return {"evidence": []}
     claim_vec = deps.index.embed([state["claim"]])[0]
@@ -26,8 +24,9 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
     for doc_id in top:
         doc = deps.index.docs[doc_id]
         sims = vectors[doc_id] @ claim_vec
-        order = [int(i) for i in np.argsort(-sims) if len(doc.sentences[int(i)]) >= MIN_CHARS]
-        for i in order[:CANDIDATES_PER_DOC]:
+        # split fragments such as "0.24 versus 1.15 +/-" carry no claim
+        order = [int(i) for i in np.argsort(-sims) if len(doc.sentences[int(i)]) >= judge.min_sentence_chars]
+        for i in order[: judge.candidates_per_doc]:
             evidence.append(
                 Evidence(
                     n=len(evidence) + 1,
@@ -37,7 +36,6 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
                     sentence_index=i,
                     url=doc.link(),
                     year=doc.year,
-                    relevance=round(float(sims[i]), 4),
                 )
             )
     return {"evidence": evidence}

@@ -1,4 +1,4 @@
-"""Verdict (seed 000): reputation-weighted mean of the local scores -> global label; unweighted score too."""
+"""Verdict (FRSC): reputation-weighted mean of the local scores -> global label; unweighted score too."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Verify (seeds 003, 000): each answer sentence against the sentences it cites, by the independent verifier
-(not the generator). Status: supported / contradicted / unsupported / uncited; attribution lists the best-matching
-source sentences of the whole evidence list."""
+"""Verify (Verif.ai; attribution as in FRSC): each answer sentence against the sentences it cites, by the
+independent verifier (not the generator). Status: supported / contradicted / unsupported / uncited; attribution
+lists the best-matching source sentences of the whole evidence list."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from langgraph.runtime import Runtime
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence
-
-TOP_ATTRIBUTION = 2
 
 
 def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
@@ -37,13 +35,14 @@ def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         return {"sentences": sentences}
     pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
     results = runtime.context.verifier.predict(pairs)
+    top = runtime.context.settings.answer.top_attribution
     out: list[AnswerSentence] = []
     for k, s in enumerate(sentences):
         row = list(zip(evidence, results[k * len(evidence) : (k + 1) * len(evidence)], strict=True))
         ranked = sorted(row, key=lambda p: -(1.0 - p[1].p_nei))
         attribution = [
             Attribution(source=ev.n, sentence=ev.sentence, score=round(1.0 - r.p_nei, 4))
-            for ev, r in ranked[:TOP_ATTRIBUTION]
+            for ev, r in ranked[:top]
         ]
         cited = [p for p in row if p[0].n in s.citations]
         if cited:

@@ -1,6 +1,6 @@
 """Browser and socket tests of the chat: a real `claimtrace ui` server (scripted LLM, real index of the tiny corpus,
-real verifier) and Debian's Chromium driven by Playwright (DESIGN.md §5). Skipped with a reason when a piece is
-missing."""
+real verifier) and Debian's Chromium driven by Playwright (never a browser download of Playwright's own).
+Skipped with a reason when a piece is missing."""
 
 from __future__ import annotations
 

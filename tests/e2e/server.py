@@ -36,7 +36,7 @@ class ChatServer:
         since = self.log.stat().st_size if self.log.exists() else 0  # "ready" must come from this start's output
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "agent.cli", "ui", "--port", str(self.port)],
+                [sys.executable, "-m", "ui.cli", "ui", "--port", str(self.port)],
                 cwd=REPO,
                 env=self.env,
                 stdout=out,

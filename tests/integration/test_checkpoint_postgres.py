@@ -46,8 +46,8 @@ def postgres() -> Iterator[PostgresServer]:
 def deps(tmp_path: Path, tiny_index: Any, postgres: PostgresServer) -> Deps:
     from tools.verifier import get_verifier
 
-    settings = Settings(  # type: ignore[call-arg]
-        data_dir=tmp_path, llm_provider="scripted", checkpoint_url=postgres.url, _env_file=None
+    settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+        stores={"data_dir": tmp_path, "checkpoint_url": postgres.url}, llm={"provider": "scripted"}
     )
     return Deps(settings=settings, llm=ScriptedChatModel(rules=RULES), index=tiny_index, verifier=get_verifier())
 
@@ -92,7 +92,7 @@ def test_thread_on_postgres_survives_a_fresh_saver(deps: Deps, postgres: Postgre
     assert result["sentences"][0]["citations"] == [1] and result["sentences"][1]["invalid_citations"] == [12]
     assert state["reply"]["kind"] == "answer" and state["reply"]["sentences"][0]["citations"] == [1]
     assert rows_for(postgres.url, "pg-thread") == len(history) > 3  # every step is a row in Postgres
-    assert not (deps.settings.data_dir / "threads.sqlite").exists()  # and none went to the SQLite default
+    assert not (deps.settings.stores.data_dir / "threads.sqlite").exists()  # and none went to the SQLite default
 
     values, again, more = asyncio.run(next_process())
     assert values == state  # the answer, its flags, sources and the last reply, exactly
@@ -103,6 +103,8 @@ def test_thread_on_postgres_survives_a_fresh_saver(deps: Deps, postgres: Postgre
 
 def test_unreachable_postgres_is_a_clear_error(tmp_path: Path):
     url = f"postgresql://claimtrace@127.0.0.1:{free_port()}/postgres"  # nothing listens there
-    settings = Settings(data_dir=tmp_path, checkpoint_url=url, _env_file=None)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+        stores={"data_dir": tmp_path, "checkpoint_url": url}
+    )
     with pytest.raises(CheckpointUnavailableError, match="cannot connect to CHECKPOINT_URL"):
         asyncio.run(open_checkpointer(settings))

@@ -55,7 +55,6 @@ def test_index_and_search_on_a_chroma_server(chroma_url: str, tmp_path: Path):
     index = CorpusIndex(tmp_path, chroma_url)
     vec = index.embed(["ALDH1 breast cancer prognosis"])[0]
     assert index.dense_sentences(vec, 3)[0].doc_id == "103"
-    assert index.dense_abstracts(vec, 3)[0].doc_id == "103"
     assert index.sentence_vectors(["103"])["103"].shape == (4, 384)
 
     again = build_index(FIXTURES / "tiny_corpus.jsonl", tmp_path, chroma_url=chroma_url, progress=False)

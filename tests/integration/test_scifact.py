@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent.cli import main
 from agent.settings import Settings, get_settings
 from tests.conftest import scifact_or_skip, write_scifact_slice
+from ui.cli import main
 
 SLICE = 200
 N_CLAIMS = 3
@@ -42,7 +42,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _use(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any], **extra: str) -> None:
-    models = Settings(_env_file=None).model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
+    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
     for key in ("LLM_BASE_URL", "LLM_API_KEY", "OPENAI_API_KEY", "CHROMA_URL", "CORPUS_PATH"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("DATA_DIR", str(env["data"]))

@@ -1,29 +1,34 @@
-"""The answer replay (evals/answer_replay.py): recorded evidence rebuilt from the index, the answer and verify nodes
-run on it with a scripted model, and the faithfulness figures counted as the eval counts them."""
+"""The answer replay (evals/answer_replay.py): the answer stage (answer -> verify) run with a scripted model on the
+evidence a record's result holds, and the faithfulness figures counted as the eval counts them."""
 
 from __future__ import annotations
 
-from evals.answer_replay import faithfulness, pick, rebuild_state, replay_answer
+from typing import Any
+
+from agent.result import CheckResult, Source
+from agent.state import AnswerSentence, Verdict
+from evals.answer_replay import faithfulness, pick, replay_answer
 
 CLAIM = "MMR vaccination causes autism."
+SENTENCE = "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."
+EV = [Source(n=1, doc_id="101", title="Measles-mumps-rubella vaccination and autism", sentence=SENTENCE,
+             sentence_index=3, stance="contradicts")]
 
 
-def record(rid: int, evidence: list[dict[str, object]], invalid: list[int] | None = None) -> dict[str, object]:
-    sentence: dict[str, object] = {"text": "s", "citations": [1], "invalid_citations": invalid or []}
-    sentence.update(status="supported", flagged=bool(invalid))
-    return {"id": rid, "claim": CLAIM, "evidence": evidence, "verdict": "Generally refuted", "sentences": [sentence]}
+def record(rid: int, evidence: list[Source], invalid: list[int] | None = None) -> dict[str, Any]:
+    sentence = AnswerSentence(text="s", citations=[1], invalid_citations=invalid or [], status="supported",
+                              flagged=bool(invalid))
+    verdict = Verdict(label="Generally refuted", score=-1.0, unweighted_score=-1.0)
+    result = CheckResult(claim=CLAIM, sources=evidence, verdict=verdict, sentences=[sentence])
+    return {"id": rid, "result": result.model_dump(mode="json")}
 
 
-EV = [{"n": 1, "doc_id": "101", "sentence_index": 3, "stance": "contradicts"}]
-
-
-def test_rebuild_state_takes_title_and_sentence_from_the_index(make_deps):
-    deps = make_deps([])
-    state = rebuild_state(record(1, EV), deps.index.docs)
-    (e,) = state["evidence"]
-    assert e.sentence == "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."
-    assert e.title.startswith("Measles-mumps-rubella vaccination and autism")
-    assert (e.n, e.stance, state["verdict"].label) == (1, "contradicts", "Generally refuted")
+def test_replay_answers_from_the_recorded_evidence_and_verdict(make_deps):
+    deps = make_deps([{"when": "<evidence>", "reply": "No link [1]."}], verifier_rules={})
+    replay_answer(record(1, EV), deps)
+    prompt = "\n".join(str(m.content) for m in deps.llm.calls[-1])
+    assert SENTENCE in prompt and "Measles-mumps-rubella vaccination and autism" in prompt
+    assert "contradicts the claim" in prompt and "Generally refuted" in prompt
 
 
 def test_replay_runs_answer_and_verify_and_counts_invalid_citations(make_deps):
@@ -31,7 +36,7 @@ def test_replay_runs_answer_and_verify_and_counts_invalid_citations(make_deps):
         [{"when": "<evidence>", "reply": "MMR was not associated with autism [1]. Others agree [2, 3]."}],
         verifier_rules={"not associated": "contradicts"},
     )
-    sentences = replay_answer(rebuild_state(record(1, EV), deps.index.docs), deps)
+    sentences = replay_answer(record(1, EV), deps)
     assert [(s["citations"], s["invalid_citations"]) for s in sentences] == [([1], []), ([], [2, 3])]
     # the rule verifier reads [1] as contradicting the sentence; the other sentence lost its citations
     assert all(s["flagged"] for s in sentences)

@@ -101,7 +101,7 @@ def test_native_tool_calls_with_openai_style_models(make_deps: Any):
     call = {"name": "AnswerFromEvidence", "args": {"answer": "No association was found [1]."}}
     graph, deps, cfg = thread(make_deps, None, reply="", tool_calls=[call])
     graph.invoke({"message": CLAIM}, cfg, context=deps)
-    openai_deps = Deps(settings=deps.settings.model_copy(update={"llm_provider": "openai"}), llm=deps.llm,
+    openai_deps = Deps(settings=deps.settings.with_values(llm={"provider": "openai"}), llm=deps.llm,
                        index=deps.index, verifier=deps.verifier)
     reply = graph.invoke({"message": "what did the cohort find?"}, cfg, context=openai_deps)["reply"]
     assert deps.llm.bound_tools == ["AnswerFromEvidence", "SearchAgain"]
@@ -110,7 +110,7 @@ def test_native_tool_calls_with_openai_style_models(make_deps: Any):
 
 def test_thread_survives_a_new_process_checkpointer(make_deps: Any, tmp_path: Path):
     deps = make_deps(CHECK_RULES, verifier_rules=VERIFIER_RULES)
-    settings = deps.settings.model_copy(update={"data_dir": tmp_path})
+    settings = deps.settings.with_values(stores={"data_dir": tmp_path})
     cfg = {"configurable": {"thread_id": "kept"}}
 
     async def first() -> dict[str, Any]:

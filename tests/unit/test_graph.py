@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from agent.graph import PIPELINE, build_graph
-from agent.service import run_claim, to_json
+import pytest
+
+from agent.graph import build_graph
+from agent.result import CheckResult
+from agent.service import run_claim
+from agent.state import Query
 from tests.conftest import decompose_rule
 
 CLAIM = "The MMR vaccine causes autism."
@@ -14,12 +18,31 @@ VERIFIER_RULES = {
 }
 
 
-def test_graph_has_one_linear_pipeline():
-    graph = build_graph().get_graph()
-    edges = {(e.source, e.target) for e in graph.edges}
-    names = [n for n, _ in PIPELINE]
-    assert ("__start__", names[0]) in edges and (names[-1], "__end__") in edges
-    assert all((a, b) in edges for a, b in zip(names, names[1:], strict=False))
+def test_nodes_run_in_pipeline_order_and_the_answer_is_told_the_verdict(make_deps):
+    """The order the nodes report their updates in, and what the answer prompt carries: the verdict was computed
+    from the verifier before the generator wrote a word."""
+    deps = make_deps(
+        [
+            decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+            {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."},
+        ],
+        verifier_rules=VERIFIER_RULES,
+    )
+    ran = [name for update in build_graph().stream({"claim": CLAIM}, context=deps, stream_mode="updates")
+           for name in update]
+    assert ran == ["decompose", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict",
+                   "answer", "verify"]
+    answer_prompt = "\n".join(str(m.content) for m in deps.llm.calls[-1])
+    assert "<evidence>" in answer_prompt and "Generally refuted" in answer_prompt
+
+
+def test_a_span_runs_only_its_nodes(make_deps):
+    deps = make_deps([], verifier_rules=VERIFIER_RULES)
+    graph = build_graph(first="retrieve", last="fuse")
+    state = graph.invoke({"claim": CLAIM, "queries": [Query(text=CLAIM, kind="claim")]}, context=deps)
+    assert state["candidates"] and "evidence" not in state and set(state["timings"]) == {"retrieve", "fuse"}
+    with pytest.raises(ValueError):
+        build_graph(first="verify", last="decompose")
 
 
 def test_full_run_matches_the_json_contract(make_deps):
@@ -34,7 +57,7 @@ def test_full_run_matches_the_json_contract(make_deps):
         ],
         verifier_rules=VERIFIER_RULES,
     )
-    result = to_json(run_claim(CLAIM, deps))
+    result = CheckResult.from_state(run_claim(CLAIM, deps)).model_dump(mode="json")
     assert set(result) >= {"claim", "queries", "answer", "sentences", "sources", "verdict", "llm", "timings"}
     assert result["queries"][0] == CLAIM and result["queries"][-1] == "The MMR vaccine does not cause autism."
     assert result["verdict"]["label"] == "Generally refuted"
@@ -63,7 +86,7 @@ def test_planted_instruction_changes_neither_verdict_nor_flags(make_deps):
     ]
     deps = make_deps(rules, verifier_rules=VERIFIER_RULES)
     state = run_claim("Parents report autism after MMR vaccination.", deps)
-    result = to_json(state)
+    result = CheckResult.from_state(state).model_dump(mode="json")
     premises = " ".join(p for _, p in deps.verifier.seen)
     assert "Ignore all previous instructions" in premises  # the planted text was retrieved and judged as data
     assert result["verdict"]["label"] == "Generally refuted"

@@ -1,9 +1,9 @@
-"""The labelling experiment's replay helpers: queries rebuilt as decompose makes them, and the rule a run was
-made with read from its records (runs from before the rule existed labelled every abstract)."""
+"""The labelling experiment's replay helpers: queries rebuilt as decompose makes them, the recorded queries of a
+record, and the rule a run was made with, read from its records."""
 
 from __future__ import annotations
 
-from evals.label_experiments import query_list, recorded_rule
+from evals.label_experiments import query_list, recorded_queries, recorded_rule
 
 
 def test_replayed_queries_keep_decompose_kinds():
@@ -13,9 +13,12 @@ def test_replayed_queries_keep_decompose_kinds():
     assert [(q.text, q.kind) for q in query_list("C", None)] == [("C", "claim")]
 
 
-def test_recorded_rule_reads_the_config_and_defaults_old_runs_to_label_everything():
-    old = {1: {"config": {"rerank": [10, 3, 0.6], "top_docs": 5}}}
-    assert recorded_rule(old) == (True, 5, 0.0, 0)
+def test_recorded_queries_come_from_the_result():
+    assert recorded_queries({"id": 1, "result": {"queries": ["C", "not C"]}}) == ["C", "not C"]
+    assert recorded_queries(None) is None
+
+
+def test_recorded_rule_reads_the_config():
     new = {7: {"config": {"rerank": [0, 3, 0.6], "top_docs": 3, "labels": [0.6, 1]}}}
     assert recorded_rule(new) == (False, 3, 0.6, 1)
 
@@ -23,7 +26,7 @@ def test_recorded_rule_reads_the_config_and_defaults_old_runs_to_label_everythin
 def test_write_experiment_writes_json_and_markdown(tmp_path, capsys):
     import json
 
-    from evals.retrieval_experiments import write_experiment
+    from evals.experiments import write_experiment
 
     write_experiment(tmp_path / "out", "x", {"claims": 3}, lambda r: f"# {r['claims']} claims\n")
     assert json.loads((tmp_path / "out" / "x.json").read_text()) == {"claims": 3}

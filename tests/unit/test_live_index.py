@@ -99,7 +99,6 @@ def test_embeddings_of_abstracts_this_machine_has_no_text_of_are_skipped(index_d
     other = CorpusIndex(index_dir)
     vec = other.embed(["zinc lozenges shorten colds"])[0]
     assert FRESH.doc_id not in {h.doc_id for h in other.dense_sentences(vec, 5)}
-    assert FRESH.doc_id not in {h.doc_id for h in other.dense_abstracts(vec, 5)}
 
 
 def test_missing_embeddings_are_made_on_demand(index_dir):

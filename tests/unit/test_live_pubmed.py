@@ -69,7 +69,7 @@ def test_api_key_is_sent_and_raises_the_rate(tmp_path):
     script = routes()
     search(tmp_path, script, settings=settings)
     assert script.requests[0].url.params["api_key"] == "k123"
-    assert pubmed.rate(settings) == 10.0 and pubmed.rate(live_settings(tmp_path)) == 3.0
+    assert pubmed.rate(settings.live) == 10.0 and pubmed.rate(live_settings(tmp_path).live) == 3.0
 
 
 def test_empty_result_makes_no_efetch(tmp_path):
@@ -122,7 +122,7 @@ def test_three_requests_per_second_without_a_key(tmp_path):
     """Two searches at once (4 requests) through the real per-host limiter at NCBI's rate, on a fake clock."""
     clock = [0.0]
     starts: list[float] = []
-    limiter = RateLimiter(pubmed.rate(live_settings(tmp_path)), clock=lambda: clock[0])
+    limiter = RateLimiter(pubmed.rate(live_settings(tmp_path).live), clock=lambda: clock[0])
 
     async def sleep(seconds: float) -> None:
         clock[0] += seconds
@@ -135,7 +135,7 @@ def test_three_requests_per_second_without_a_key(tmp_path):
     async def go() -> None:
         async with httpx.AsyncClient(transport=httpx.MockTransport(record)) as client:
             http = LiveHttp(client, None, sleep=sleep, limiters=lambda url, rate: limiter)
-            settings = live_settings(tmp_path)
+            settings = live_settings(tmp_path).live
             await asyncio.gather(pubmed.search(http, settings, "a", 3), pubmed.search(http, settings, "b", 3))
 
     asyncio.run(go())

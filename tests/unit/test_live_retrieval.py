@@ -43,12 +43,13 @@ async def no_wait(seconds: float) -> None:  # rate-limit and backoff waits are t
 
 
 def run(settings, script, sources=ALL, queries=QUERIES, known=None, local=True):
-    return asyncio.run(search_live(sources, queries, settings, known, local=local, transport=script.transport(),
-                                   sleep=no_wait))
+    cache = settings.stores.live_cache_dir
+    return asyncio.run(search_live(sources, queries, settings.live, cache, known, local=local,
+                                   transport=script.transport(), sleep=no_wait))
 
 
 def test_tools_are_langchain_tools_with_specs(tmp_path):
-    tools = make_live_tools(None, live_settings(tmp_path), ALL)  # type: ignore[arg-type]
+    tools = make_live_tools(None, live_settings(tmp_path).live, ALL)  # type: ignore[arg-type]
     assert [t.name for t in tools] == ["europepmc_search", "pubmed_search", "openalex_search", "s2_search"]
     assert "Europe PMC" in tools[0].description and set(tools[0].args) == {"query", "k"}
 
@@ -79,7 +80,7 @@ def test_every_source_every_query_merged(tmp_path):
 def test_a_failing_source_leaves_one_note_and_the_others_answer(tmp_path):
     routes = all_sources_ok()
     routes["/rest/search"] = [httpx.Response(500)]
-    out = run(live_settings(tmp_path, live_tries=2), Script(routes))
+    out = run(live_settings(tmp_path, tries=2), Script(routes))
     assert out.notes == ["Europe PMC unavailable (HTTP 500 after 2 tries); answered from the other sources."]
     assert not any(k.startswith("europepmc|") for k in out.ranked)
     assert "doi:10.7326/m18-2101" in out.docs
@@ -106,11 +107,11 @@ def test_the_time_budget_cuts_a_slow_source(tmp_path):
             await asyncio.sleep(10)
         return ok(fixture("europepmc_search.json"))
 
-    settings = live_settings(tmp_path, live_budget=0.5)
+    settings = live_settings(tmp_path, budget=0.5)
     transport = httpx.MockTransport(slow)
     sources = [REGISTRY["europepmc"], REGISTRY["s2"]]
     t0 = time.perf_counter()
-    out = asyncio.run(search_live(sources, QUERIES[:1], settings, local=True, transport=transport))
+    out = asyncio.run(search_live(sources, QUERIES[:1], settings.live, tmp_path, local=True, transport=transport))
     assert time.perf_counter() - t0 < 3
     assert out.notes == ["Semantic Scholar unavailable (no answer within 0.5 s); answered from the other sources."]
     assert list(out.ranked) == [f"europepmc|{QUERIES[0]}"]

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.settings import Settings, parse_sources
+from agent.settings import Settings
 from tests.live_fakes import live_settings
 from tools.live import reach, sources
+from tools.live.config import parse_sources
 
 
 @pytest.fixture(autouse=True)
@@ -52,18 +53,19 @@ def test_parse_sources():
 def test_settings_field_from_environment(monkeypatch):
     monkeypatch.setenv("SOURCES", "europepmc,local")
     monkeypatch.setenv("EUROPEPMC_BASE_URL", "http://127.0.0.1:9/mirror")
-    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    s = Settings(_env_file=None).live  # type: ignore[call-arg]
     assert s.sources == "local,europepmc" and s.selected_sources() == (False, ["local", "europepmc"])
     assert s.europepmc_base_url == "http://127.0.0.1:9/mirror"
     monkeypatch.setenv("SOURCES", "auto")
-    assert Settings(_env_file=None).selected_sources() == (True, ["local", "europepmc", "pubmed", "openalex", "s2"])  # type: ignore[call-arg]
+    every = ["local", "europepmc", "pubmed", "openalex", "s2"]
+    assert Settings(_env_file=None).live.selected_sources() == (True, every)  # type: ignore[call-arg]
     monkeypatch.delenv("SOURCES")
-    assert Settings(_env_file=None).sources == "auto"  # type: ignore[call-arg]  # the default
+    assert Settings(_env_file=None).live.sources == "auto"  # type: ignore[call-arg]  # the default
 
 
 def test_a_bad_environment_value_is_named_in_one_clear_line(monkeypatch, capsys):
-    from agent.cli import main
     from agent.settings import get_settings
+    from ui.cli import main
 
     monkeypatch.setenv("SOURCES", "local,scopus")
     get_settings.cache_clear()
@@ -82,7 +84,7 @@ def all_urls(url: str) -> dict[str, str]:
 
 def test_auto_uses_the_reachable_live_sources(tmp_path, open_url, closed_url):
     settings = live_settings(tmp_path, sources="auto", **{**all_urls(closed_url), "europepmc_base_url": open_url})
-    sel = sources.select_sources(settings)
+    sel = sources.select_sources(settings.live)
     assert sel.local and [s.name for s in sel.live] == ["europepmc"]
     assert sel.notes == ["PubMed, OpenAlex, Semantic Scholar unreachable (no connection within 2 s); "
                          "answered from the other sources."]
@@ -90,16 +92,16 @@ def test_auto_uses_the_reachable_live_sources(tmp_path, open_url, closed_url):
 
 def test_auto_offline_is_stated_once_per_process(tmp_path, closed_url):
     settings = live_settings(tmp_path, sources="auto", **all_urls(closed_url))
-    first = sources.select_sources(settings)
+    first = sources.select_sources(settings.live)
     assert first.local and first.live == []
     assert first.notes == ["No live literature source is reachable (offline?); answered from the local index."]
-    assert sources.select_sources(settings).notes == []
+    assert sources.select_sources(settings.live).notes == []
 
 
 def test_explicit_sources_state_an_unreachable_network_every_time(tmp_path, closed_url):
     settings = live_settings(tmp_path, sources="europepmc,pubmed", **all_urls(closed_url))
     for _ in range(2):
-        sel = sources.select_sources(settings)
+        sel = sources.select_sources(settings.live)
         assert not sel.local and sel.live == []
         assert sel.notes == ["The network is unreachable: Europe PMC, PubMed did not answer within 2 s; "
                              "no other source was selected."]
@@ -107,7 +109,7 @@ def test_explicit_sources_state_an_unreachable_network_every_time(tmp_path, clos
 
 def test_local_only_probes_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(reach, "reachable", lambda *a, **k: pytest.fail("probed"))
-    sel = sources.select_sources(live_settings(tmp_path, sources="local"))
+    sel = sources.select_sources(live_settings(tmp_path, sources="local").live)
     assert sel.local and sel.live == [] and sel.notes == []
 
 

@@ -27,5 +27,5 @@ def test_turn_deps_carry_the_choice_without_touching_the_process_deps(tmp_path):
     assert turn_deps(deps, None) is deps
     assert turn_deps(deps, {"sources": ["local", "europepmc", "pubmed", "openalex", "s2"]}) is deps
     turn = turn_deps(deps, {"sources": ["europepmc"]})
-    assert turn.settings.sources == "europepmc" and turn.index is deps.index and turn.llm is deps.llm
-    assert deps.settings.sources == "auto"
+    assert turn.settings.live.sources == "europepmc" and turn.index is deps.index and turn.llm is deps.llm
+    assert deps.settings.live.sources == "auto"

@@ -107,7 +107,7 @@ def test_fuse_ranks_documents_found_by_many_lists_first(make_deps):
 def test_rerank_lifts_the_abstract_whose_sentences_the_verifier_finds_evidence_in(make_deps):
     # 103 (ALDH1) ranks below 101 and 102 by fusion; the verifier sees evidence only in 103's sentences
     deps = make_deps([], verifier_rules={"ALDH1": "supports"})
-    deps.settings = deps.settings.model_copy(update={"rerank_top": 3, "rerank_alpha": 0.3, "rerank_sentences": 3})
+    deps.settings = deps.settings.with_values(retrieval={"rerank_top": 3, "rerank_alpha": 0.3, "rerank_sentences": 3})
     cands = [RankedDoc(doc_id=d, score=s) for d, s in (("101", 0.9), ("102", 0.8), ("103", 0.7), ("104", 0.1))]
     out = rerank({"claim": CLAIM, "candidates": cands}, rt(deps))
     assert [c.doc_id for c in out["candidates"]] == ["103", "101", "102", "104"]
@@ -119,7 +119,7 @@ def test_rerank_lifts_the_abstract_whose_sentences_the_verifier_finds_evidence_i
 
 def test_rerank_off_keeps_fused_order_without_calling_the_verifier(make_deps):
     deps = make_deps([], verifier_rules={"ALDH1": "supports"})
-    deps.settings = deps.settings.model_copy(update={"rerank_top": 0})
+    deps.settings = deps.settings.with_values(retrieval={"rerank_top": 0})
     cands = [RankedDoc(doc_id="101", score=0.9), RankedDoc(doc_id="103", score=0.7)]
     out = rerank({"claim": CLAIM, "candidates": cands}, rt(deps))
     assert [c.doc_id for c in out["candidates"]] == ["101", "103"] and not deps.verifier.seen
@@ -175,7 +175,7 @@ def test_assess_prunes_irrelevant_and_labels_sources(make_deps):
 
 def test_assess_notes_abstracts_left_unlabelled_by_the_limit(make_deps):
     deps = make_deps([], verifier_rules={"not associated": "contradicts", "aldehyde": "supports"})
-    deps.settings = deps.settings.model_copy(update={"labelled_docs": 1})
+    deps.settings = deps.settings.with_values(judge={"labelled_docs": 1})
     evidence = [
         ev(1, "101", "MMR vaccination was not associated with an increased risk of autism.", 3),
         ev(2, "107", "Thimerosal contains an aldehyde group.", 0),
@@ -296,7 +296,7 @@ def test_verify_flags_by_status(make_deps):
     out = verify({"claim": CLAIM, "evidence": evidence, "sentences": sentences}, rt(deps))
     got = [(s.status, s.flagged) for s in out["sentences"]]
     assert got == [("supported", False), ("contradicted", True), ("uncited", True), ("supported", True)]
-    assert out["sentences"][0].attribution[0].source in (1, 2)
+    assert {a.source for a in out["sentences"][0].attribution} == {1, 2}
     assert all(len(s.attribution) == 2 for s in out["sentences"])
 
 

@@ -1,19 +1,95 @@
-"""Prompt files load by name and fill in one pass."""
+"""Prompt files load by name and fill in one pass; each prompt is rendered here by the code that uses it, with its
+real arguments, so a placeholder the code does not fill (or a value the prompt does not use) fails."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from langgraph.runtime import Runtime
 
 import prompts
+from agent.followup import route
+from agent.nodes.answer import answer
+from agent.nodes.decompose import decompose
+from agent.result import CheckResult
+from agent.state import Evidence, Verdict
+from tests.conftest import decompose_rule
+
+CLAIM = "The MMR vaccine causes autism."
+EVIDENCE = [
+    Evidence(n=1, doc_id="101", title="MMR and autism", sentence="MMR was not associated with autism.",
+             sentence_index=2, year=2019, stance="contradicts"),
+]
+# every prompt file and the test that renders it through its caller
+TESTED = {
+    "answer": "test_answer_prompts",
+    "answer_system": "test_answer_prompts",
+    "answer_no_evidence": "test_answer_prompts",
+    "decompose": "test_decompose_prompts",
+    "decompose_system": "test_decompose_prompts",
+    "route": "test_route_prompts",
+    "route_system": "test_route_prompts",
+    "route_format_json": "test_route_prompts",
+    "route_format_tools": "test_route_prompts",
+}
+
+
+def seen(deps: Any) -> str:
+    return "\n".join(str(m.content) for m in deps.llm.calls[-1])
+
+
+def test_every_prompt_file_has_a_test():
+    assert set(prompts.names()) == set(TESTED)
+
+
+def test_answer_prompts(make_deps):
+    deps = make_deps([{"when": "<evidence>", "reply": "No link was found [1]."}])
+    verdict = Verdict(label="Generally refuted", score=-1.0, unweighted_score=-1.0)
+    out = answer({"claim": CLAIM, "evidence": EVIDENCE, "verdict": verdict}, Runtime(context=deps))
+    text = seen(deps)
+    assert prompts.load("answer_system") in text and f'Claim: "{CLAIM}"' in text
+    assert '[1] (MMR and autism, 2019; contradicts the claim) "MMR was not associated with autism."' in text
+    assert "these numbers and no others: [1]." in text
+    assert "Overall verdict from the evidence: Generally refuted" in text
+    assert out["sentences"][0].citations == [1]
+    empty = answer({"claim": CLAIM, "evidence": []}, Runtime(context=deps))
+    assert empty["answer"] == prompts.load("answer_no_evidence")
+
+
+def test_decompose_prompts(make_deps):
+    deps = make_deps([decompose_rule(["Is MMR linked to autism?"], "The MMR vaccine does not cause autism.")])
+    out = decompose({"claim": CLAIM}, Runtime(context=deps))
+    text = seen(deps)
+    assert prompts.load("decompose_system") in text and f'Claim: "{CLAIM}"' in text
+    assert [q.kind for q in out["queries"]] == ["claim", "question", "opposite"]
+
+
+def test_route_prompts():
+    result = CheckResult(claim=CLAIM, answer="No link was found [1].", sources=[EVIDENCE[0].model_dump()])
+    system, user = route.prompt(result, "what did the 2019 study find?", native_tools=False, max_title_chars=120)
+    assert system == prompts.load("route_system")
+    assert prompts.load("route_format_json") in user and "what did the 2019 study find?" in user
+    assert '[1] (MMR and autism, 2019; contradicts the claim)' in user and "No link was found [1]." in user
+    _, tools_user = route.prompt(result, "and newer studies?", native_tools=True, max_title_chars=120)
+    assert prompts.load("route_format_tools") in tools_user and prompts.load("route_format_json") not in tools_user
+
+
+def test_a_missing_or_unknown_value_is_an_error():
+    with pytest.raises(prompts.PromptError, match="missing numbers"):
+        prompts.render("answer", claim="C", evidence="E", verdict="V")
+    with pytest.raises(prompts.PromptError, match="unknown colour"):
+        prompts.render("decompose", claim="C", colour="red")
+    assert prompts.placeholders("answer") == {"claim", "evidence", "numbers", "verdict"}
 
 
 def test_every_placeholder_of_the_answer_prompt_is_filled():
-    text = prompts.render("answer", claim="C", evidence="E", verdict="V")
+    text = prompts.render("answer", claim="C", evidence="E", verdict="V", numbers="[1]")
     assert "{claim}" not in text and "{evidence}" not in text and "{verdict}" not in text
 
 
 def test_values_are_not_templates():
-    text = prompts.render("answer", claim="{evidence}", evidence="EVIDENCE", verdict="V")
+    text = prompts.render("answer", claim="{evidence}", evidence="EVIDENCE", verdict="V", numbers="[1]")
     assert 'Claim: "{evidence}"' in text and text.count("EVIDENCE") == 1
 
 

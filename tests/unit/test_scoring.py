@@ -1,4 +1,4 @@
-"""Labels and thresholds at their boundaries (seed 000)."""
+"""Labels and thresholds (FRSC) at their boundaries."""
 
 from __future__ import annotations
 

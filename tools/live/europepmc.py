@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.settings import Settings
 from tools.corpus import Abstract
+from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, user_agent
 from tools.live.normalize import keyword_query, make_abstract
 
@@ -58,7 +58,7 @@ def parse_search(body: str) -> list[Abstract]:
     return [a for a in (parse_record(r) for r in results if isinstance(r, dict)) if a is not None]
 
 
-async def search(http: LiveHttp, settings: Settings, query: str, k: int) -> list[Abstract]:
+async def search(http: LiveHttp, settings: LiveSettings, query: str, k: int) -> list[Abstract]:
     params = {
         "query": f"({keyword_query(query)}) AND HAS_ABSTRACT:Y",
         "resultType": "core",

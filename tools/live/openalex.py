@@ -11,8 +11,8 @@ import logging
 import threading
 from typing import Any
 
-from agent.settings import Settings
 from tools.corpus import Abstract
+from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, SourceError, user_agent
 from tools.live.normalize import keyword_query, make_abstract
 
@@ -103,16 +103,16 @@ def parse_sources(body: str) -> dict[str, float | None]:
         raise MalformedResponse(f"not an OpenAlex sources list ({type(e).__name__})") from e
 
 
-def _params(settings: Settings, **extra: Any) -> dict[str, Any]:
+def _params(settings: LiveSettings, **extra: Any) -> dict[str, Any]:
     params: dict[str, Any] = dict(extra)
     if settings.contact_email:
         params["mailto"] = settings.contact_email
     if settings.openalex_api_key:
-        params["api_key"] = settings.openalex_api_key
+        params["api_key"] = settings.openalex_api_key.get_secret_value()
     return params
 
 
-async def venue_citedness(http: LiveHttp, settings: Settings, source_ids: set[str]) -> dict[str, float | None]:
+async def venue_citedness(http: LiveHttp, settings: LiveSettings, source_ids: set[str]) -> dict[str, float | None]:
     """2-year mean citedness of the given sources: from the process's memory, else one batched request."""
     with _citedness_lock:
         missing = sorted(s for s in source_ids if s not in _citedness)[:MAX_SOURCE_IDS]
@@ -140,7 +140,7 @@ async def venue_citedness(http: LiveHttp, settings: Settings, source_ids: set[st
         return {s: _citedness.get(s) for s in source_ids}
 
 
-async def search(http: LiveHttp, settings: Settings, query: str, k: int) -> list[Abstract]:
+async def search(http: LiveHttp, settings: LiveSettings, query: str, k: int) -> list[Abstract]:
     works = await http.get(
         f"{settings.openalex_base_url.rstrip('/')}/works",
         _params(

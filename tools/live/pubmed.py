@@ -10,8 +10,8 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from agent.settings import Settings
 from tools.corpus import Abstract
+from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, user_agent
 from tools.live.normalize import keyword_query, make_abstract
 
@@ -20,7 +20,7 @@ LABEL = "PubMed"
 TOOL = "claimtrace"
 
 
-def rate(settings: Settings) -> float:
+def rate(settings: LiveSettings) -> float:
     return 10.0 if settings.ncbi_api_key else 3.0
 
 
@@ -105,16 +105,16 @@ def parse_efetch(body: str) -> list[Abstract]:
     return [a for a in (parse_article(n) for n in root.findall("PubmedArticle")) if a is not None]
 
 
-def _params(settings: Settings, **extra: Any) -> dict[str, Any]:
+def _params(settings: LiveSettings, **extra: Any) -> dict[str, Any]:
     params: dict[str, Any] = {"db": "pubmed", "tool": TOOL, **extra}
     if settings.contact_email:
         params["email"] = settings.contact_email
     if settings.ncbi_api_key:
-        params["api_key"] = settings.ncbi_api_key
+        params["api_key"] = settings.ncbi_api_key.get_secret_value()
     return params
 
 
-async def search(http: LiveHttp, settings: Settings, query: str, k: int) -> list[Abstract]:
+async def search(http: LiveHttp, settings: LiveSettings, query: str, k: int) -> list[Abstract]:
     base = settings.ncbi_base_url.rstrip("/")
     headers = {"User-Agent": user_agent(settings.contact_email)}
     pmids = await http.get(

@@ -11,13 +11,14 @@ import concurrent.futures
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 from langchain_core.tools import BaseTool, StructuredTool
 
-from agent.settings import Settings
 from tools.corpus import Abstract
+from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, ResponseCache, RetryPolicy, Sleep, SourceError
 from tools.live.merge import Known, merge_results
 from tools.live.sources import LiveSource
@@ -33,11 +34,11 @@ class LiveOutcome:
     requests: int = 0  # network requests made (cache hits excluded)
 
 
-def make_live_tools(http: LiveHttp, settings: Settings, sources: Sequence[LiveSource]) -> list[BaseTool]:
+def make_live_tools(http: LiveHttp, settings: LiveSettings, sources: Sequence[LiveSource]) -> list[BaseTool]:
     """One search tool per live source, bound to one HTTP session (so to one event loop)."""
 
     def bind(src: LiveSource) -> BaseTool:
-        async def search(query: str, k: int = settings.live_results) -> list[dict[str, Any]]:
+        async def search(query: str, k: int = settings.results) -> list[dict[str, Any]]:
             docs = await src.search(http, settings, query, k)
             return [d.model_dump() for d in docs]
 
@@ -73,26 +74,28 @@ def _note(src: LiveSource, failed: list[str], total: int, others: bool) -> str:
 async def search_live(
     sources: Sequence[LiveSource],
     queries: Sequence[str],
-    settings: Settings,
+    settings: LiveSettings,
+    cache_dir: Path,
     known: Known | None = None,
     *,
     local: bool = False,
     transport: httpx.AsyncBaseTransport | None = None,
     sleep: Sleep = asyncio.sleep,
 ) -> LiveOutcome:
-    """Every query through every source's tool, concurrently, within `settings.live_budget` seconds."""
-    cache = ResponseCache(settings.live_cache_dir, settings.live_cache_hours * 3600)
-    policy = RetryPolicy(tries=settings.live_tries, timeout=settings.live_timeout, max_wait=settings.live_max_wait)
+    """Every query through every source's tool, concurrently, within `settings.budget` seconds; responses are
+    cached in `cache_dir`."""
+    cache = ResponseCache(cache_dir, settings.cache_hours * 3600)
+    policy = RetryPolicy(tries=settings.tries, timeout=settings.timeout, max_wait=settings.max_wait)
     async with httpx.AsyncClient(transport=transport, follow_redirects=True) as client:
         http = LiveHttp(client, cache, policy, sleep=sleep)
         tools = make_live_tools(http, settings, sources)
         jobs: dict[asyncio.Task[Any], tuple[LiveSource, str]] = {}
         for src, tool in zip(sources, tools, strict=True):
             for q in queries:
-                jobs[asyncio.create_task(tool.ainvoke({"query": q, "k": settings.live_results}))] = (src, q)
+                jobs[asyncio.create_task(tool.ainvoke({"query": q, "k": settings.results}))] = (src, q)
         done: set[asyncio.Task[Any]] = set()
         if jobs:
-            done, pending = await asyncio.wait(jobs, timeout=settings.live_budget)
+            done, pending = await asyncio.wait(jobs, timeout=settings.budget)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
@@ -101,7 +104,7 @@ async def search_live(
     failures: dict[str, list[str]] = {}
     for task, (src, q) in jobs.items():
         if task not in done:
-            failures.setdefault(src.name, []).append(f"no answer within {settings.live_budget:g} s")
+            failures.setdefault(src.name, []).append(f"no answer within {settings.budget:g} s")
             continue
         exc = task.exception()
         if exc is None:
@@ -124,7 +127,8 @@ async def search_live(
 def run_live(
     sources: Sequence[LiveSource],
     queries: Sequence[str],
-    settings: Settings,
+    settings: LiveSettings,
+    cache_dir: Path,
     known: Known | None = None,
     *,
     local: bool = False,
@@ -134,7 +138,7 @@ def run_live(
     caller runs inside one); the caller collects the future when it has done its local work."""
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="claimtrace-live")
     future = pool.submit(
-        asyncio.run, search_live(sources, queries, settings, known, local=local, transport=transport)
+        asyncio.run, search_live(sources, queries, settings, cache_dir, known, local=local, transport=transport)
     )
     pool.shutdown(wait=False)
     return future

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.settings import Settings
 from tools.corpus import Abstract
+from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, user_agent
 from tools.live.normalize import keyword_query, make_abstract
 
@@ -49,10 +49,10 @@ def parse_search(body: str) -> list[Abstract]:
     return [a for a in (parse_paper(p) for p in papers if isinstance(p, dict)) if a is not None]
 
 
-async def search(http: LiveHttp, settings: Settings, query: str, k: int) -> list[Abstract]:
+async def search(http: LiveHttp, settings: LiveSettings, query: str, k: int) -> list[Abstract]:
     headers = {"User-Agent": user_agent(settings.contact_email)}
     if settings.s2_api_key:
-        headers["x-api-key"] = settings.s2_api_key
+        headers["x-api-key"] = settings.s2_api_key.get_secret_value()
     return await http.get(
         f"{settings.s2_base_url.rstrip('/')}/paper/search",
         {"query": keyword_query(query), "limit": k, "fields": FIELDS},

@@ -10,22 +10,22 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from agent.settings import LIVE_SOURCES, Settings
 from tools.corpus import Abstract
 from tools.live import europepmc, openalex, pubmed, reach, s2
+from tools.live.config import LIVE_SOURCES, LiveSettings
 from tools.live.http import LiveHttp
 
-SearchFn = Callable[[LiveHttp, Settings, str, int], Awaitable[list[Abstract]]]
+SearchFn = Callable[[LiveHttp, LiveSettings, str, int], Awaitable[list[Abstract]]]
 
 
 @dataclass(frozen=True)
 class LiveSource:
     name: str
     label: str
-    url_setting: str  # the Settings attribute holding its base URL
+    url_setting: str  # the LiveSettings attribute holding its base URL
     search: SearchFn
 
-    def base_url(self, settings: Settings) -> str:
+    def base_url(self, settings: LiveSettings) -> str:
         return str(getattr(settings, self.url_setting))
 
 
@@ -62,17 +62,17 @@ def _state_offline_once() -> bool:
         return first
 
 
-def select_sources(settings: Settings) -> Selection:
+def select_sources(settings: LiveSettings) -> Selection:
     """The sources of one check and the notes the user should read about the others."""
     auto, names = settings.selected_sources()
     wanted = [REGISTRY[n] for n in names if n in REGISTRY]
     selection = Selection(local="local" in names)
     if not wanted:
         return selection
-    up = reach.reachable({s.base_url(settings) for s in wanted}, timeout=settings.live_probe_timeout)
+    up = reach.reachable({s.base_url(settings) for s in wanted}, timeout=settings.probe_timeout)
     selection.live = [s for s in wanted if up[s.base_url(settings)]]
     down = [s for s in wanted if not up[s.base_url(settings)]]
-    seconds = f"{settings.live_probe_timeout:g} s"
+    seconds = f"{settings.probe_timeout:g} s"
     if down and not selection.live:
         rest = "answered from the local index" if selection.local else "no other source was selected"
         if not auto:

@@ -112,19 +112,21 @@ def _print_readable(result: dict[str, Any]) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent.llm import LLMUnavailableError
-    from agent.service import InputError, load_deps, run_claim, to_json, validate_claim
-    from agent.settings import get_settings, parse_sources
+    from agent.result import CheckResult
+    from agent.service import InputError, load_deps, run_claim, validate_claim
+    from agent.settings import get_settings
     from tools.index import IndexMissingError
+    from tools.live.config import parse_sources
     from tools.verifier import VerifierArtifactError
 
     settings = get_settings()
     if args.sources is not None:
         try:
-            settings = settings.model_copy(update={"sources": parse_sources(args.sources)})
+            settings = settings.with_values(live={"sources": parse_sources(args.sources)})
         except ValueError as e:
             raise CliError(f"--sources: {e}", EXIT_INPUT) from e
     try:
-        claim, notes = validate_claim(_read_claim(args.claim), settings.max_claim_chars)
+        claim, notes = validate_claim(_read_claim(args.claim), settings.answer.max_claim_chars)
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
     try:
@@ -134,7 +136,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     except (LLMUnavailableError, VerifierArtifactError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
-    result = to_json(state)
+    result = CheckResult.from_state(state).model_dump(mode="json")
     result["notes"] = notes + result["notes"]
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
@@ -151,15 +153,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     settings = get_settings()
     try:
         corpus = resolve_corpus_path(
-            args.corpus or settings.corpus_path,
-            settings.corpus_mirror,
-            settings.data_dir,
-            settings.corpus_url,
+            args.corpus or settings.stores.corpus_path,
+            settings.stores.corpus_mirror,
+            settings.stores.data_dir,
+            settings.stores.corpus_url,
         )
         manifest = build_index(
             corpus,
-            settings.index_dir,
-            chroma_url=settings.chroma_url,
+            settings.stores.index_dir,
+            chroma_url=settings.stores.chroma_url,
             limit=args.limit,
             force=args.force,
             on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
@@ -169,7 +171,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     state = "up to date" if manifest.get("reused") else f"built in {manifest['build_seconds']} s"
     print(
         f"index {state}: {manifest['docs']} abstracts, {manifest['sentences']} sentences "
-        f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.index_dir}"
+        f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.stores.index_dir}"
     )
     return 0
 
@@ -179,7 +181,7 @@ def cmd_model(args: argparse.Namespace) -> int:
     from agent.settings import get_settings
 
     try:
-        path = ensure_gguf(get_settings().model_dir)
+        path = ensure_gguf(get_settings().stores.model_dir)
     except LLMUnavailableError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     print(f"embedded model ready (sha256 verified): {path}")
@@ -194,8 +196,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
     settings = get_settings()
     if not 0 < args.port < 65536:
         raise CliError(f"--port must be between 1 and 65535, not {args.port}", EXIT_INPUT)
-    if read_manifest(settings.index_dir) is None:
-        raise CliError(f"no index at {settings.index_dir}: run `claimtrace index` first", EXIT_UNAVAILABLE)
+    if read_manifest(settings.stores.index_dir) is None:
+        raise CliError(f"no index at {settings.stores.index_dir}: run `claimtrace index` first", EXIT_UNAVAILABLE)
     env = launch.prepare(settings)
     argv = launch.command(args.host, args.port)
     print(f"claimtrace chat on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
@@ -207,7 +209,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     from agent.feedback import export_jsonl
     from agent.settings import get_settings
 
-    data_dir = get_settings().data_dir
+    data_dir = get_settings().stores.data_dir
     if args.out is None:
         export_jsonl(data_dir, sys.stdout)
         return 0

@@ -1,5 +1,5 @@
-"""The SciFact evaluation harness on toy states and records (no LLM, no index): predictions, the flag proxy,
-metric assembly, the resumable predictions file and the reports."""
+"""The SciFact evaluation harness on toy states and records (no LLM, no index): per-claim records, SciFact
+predictions, the flag proxy and metric assembly."""
 
 from __future__ import annotations
 
@@ -10,24 +10,14 @@ from typing import Any
 import pytest
 
 from agent.state import AnswerSentence, Evidence, Query, RankedDoc, SourceAssessment, Usage, Verdict
-from evals.runner import (
-    EXIT_INPUT,
-    EXIT_UNAVAILABLE,
-    EvalError,
-    EvalOptions,
+from evals.scifact.metrics import (
     flag_counts,
     full_metrics,
-    git_commit,
-    load_claims,
-    predictions_from_state,
-    rankings_from_state,
-    read_records,
-    record_from_state,
-    resume_records,
     retrieval_only_metrics,
     should_flag,
     verifier_dev_metrics,
 )
+from evals.scifact.records import make_record, rankings_from_state, scifact_predictions
 
 CLAIM_TEXT = "Drug X lowers blood pressure."
 CONFIG = {"llm": "scripted:x", "index": "fp", "retrieval_depth": 50}
@@ -43,6 +33,14 @@ GOLD_CLAIM: dict[str, Any] = {
     "cited_doc_ids": [10, 20, 30],
 }
 NEI_CLAIM: dict[str, Any] = {"id": 8, "claim": "Nothing is known.", "evidence": {}, "cited_doc_ids": [40]}
+
+
+def predictions_from_state(state: dict[str, Any]) -> Any:
+    return scifact_predictions(state.get("evidence", []), state.get("assessments", []))
+
+
+def record_from_state(claim: dict[str, Any], state: dict[str, Any], seconds: float, config: Any) -> dict[str, Any]:
+    return make_record(int(claim["id"]), state, seconds, config)
 
 
 def ev(n: int, doc_id: str, idx: int) -> Evidence:
@@ -205,7 +203,8 @@ def test_full_metrics_use_only_claims_with_a_record():
 
 
 def test_retrieval_only_metrics_keep_every_key_with_none_where_unmeasured():
-    rec = {"id": 7, "seconds": 0.5, "llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+    rec: dict[str, Any] = {"id": 7, "seconds": 0.5}
+    rec["result"] = {"llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
     rec["rankings"] = {"fused": ["20", "10"], "bm25": ["10"], "dense": []}
     m = retrieval_only_metrics([rec], [GOLD_CLAIM])
     assert m["retrieval"]["recall@3"] == 1.0
@@ -218,7 +217,8 @@ def test_retrieval_only_metrics_keep_every_key_with_none_where_unmeasured():
 
 
 def test_retrieval_block_is_none_when_no_claim_has_evidence():
-    rec = {"id": 8, "seconds": 0.5, "llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+    rec: dict[str, Any] = {"id": 8, "seconds": 0.5}
+    rec["result"] = {"llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
     rec["rankings"] = {"fused": ["40"], "bm25": [], "dense": []}
     m = retrieval_only_metrics([rec], [NEI_CLAIM])
     assert m["retrieval"] == {"recall@3": None, "recall@5": None, "map@5": None, "ndcg@10": None}
@@ -231,110 +231,3 @@ def test_verifier_dev_metrics_read_the_training_output(tmp_path: Path):
     assert verifier_dev_metrics(path) == {"macro_f1": 0.7, "accuracy": 0.75}
     path.write_text("not json")
     assert verifier_dev_metrics(path) == {"macro_f1": None, "accuracy": None}
-
-
-# --- the predictions file ------------------------------------------------------------------------------------
-
-
-def test_a_cut_last_line_is_dropped_and_the_file_repaired(tmp_path: Path):
-    path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"id": 1, "config": CONFIG}) + "\n" + '{"id": 2, "conf')
-    assert [r["id"] for r in read_records(path)] == [1]
-    assert path.read_text().endswith("}\n")
-    with path.open("a") as fh:  # the next record appended lands on a line of its own
-        fh.write(json.dumps({"id": 3, "config": CONFIG}) + "\n")
-    assert sorted(resume_records(path, CONFIG)) == [1, 3]
-
-
-def test_resume_refuses_records_of_another_configuration(tmp_path: Path):
-    path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"id": 1, "config": {**CONFIG, "llm": "embedded:qwen"}}) + "\n")
-    with pytest.raises(EvalError, match="another configuration") as e:
-        resume_records(path, CONFIG)
-    assert e.value.code == EXIT_INPUT
-    assert resume_records(tmp_path / "missing.jsonl", CONFIG) == {}
-
-
-# --- inputs, names, run info -----------------------------------------------------------------------------------
-
-
-def test_load_claims_errors_and_limit(tmp_path: Path):
-    with pytest.raises(EvalError) as e:
-        load_claims(tmp_path, "dev")
-    assert e.value.code == EXIT_UNAVAILABLE and "claims_dev.jsonl" in str(e.value)
-    with pytest.raises(EvalError) as e:
-        load_claims(tmp_path, "test")
-    assert e.value.code == EXIT_INPUT
-    (tmp_path / "claims_train.jsonl").write_text("\n".join(json.dumps(c) for c in (GOLD_CLAIM, NEI_CLAIM)) + "\n")
-    assert [c["id"] for c in load_claims(tmp_path, "train", limit=1)] == [7]
-
-
-def test_names_and_the_canonical_command(tmp_path: Path):
-    opts = EvalOptions(split="dev", retrieval_only=True)
-    assert opts.name == "scifact_dev_retrieval"
-    assert opts.command() == "claimtrace eval scifact --split dev --retrieval-only"
-    assert opts.predictions_path.name == "scifact_dev_retrieval.predictions.jsonl"
-    full = EvalOptions(split="train", limit=2, out=tmp_path)
-    assert full.name == "scifact_train_full_limit2"
-    assert full.predictions_path == tmp_path / "scifact_train_full.predictions.jsonl"  # shared across limits
-    assert full.command() == f"claimtrace eval scifact --split train --limit 2 --out {tmp_path}"
-
-
-def test_git_commit_reads_head_without_git(tmp_path: Path):
-    git = tmp_path / ".git"
-    (git / "refs" / "heads").mkdir(parents=True)
-    (git / "HEAD").write_text("ref: refs/heads/main\n")
-    assert git_commit(tmp_path) is None
-    (git / "packed-refs").write_text("# pack-refs\n" + "a" * 40 + " refs/heads/main\n")
-    assert git_commit(tmp_path) == "a" * 40
-    (git / "refs" / "heads" / "main").write_text("b" * 40 + "\n")
-    assert git_commit(tmp_path) == "b" * 40
-    assert git_commit(tmp_path / "nowhere") is None
-
-
-def test_eval_failures_reach_the_user_as_one_line(monkeypatch, capsys):
-    import evals.runner
-    from agent.cli import main
-
-    def fail(opts: Any) -> Any:
-        raise evals.runner.EvalError("no index here", 3)
-
-    monkeypatch.setattr(evals.runner, "evaluate", fail)
-    assert main(["eval", "scifact", "--split", "dev", "--retrieval-only"]) == 3
-    assert capsys.readouterr().err.strip().splitlines() == ["claimtrace: no index here"]
-
-
-# --- reports -------------------------------------------------------------------------------------------------
-
-
-def _result() -> dict[str, Any]:
-    rec = json.loads(json.dumps(record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)))
-    m = full_metrics([rec], [GOLD_CLAIM], verifier_results=Path("/nonexistent.json"))
-    run = {"split": "dev", "mode": "full", "claims": 1, "claims_evaluated": 1, "command": "claimtrace eval scifact"}
-    run["evidence"] = "sentences of the top 3 abstracts; labelled abstracts: 1 (strongest first)"
-    return {"run": run, **m}
-
-
-def test_table_and_markdown_show_values_baselines_and_anchors():
-    from evals import report
-
-    result = _result()
-    text = report.table(result)
-    assert "Recall@3" in text and "VerT5erini 0.866" in text and ">= 0.92" in text
-    md = report.markdown(result)
-    assert "| Recall@5 | 1.000 | 1.000 | 1.000 | VerT5erini 0.894; BM25 0.847 | >= 0.95 |" in md
-    assert "label only f1 | 0.800 | VerT5erini 0.651" in md
-    assert "`claimtrace eval scifact`" in md
-    assert "- evidence and labels: sentences of the top 3 abstracts; labelled abstracts: 1" in md
-    # a retrieval-only result has no abstract section
-    ro = {**result, "abstract": {"label_only": {"precision": None, "recall": None, "f1": None}}}
-    assert "Abstract level" not in report.markdown(ro)
-
-
-def test_plot_writes_a_png(tmp_path: Path):
-    pytest.importorskip("matplotlib")
-    from evals import report
-
-    path = tmp_path / "r.png"
-    report.plot(_result(), path)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,12 +1,13 @@
 """Presentation of an evaluation result: a plain-text table, a Markdown report and a PNG plot.
 
-Each figure stands beside its published anchor and the target of issue 3. Anchors: VerT5erini (Pradeep et al.,
+Each figure stands beside its published anchor and its target. Anchors: VerT5erini (Pradeep et al.,
 2021, SciFact dev) Recall@3 0.866 / Recall@5 0.894, abstract Label-Only F1 0.651, sentence Selection+Label F1 0.571;
 BM25 Recall@5 0.847 (as reported in the VerT5erini paper); BM25 nDCG@10 0.665 (BEIR, cited-doc qrels).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,10 @@ def markdown(result: Mapping[str, Any]) -> str:
         "sentences it cites is a gold rationale sentence of the claim.",
         "",
     ]
+    if run.get("settings"):
+        settings = json.dumps(run["settings"], indent=1, ensure_ascii=False)
+        lines += [f"Settings of the run (preset {run.get('preset', 'default')}, secrets masked):", "", "```json",
+                  settings, "```", ""]
     return "\n".join(lines)
 
 

@@ -1,0 +1,64 @@
+"""The result of one check: one pydantic model, `CheckResult`, whose `model_dump()` is the `claimtrace ask --json`
+object, what a chat thread keeps for its follow-ups and its UI, what a feedback record quotes, and what an eval
+predictions record holds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent.state import AnswerSentence, Evidence, SourceAssessment, Usage, Verdict
+
+
+class Source(Evidence):
+    """One evidence sentence as the user sees it: the sentence with its context, and its abstract's label and
+    reputation weight (None when the abstract was not labelled)."""
+
+    label: str | None = None
+    reputation: float | None = None
+    reputation_inputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class CheckResult(BaseModel):
+    claim: str
+    queries: list[str] = Field(default_factory=list)
+    answer: str = ""
+    sentences: list[AnswerSentence] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    assessments: list[SourceAssessment] = Field(default_factory=list)
+    verdict: Verdict | None = None
+    llm: Usage = Field(default_factory=Usage)
+    timings: dict[str, float] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> CheckResult:
+        """The result of a finished (or partly finished) claim graph run."""
+        labels = {a.doc_id: a for a in state.get("assessments", [])}
+        sources = []
+        for ev in state.get("evidence", []):
+            a = labels.get(ev.doc_id)
+            extra = a.model_dump(include={"label", "reputation", "reputation_inputs"}) if a else {}
+            sources.append(Source(**ev.model_dump(), **extra))
+        return cls(
+            claim=state["claim"],
+            queries=[q.text for q in state.get("queries", [])],
+            answer=state.get("answer", ""),
+            sentences=list(state.get("sentences", [])),
+            sources=sources,
+            assessments=list(state.get("assessments", [])),
+            verdict=state.get("verdict"),
+            llm=state.get("usage") or Usage(),
+            timings=dict(state.get("timings", {})),
+            notes=list(state.get("notes", [])),
+        )
+
+    def source(self, n: int) -> Source | None:
+        """Evidence [n], or None when the list has no such number."""
+        return next((s for s in self.sources if s.n == n), None)
+
+    def cited_sources(self, sentence: AnswerSentence) -> list[Source]:
+        """The sources a sentence cites, in citation order (numbers with no source are skipped)."""
+        return [s for n in sentence.citations if (s := self.source(n)) is not None]

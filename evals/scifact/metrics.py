@@ -1,0 +1,174 @@
+"""Every figure of a SciFact evaluation, computed from per-claim records (evals.scifact.records). Fractions in
+[0, 1] unless named otherwise; None where undefined.
+
+* ``retrieval``: Recall@3/@5, MAP@5, nDCG@10 (evals.retrieval_metrics) over claims that have evidence, gold = their
+  evidence docs. ``retrieval_cited``: the same with gold = ``cited_doc_ids`` (BEIR's definition, all claims).
+  ``baselines``: both blocks for BM25 alone and dense alone (the claim query's own lists).
+* ``abstract`` / ``sentence``: the official SciFact rules (evals.scifact_metrics) on each record's predictions.
+* ``faithfulness``: ``citation_validity`` = valid citations / all citations the model wrote (before invalid ones
+  were stripped); ``attributable_rate`` = answer sentences with status "supported" / all answer sentences.
+* ``verifier``: ``macro_f1`` and ``accuracy`` from ``evals/results/verifier_dev.json`` (written by the verifier
+  training; None when absent). ``flag_precision`` / ``flag_recall`` use a proxy for the unknown truth: an answer
+  sentence *should be flagged* when none of the evidence sentences it cites (valid citations only) is a gold
+  rationale sentence of the claim. So an uncited sentence, and every sentence of an answer to an NEI claim, should
+  be flagged. Precision = flagged and should / flagged; recall = flagged and should / should.
+* ``cost``: seconds, LLM calls, prompt and completion tokens per claim (means).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals.retrieval_metrics import retrieval_report
+from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
+from evals.scifact.records import BASELINE_TOOLS
+from evals.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence_metrics
+
+VERIFIER_RESULTS = RESULTS_DIR / "verifier_dev.json"
+RETRIEVAL_KEYS = ("recall@3", "recall@5", "map@5", "ndcg@10")
+
+
+def _ratio(num: float, denom: float) -> float | None:
+    return num / denom if denom else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def should_flag(
+    sentence: Mapping[str, Any], evidence_by_n: Mapping[int, tuple[str, int]], gold: set[tuple[str, int]]
+) -> bool:
+    """The flag proxy: True when no (valid) citation of the sentence points at a gold rationale sentence."""
+    cited = [evidence_by_n[n] for n in sentence.get("citations", []) if n in evidence_by_n]
+    return not any(c in gold for c in cited)
+
+
+def flag_counts(record: Mapping[str, Any], claim: Mapping[str, Any]) -> tuple[int, int, int]:
+    """(flagged and should be, flagged, should be flagged) over the answer sentences of one claim."""
+    result = record["result"]
+    evidence_by_n = {int(s["n"]): (str(s["doc_id"]), int(s["sentence_index"])) for s in result["sources"]}
+    gold = gold_sentences(claim)
+    both = flagged = should = 0
+    for s in result["sentences"]:
+        f, sh = bool(s["flagged"]), should_flag(s, evidence_by_n, gold)
+        both += f and sh
+        flagged += f
+        should += sh
+    return both, flagged, should
+
+
+def faithfulness_metrics(sentences: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """citation_validity: valid citations / all the model wrote (before invalid ones were stripped);
+    attributable_rate: sentences the verifier finds supported / all answer sentences."""
+    valid = sum(len(s["citations"]) for s in sentences)
+    written = valid + sum(len(s["invalid_citations"]) for s in sentences)
+    return {
+        "citation_validity": _ratio(valid, written),
+        "attributable_rate": _ratio(sum(s["status"] == "supported" for s in sentences), len(sentences)),
+    }
+
+
+def _prf(p: PRF) -> dict[str, float]:
+    return {"precision": p.precision, "recall": p.recall, "f1": p.f1}
+
+
+def _retrieval(runs: Mapping[int, Sequence[str]], qrels: Mapping[int, set[str]]) -> dict[str, float | None]:
+    if not any(qrels.values()):
+        return dict.fromkeys(RETRIEVAL_KEYS)
+    return dict(retrieval_report(runs, qrels))
+
+
+def retrieval_metrics(records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``retrieval``, ``retrieval_cited`` and ``baselines`` from the rankings of the records."""
+    ev_q, cited_q = evidence_qrels(claims), cited_qrels(claims)
+    by_id = {int(r["id"]): r for r in records}
+
+    def block(name: str) -> dict[str, Any]:
+        runs = {i: r["rankings"][name] for i, r in by_id.items()}
+        return {"retrieval": _retrieval(runs, ev_q), "retrieval_cited": _retrieval(runs, cited_q)}
+
+    fused = block("fused")
+    return {
+        "retrieval": fused["retrieval"],
+        "retrieval_cited": fused["retrieval_cited"],
+        "baselines": {name: block(name) for name in BASELINE_TOOLS},
+    }
+
+
+def verifier_dev_metrics(path: Path = VERIFIER_RESULTS) -> dict[str, float | None]:
+    """macro-F1 and accuracy of the verifier on its SciFact-dev sentence set, as its training wrote them."""
+    try:
+        dev = json.loads(path.read_text()).get("dev", {})
+    except (OSError, json.JSONDecodeError, AttributeError):
+        return {"macro_f1": None, "accuracy": None}
+    return {"macro_f1": dev.get("macro_f1"), "accuracy": dev.get("accuracy")}
+
+
+def full_metrics(
+    records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]], verifier_results: Path = VERIFIER_RESULTS
+) -> dict[str, Any]:
+    """Every metric group of the full run, from per-claim records (one per claim of ``claims``)."""
+    by_id = {int(r["id"]): r for r in records}
+    claims = [c for c in claims if int(c["id"]) in by_id]
+    recs = [by_id[int(c["id"])] for c in claims]
+    preds = {
+        int(r["id"]): {
+            d: DocPrediction(label=p["label"], sentences=list(p["sentences"])) for d, p in r["predictions"].items()
+        }
+        for r in recs
+    }
+    counts = [flag_counts(r, c) for r, c in zip(recs, claims, strict=True)]
+    both, flagged, should = (sum(x[k] for x in counts) for k in range(3))
+    abstract = abstract_metrics(claims, preds) if claims else None
+    sentence = sentence_metrics(claims, preds) if claims else None
+    return {
+        **retrieval_metrics(recs, claims),
+        "abstract": {k: _prf(v) for k, v in abstract.items()} if abstract else _empty_abstract(),
+        "sentence": {k: _prf(v) for k, v in sentence.items()} if sentence else _empty_sentence(),
+        "verifier": {
+            **verifier_dev_metrics(verifier_results),
+            "flag_precision": _ratio(both, flagged),
+            "flag_recall": _ratio(both, should),
+        },
+        "faithfulness": faithfulness_metrics([s for r in recs for s in r["result"]["sentences"]]),
+        "cost": _cost(recs),
+    }
+
+
+def retrieval_only_metrics(records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The same keys as the full run; what retrieval alone cannot measure is None."""
+    return {
+        **retrieval_metrics(records, claims),
+        "abstract": _empty_abstract(),
+        "sentence": _empty_sentence(),
+        # the verifier is not run here; its dev figures belong to the full run and verifier_dev.json
+        "verifier": {"macro_f1": None, "accuracy": None, "flag_precision": None, "flag_recall": None},
+        "faithfulness": {"citation_validity": None, "attributable_rate": None},
+        "cost": _cost(records),
+    }
+
+
+def _empty_prf() -> dict[str, None]:
+    return {"precision": None, "recall": None, "f1": None}
+
+
+def _empty_abstract() -> dict[str, Any]:
+    return {"label_only": _empty_prf(), "label_rationale": _empty_prf()}
+
+
+def _empty_sentence() -> dict[str, Any]:
+    return {"selection": _empty_prf(), "selection_label": _empty_prf()}
+
+
+def _cost(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    llm = [r["result"]["llm"] for r in records]
+    return {
+        "seconds_per_claim": _mean([float(r["seconds"]) for r in records]),
+        "llm_calls_per_claim": _mean([float(u["calls"]) for u in llm]),
+        "prompt_tokens_per_claim": _mean([float(u["prompt_tokens"]) for u in llm]),
+        "completion_tokens_per_claim": _mean([float(u["completion_tokens"]) for u in llm]),
+    }

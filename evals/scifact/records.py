@@ -1,0 +1,102 @@
+"""Per-claim records of an evaluation run, one JSON object per line of `<name>.predictions.jsonl`:
+
+    {"id", "config", "seconds", "rankings", "predictions", "result"}
+
+`result` is the check's `CheckResult` dump (the `ask --json` object); `rankings` are the fused ranking and the
+baseline retrievers' lists for the claim query (the state holds them, the result does not); `predictions` are the
+SciFact predictions read off the result; `config` is what a resumed run must match. The metrics read only these
+records, so a finished run can be re-measured without running anything."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from agent.errors import EXIT_INPUT
+from agent.result import CheckResult
+from agent.scoring import NO_EVIDENCE, to_scifact
+from agent.state import Evidence, SourceAssessment
+from evals.scifact.data import EvalError
+from evals.scifact_metrics import DocPrediction, Label, Prediction
+
+RANK_DEPTH = 20  # documents of each ranking kept per claim (nDCG@10 needs 10)
+# The retrieval tools whose single-query lists are the baselines (tool names of tools.search).
+BASELINE_TOOLS = {"bm25": "bm25_search", "dense": "dense_sentence_search"}
+
+
+def rankings_from_state(state: Mapping[str, Any], depth: int = RANK_DEPTH) -> dict[str, list[str]]:
+    """The fused ranking (``candidates``) and, as baselines, each baseline tool's list for the claim query."""
+    ranked = state.get("ranked_lists", {})
+    query = next((q.text for q in state.get("queries", []) if q.kind == "claim"), state["claim"])
+    out = {"fused": [c.doc_id for c in state.get("candidates", [])][:depth]}
+    for name, tool in BASELINE_TOOLS.items():
+        out[name] = list(ranked.get(f"{tool}|{query}", []))[:depth]
+    return out
+
+
+def scifact_predictions(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> Prediction:
+    """SciFact predictions of one claim: assessed abstracts not labelled "No Evidence", with their evidence
+    sentence indices in the order the pipeline kept them."""
+    preds: Prediction = {}
+    for a in assessments:
+        label = to_scifact(a.label) if a.label != NO_EVIDENCE else "NEI"
+        if label == "NEI":
+            continue
+        sentences: list[int] = []
+        for ev in evidence:
+            if ev.doc_id == a.doc_id and ev.sentence_index not in sentences:
+                sentences.append(ev.sentence_index)
+        preds[a.doc_id] = DocPrediction(label=cast(Label, label), sentences=sentences)
+    return preds
+
+
+def make_record(
+    claim_id: int, state: Mapping[str, Any], seconds: float, config: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The record of one claim's run (a retrieval-only state gives a result without sources or answer)."""
+    result = CheckResult.from_state(state)
+    preds = scifact_predictions(result.sources, result.assessments)
+    return {
+        "id": claim_id,
+        "config": dict(config),
+        "seconds": round(seconds, 4),
+        "rankings": rankings_from_state(state),
+        "predictions": {d: {"label": p.label, "sentences": p.sentences} for d, p in preds.items()},
+        "result": result.model_dump(mode="json"),
+    }
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Complete records of a predictions file. A line cut by an interrupted run is dropped (and the file
+    repaired), so that claim is simply run again."""
+    if not path.is_file():
+        return []
+    text = path.read_text()
+    records: list[dict[str, Any]] = []
+    bad = False
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            bad = True
+    if bad or (text and not text.endswith("\n")):
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    return records
+
+
+def resume_records(path: Path, config: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
+    """Records already computed under the same configuration, by claim id. Raises EvalError on a mismatch."""
+    done: dict[int, dict[str, Any]] = {}
+    for rec in read_records(path):
+        if rec.get("config") != dict(config):
+            raise EvalError(
+                f"{path} holds predictions made with another configuration ({rec.get('config')} vs {dict(config)}); "
+                "use another --out or delete that file",
+                EXIT_INPUT,
+            )
+        done[int(rec["id"])] = rec
+    return done

@@ -1,0 +1,43 @@
+"""The JSON contract of a check (`claimtrace ask --json`, the thread, feedback and eval records): its keys are
+pinned, so that a renamed or dropped field fails here before it breaks a consumer."""
+
+from __future__ import annotations
+
+from agent.result import CheckResult
+from agent.service import run_claim
+from tests.conftest import decompose_rule
+
+TOP = {"claim", "queries", "answer", "sentences", "sources", "assessments", "verdict", "llm", "timings", "notes"}
+SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution"}
+SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "neighbours", "url", "year", "stance",
+          "label", "reputation", "reputation_inputs"}
+VERDICT = {"label", "score", "unweighted_score", "counted_sources"}
+LLM = {"calls", "prompt_tokens", "completion_tokens"}
+
+
+def test_the_json_keys_are_the_contract(make_deps):
+    deps = make_deps(
+        [
+            decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+            {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."},
+        ],
+        verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"},
+    )
+    result = CheckResult.from_state(run_claim("The MMR vaccine causes autism.", deps)).model_dump(mode="json")
+    assert set(result) == TOP
+    assert result["sentences"] and all(set(s) == SENTENCE for s in result["sentences"])
+    assert result["sources"] and all(set(s) == SOURCE for s in result["sources"])
+    assert set(result["verdict"]) == VERDICT and set(result["llm"]) == LLM
+    assert set(result["sentences"][0]["attribution"][0]) == {"source", "sentence", "score"}
+
+
+def test_a_dump_reads_back_as_the_same_result(make_deps):
+    deps = make_deps(
+        [decompose_rule([], "The MMR vaccine does not cause autism."), {"when": "<evidence>", "reply": "No link [1]."}],
+        verifier_rules={"not associated": "contradicts"},
+    )
+    result = CheckResult.from_state(run_claim("The MMR vaccine causes autism.", deps))
+    again = CheckResult.model_validate(result.model_dump(mode="json"))
+    assert again == result
+    cited = again.cited_sources(again.sentences[0])
+    assert [s.n for s in cited] == again.sentences[0].citations and again.source(99) is None

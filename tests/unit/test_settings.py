@@ -1,0 +1,76 @@
+"""Grouped settings: environment variables fill their groups, presets override by name, bad values are named,
+secrets never show in a dump."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.settings import Settings, SettingsError, get_settings, load_preset, presets
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings():
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def test_variables_fill_their_groups(monkeypatch):
+    monkeypatch.setenv("TOP_DOCS", "7")
+    monkeypatch.setenv("RETRIEVAL_DEPTH", "20")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert s.judge.top_docs == 7 and s.retrieval.depth == 20
+    assert s.llm.api_key is not None and s.llm.api_key.get_secret_value() == "sk-test"
+    assert s.llm.resolved_provider() == "openai"
+
+
+def test_defaults_are_the_shipped_behaviour():
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert (s.judge.top_docs, s.judge.candidates_per_doc, s.judge.sentences_per_doc, s.judge.labelled_docs) == (
+        3, 3, 2, 1)
+    assert (s.retrieval.depth, s.retrieval.rrf_k, s.retrieval.rerank_top, s.retrieval.max_questions) == (50, 5, 0, 5)
+    assert (s.llm.max_tokens, s.answer.top_attribution, s.answer.max_title_chars) == (300, 2, 120)
+
+
+def test_presets_override_some_fields_and_keep_the_rest(monkeypatch):
+    monkeypatch.setenv("TOP_DOCS", "4")
+    assert {"default", "rerank", "label_all"} <= set(presets())
+    rerank = load_preset("rerank")
+    assert rerank.retrieval.rerank_top == 10 and rerank.judge.top_docs == 4
+    label_all = load_preset("label_all")
+    assert (label_all.judge.top_docs, label_all.judge.labelled_docs, label_all.retrieval.rerank_top) == (5, 0, 10)
+    with pytest.raises(SettingsError, match="unknown preset 'fast'"):
+        load_preset("fast")
+
+
+def test_preset_from_the_environment(monkeypatch):
+    monkeypatch.setenv("PRESET", "rerank")
+    assert get_settings().retrieval.rerank_top == 10
+
+
+def test_a_bad_value_names_its_variable(monkeypatch):
+    monkeypatch.setenv("TOP_DOCS", "three")
+    with pytest.raises(SettingsError, match="TOP_DOCS"):
+        get_settings()
+    monkeypatch.setenv("TOP_DOCS", "3")
+    monkeypatch.setenv("LLM_PROVIDER", "gpt")
+    with pytest.raises(SettingsError, match="LLM_PROVIDER"):
+        get_settings()
+
+
+def test_with_values_validates_and_copies():
+    s = Settings(_env_file=None).with_values(live={"sources": "auto"})  # type: ignore[call-arg]
+    local = s.with_values(live={"sources": "pubmed, local"})
+    assert local.live.sources == "local,pubmed" and s.live.sources == "auto"
+    with pytest.raises(ValueError):
+        s.with_values(live={"sources": "scopus"})
+
+
+def test_secrets_are_masked_in_the_dump(monkeypatch):
+    monkeypatch.setenv("LLM_API_KEY", "sk-very-secret")
+    monkeypatch.setenv("CLAIMTRACE_UI_PASSWORD", "hunter2")
+    monkeypatch.setenv("NCBI_API_KEY", "ncbi-secret")
+    dump = str(Settings(_env_file=None).public_dump())  # type: ignore[call-arg]
+    assert "sk-very-secret" not in dump and "hunter2" not in dump and "ncbi-secret" not in dump
+    assert "**********" in dump
