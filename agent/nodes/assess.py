@@ -21,6 +21,7 @@ from agent.scoring import grade, reputation
 from agent.state import ClaimState, Deps, Evidence, SourceAssessment
 from tools.corpus import Abstract
 from tools.verifier import VerifierResult
+from tools.verifier import premise as verifier_premise
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class JudgeRule:
 
 def premise(ev: Evidence) -> str:
     """What the verifier reads for one evidence sentence: title, then the sentence itself."""
-    return f"{ev.title}: {ev.sentence}"
+    return verifier_premise(ev.title, ev.sentence)
 
 
 class Judgement(NamedTuple):

@@ -1,10 +1,10 @@
-"""Rule-based claim negation used for the verifier's contrastive augmentation (evals/train_verifier.py)."""
+"""Rule-based claim negation used for the verifier's contrastive augmentation (evals/verifier/augment.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from evals.train_verifier import negate_claim
+from evals.verifier.augment import negate_claim
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,119 @@
+"""Contrastive negation augmentation (``--negation-aug``). SciFact's CONTRADICT claims were written by annotators as
+negations or alterations of supported claims, so flipping a claim's polarity and its label on the SAME rationale
+teaches the model to read negation. Only claims that one of the simple rules below handles confidently are used."""
+
+from __future__ import annotations
+
+from evals.verifier.data import Claim, Doc, Example, context_variants, rationale_sents
+
+AUXILIARIES = ("is", "are", "was", "were", "does", "do", "did", "can", "may", "has", "have", "will", "could", "should")
+# 3rd-person-singular verb -> base form (only these verbs are negated "X reduces Y" -> "X does not reduce Y")
+_VERB_BASES = """
+accelerate activate affect alter amplify attenuate benefit bind block boost cause confer contain contribute
+control correlate cure decline decrease delay depend determine diminish drive elevate enhance exacerbate exist
+express extend facilitate form harm impair improve increase induce influence inhibit involve lack lead limit
+lower mediate modulate occur play predict prevent prolong promote protect raise reduce regulate require rescue
+restore result reverse rise shorten slow stimulate suppress trigger underlie worsen
+""".split()  # noqa: SIM905
+VERBS_3SG = {v + "s": v for v in _VERB_BASES} | {
+    "abolishes": "abolish",
+    "amplifies": "amplify",
+    "carries": "carry",
+    "diminishes": "diminish",
+    "establishes": "establish",
+    "intensifies": "intensify",
+    "modifies": "modify",
+    "reaches": "reach",
+}
+_CLAUSE_MARKERS = set(
+    """
+    after although because before if once since that unless until when where whereas whether which while who
+    whom whose
+    """.split()  # noqa: SIM905
+)
+
+
+def _third_person(base: str) -> str:
+    if base.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return base + "es"
+    if len(base) > 1 and base.endswith("y") and base[-2] not in "aeiou":
+        return base[:-1] + "ies"
+    return base + "s"
+
+
+def negate_claim(text: str) -> str | None:
+    """Flip the polarity of a simple declarative claim, or None when no rule applies confidently.
+
+    Rules (first main-clause match only; claims with a clause marker such as "that"/"which" before the match, a
+    second negation, or a leading auxiliary are skipped):
+      * "<aux> not"/"<aux>n't"/"cannot" -> "<aux>"; "does/do/did not <verb>" -> "<verb>s"/"<verb>"/"<verb>ed"
+        is not supported (did not -> skipped unless a regular past form is obvious);
+      * "<aux> <word>" -> "<aux> not <word>"; "no longer" stays untouched (skipped);
+      * "<verb>s" (whitelisted) -> "does not <verb>".
+    """
+    words = text.split(" ")
+    low = [w.lower().strip(",;:()") for w in words]
+    n_neg = sum(w in ("not", "cannot", "no", "never", "none", "neither", "nor") or w.endswith("n't") for w in low)
+    if n_neg > 1 or not words or low[0] in AUXILIARIES:
+        return None
+    for i, w in enumerate(low):
+        if w in _CLAUSE_MARKERS:
+            return None
+        if i == 0:
+            continue
+        # --- remove an existing negation -------------------------------------------------------------------
+        if w == "cannot":
+            return " ".join([*words[:i], "can", *words[i + 1 :]])
+        if w in AUXILIARIES and i + 1 < len(low) and low[i + 1] == "not":
+            if w in ("does", "do") and i + 2 < len(low):
+                verb = low[i + 2]
+                if not verb.isalpha():
+                    return None
+                new_verb = _third_person(verb) if w == "does" else verb
+                return " ".join([*words[:i], new_verb + words[i + 2][len(verb) :], *words[i + 3 :]])
+            if w == "did":
+                return None  # would need the past tense
+            return " ".join([*words[: i + 1], *words[i + 2 :]])
+        if w == "no" and low[i - 1] in ("has", "have", "had", "is", "are", "was", "were"):
+            return None  # "has no effect" -> "has an effect" is too loose
+        if n_neg:
+            if w in ("no", "never", "none", "neither", "nor") or w.endswith("n't"):
+                return None
+            continue
+        # --- insert a negation -----------------------------------------------------------------------------
+        if w in AUXILIARIES:
+            if i + 1 < len(low) and low[i + 1] in ("not", "no", "never"):
+                return None
+            if w in ("has", "have") and not (i + 1 < len(low) and low[i + 1].endswith(("ed", "en"))):
+                do = "does" if w == "has" else "do"  # main verb "have": "X has Y" -> "X does not have Y"
+                return " ".join([*words[:i], do, "not", "have", *words[i + 1 :]])
+            return " ".join([*words[: i + 1], "not", *words[i + 1 :]])
+        if w in VERBS_3SG and words[i] == w:  # lower-case verb, not a capitalised noun
+            return " ".join([*words[:i], "does", "not", VERBS_3SG[w] + words[i][len(w) :], *words[i + 1 :]])
+    return None
+
+
+def negation_examples(claims: list[Claim], corpus: dict[int, Doc]) -> tuple[list[Example], int]:
+    """(negated claim, rationale, flipped label) for every SUPPORT/CONTRADICT rationale of a negatable claim."""
+    out: list[Example] = []
+    n_claims = 0
+    for c in claims:
+        if not c.evidence:
+            continue
+        neg = negate_claim(c.text)
+        if not neg:
+            continue
+        n_claims += 1
+        for d, sets in c.evidence.items():
+            doc = corpus[d]
+            rs = rationale_sents(c, d)
+            for sents, lab in sets:
+                out.append(Example(neg, context_variants(doc, sents, rs - set(sents)), 1 - lab))
+    return out, n_claims
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Extra stance data (--climate-fever): CLIMATE-FEVER claim/evidence pairs with their evidence labels. Wikipedia
+# sentences, not abstracts, but 1,943 SUPPORTS and 802 REFUTES pairs more than double the stance examples SciFact
+# train has (about 550 / 280). Allowed extra material (DESIGN.md section 6); HealthVer and COVID-Fact stay held out.
+# ---------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,223 @@
+"""SciFact pairs for the stance verifier: the corpus and claims (read with tools.corpus), premises built with the
+verifier's own premise function, the dev / held-out evaluation pairs, the per-epoch training examples with their
+resampled negatives, and the extra stance data (CLIMATE-FEVER, PubMedQA)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.corpus import load_corpus
+from tools.index import bm25_index, bm25_search
+from tools.verifier import premise
+
+LABEL_MAP = {"SUPPORT": 0, "CONTRADICT": 1}
+NEI = 2
+MIN_SENT_CHARS = 20
+
+
+@dataclass
+class Doc:
+    title: str
+    sents: list[str]
+
+
+@dataclass
+class Claim:
+    id: int
+    text: str
+    evidence: dict[int, list[tuple[list[int], int]]]
+    cited: list[int]
+
+
+@dataclass
+class Example:
+    hyp: str
+    variants: list[str]  # premise variants; one is picked at random per epoch
+    label: int
+
+
+def load_data(data_dir: Path) -> tuple[dict[int, Doc], list[Claim], list[Claim]]:
+    docs, _ = load_corpus(data_dir / "corpus.jsonl")
+    corpus = {int(d.doc_id): Doc(d.title, list(d.sentences)) for d in docs}
+
+    def claims(name: str) -> list[Claim]:
+        out = []
+        with (data_dir / name).open() as f:
+            for line in f:
+                r = json.loads(line)
+                ev = {
+                    int(d): [(list(rs["sentences"]), LABEL_MAP[rs["label"]]) for rs in sets]
+                    for d, sets in r["evidence"].items()
+                }
+                out.append(Claim(int(r["id"]), r["claim"].strip(), ev, [int(c) for c in r["cited_doc_ids"]]))
+        return out
+
+    return corpus, claims("claims_train.jsonl"), claims("claims_dev.jsonl")
+
+
+def doc_premise(doc: Doc, idx: Sequence[int]) -> str:
+    """The premise of some sentences of one abstract, in abstract order: what the verifier reads at run time."""
+    return premise(doc.title, " ".join(doc.sents[i] for i in sorted(idx)))
+
+
+def rationale_sents(claim: Claim, doc_id: int) -> set[int]:
+    return {i for sents, _ in claim.evidence.get(doc_id, []) for i in sents}
+
+
+def nei_candidates(claim: Claim, doc_id: int, corpus: dict[int, Doc]) -> list[int]:
+    bad = rationale_sents(claim, doc_id)
+    return [i for i, s in enumerate(corpus[doc_id].sents) if i not in bad and len(s) >= MIN_SENT_CHARS]
+
+
+def build_eval_pairs(
+    claims: list[Claim], corpus: dict[int, Doc], n_nei: int = 3
+) -> tuple[list[tuple[str, str]], list[int], list[tuple[str, str]], list[int]]:
+    """Main eval set (see module docstring) + the extra NEI-claim set."""
+    pairs: list[tuple[str, str]] = []
+    labels: list[int] = []
+    extra: list[tuple[str, str]] = []
+    extra_labels: list[int] = []
+    for c in claims:
+        rng = random.Random(0 + c.id)
+        if c.evidence:
+            for d, sets in c.evidence.items():
+                for sents, lab in sets:
+                    pairs.append((c.text, doc_premise(corpus[d], sents)))
+                    labels.append(lab)
+            pool = [(d, i) for d in dict.fromkeys([*c.evidence, *c.cited]) for i in nei_candidates(c, d, corpus)]
+            for d, i in rng.sample(pool, min(n_nei, len(pool))):
+                pairs.append((c.text, doc_premise(corpus[d], [i])))
+                labels.append(NEI)
+        elif c.cited:
+            d = c.cited[0]
+            cand = nei_candidates(c, d, corpus)
+            if cand:
+                extra.append((c.text, doc_premise(corpus[d], [rng.choice(cand)])))
+                extra_labels.append(NEI)
+    return pairs, labels, extra, extra_labels
+
+
+def context_variants(doc: Doc, idx: Sequence[int], forbidden: set[int]) -> list[str]:
+    """Premise alone, with the previous sentence, with the next one (never adding a forbidden one)."""
+    idx = sorted(idx)
+    out = [doc_premise(doc, idx)]
+    lo, hi = idx[0] - 1, idx[-1] + 1
+    if lo >= 0 and lo not in forbidden:
+        out.append(doc_premise(doc, [lo, *idx]))
+    if hi < len(doc.sents) and hi not in forbidden:
+        out.append(doc_premise(doc, [*idx, hi]))
+    return out
+
+
+
+def bm25_neighbours(corpus: dict[int, Doc], claims: Sequence[Claim], k: int = 5) -> dict[int, list[int]]:
+    """claim id -> the ``k`` abstracts BM25 ranks first for the claim (the local index's BM25, over this corpus)."""
+    from tools.corpus import Abstract
+
+    ids = [str(d) for d in corpus]
+    docs = [Abstract(doc_id=i, title=corpus[int(i)].title, sentences=corpus[int(i)].sents) for i in ids]
+    retriever = bm25_index(docs)
+    return {c.id: [int(h.doc_id) for h in bm25_search(retriever, ids, c.text, k)] for c in claims}
+
+
+def make_epoch_examples(
+    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], rng: random.Random
+) -> list[Example]:
+    ex: list[Example] = []
+    doc_ids = list(corpus)
+    for c in claims:
+        if c.evidence:
+            for d, sets in c.evidence.items():
+                doc = corpus[d]
+                rs = rationale_sents(c, d)
+                for sents, lab in sets:
+                    # context may only add a sentence that is not in another rationale of the same doc
+                    ex.append(Example(c.text, context_variants(doc, sents, rs - set(sents)), lab))
+                cand = nei_candidates(c, d, corpus)
+                for i in rng.sample(cand, min(1, len(cand))):
+                    ex.append(Example(c.text, context_variants(doc, [i], rs), NEI))
+            for d in c.cited:
+                if d not in c.evidence:
+                    cand = nei_candidates(c, d, corpus)
+                    if cand:
+                        ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+            # lexically similar non-cited abstract (half the claims) and a random abstract (half the claims)
+            if rng.random() < 0.5:
+                others = [d for d in bm25_top.get(c.id, []) if d not in c.evidence and d not in c.cited]
+                if others:
+                    d = others[0]
+                    cand = nei_candidates(c, d, corpus)
+                    if cand:
+                        ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+            else:
+                d = rng.choice(doc_ids)
+                cand = nei_candidates(c, d, corpus)
+                if cand and d not in c.cited:
+                    ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+        else:
+            for d in c.cited[:1]:
+                cand = nei_candidates(c, d, corpus)
+                if cand:
+                    ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+    return ex
+
+
+
+CF_LABELS = {"SUPPORTS": 0, "REFUTES": 1, "NOT_ENOUGH_INFO": NEI}
+
+
+def load_climate_fever(path: Path) -> list[Example]:
+    """Every (claim, "<article>: <evidence>") pair of CLIMATE-FEVER with its evidence label."""
+    out: list[Example] = []
+    with path.open() as f:
+        for line in f:
+            r = json.loads(line)
+            for ev in r["evidences"]:
+                text = ev["evidence"].strip()
+                if len(text) >= MIN_SENT_CHARS:
+                    premise_text = f"{ev['article'].strip()}: {text}"
+                    out.append(Example(r["claim"].strip(), [premise_text], CF_LABELS[ev["evidence_label"]]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Extra stance data (--pubmedqa): PubMedQA PQA-L, 1,000 expert-labelled biomedical yes/no/maybe questions. The
+# question (verbatim: turning titles such as "Optimism and survival: does an optimistic outlook predict ...?" into
+# claims needs a parser this project does not ship) is the hypothesis, the abstract's conclusion (LONG_ANSWER) the
+# premise; yes -> supports, no -> contradicts, maybe is dropped (mixed evidence, not "no information"). The point is
+# real premise-side negation in abstract language ("did not improve", "no significant difference"), which claim-side
+# augmentation does not teach. Allowed extra material (not held out); no title prefix, PubMedQA has no other title.
+# ---------------------------------------------------------------------------------------------------------------
+PQ_LABELS = {"yes": 0, "no": 1}
+
+
+def load_pubmedqa(path: Path) -> list[Example]:
+    """(question, conclusion) pairs of PubMedQA PQA-L answered yes or no."""
+    out: list[Example] = []
+    for r in json.loads(path.read_text()).values():
+        lab = PQ_LABELS.get(r["final_decision"])
+        if lab is not None and len(r["LONG_ANSWER"].strip()) >= MIN_SENT_CHARS:
+            out.append(Example(r["QUESTION"].strip(), [r["LONG_ANSWER"].strip()], lab))
+    return out
+
+
+def sample_per_label(pool: list[Example], quota: Sequence[int], rng: random.Random) -> list[Example]:
+    """Up to quota[label] examples of each label, drawn without replacement."""
+    out: list[Example] = []
+    for lab, n in enumerate(quota):
+        items = [e for e in pool if e.label == lab]
+        out.extend(rng.sample(items, min(n, len(items))))
+    return out
+
+
+def split_heldout(claims: list[Claim], frac: float, seed: int) -> tuple[list[Claim], list[Claim]]:
+    texts = sorted({c.text for c in claims})
+    random.Random(seed).shuffle(texts)
+    held = set(texts[: int(len(texts) * frac)])
+    return [c for c in claims if c.text not in held], [c for c in claims if c.text in held]
+
+
