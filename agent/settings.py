@@ -1,7 +1,8 @@
 """Typed settings in groups (llm, stores, retrieval, judge, answer, live, ui), read from the environment and `.env`
 (see `.env.example`). Every value that shapes a result is a setting; its default is the shipped behaviour.
 
-Each field reads the environment variable its alias names (e.g. `TOP_DOCS` sets `settings.judge.top_docs`). Named
+Each field reads the environment variable of its name (`TOP_DOCS` sets `settings.judge.top_docs`), with its
+group's prefix where the group has one (`LIVE_RESULTS` sets `settings.live.results`), or the alias it names. Named
 presets (`agent/presets/<name>.json`, JSON objects of groups) override fields for one experiment; `PRESET` picks
 one for the whole process, `claimtrace eval --preset` for one run."""
 
@@ -25,26 +26,25 @@ Provider = Literal["auto", "openai", "embedded", "scripted"]
 
 
 class LLMSettings(SettingsGroup):
-    provider: Provider = Field(
-        "auto",
-        validation_alias="LLM_PROVIDER",
-        description="auto = openai when LLM_BASE_URL or an API key is set, otherwise the embedded local model.",
-    )
-    base_url: str | None = Field(
-        None, validation_alias="LLM_BASE_URL", description="Any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM)."
-    )
+    """LLM_* variables, plus OPENAI_API_KEY and the embedded model's EMBEDDED_CTX / EMBEDDED_THREADS."""
+
+    model_config = SettingsConfigDict(env_prefix="LLM_")
+
+    # auto = openai when LLM_BASE_URL or an API key is set, otherwise the embedded local model
+    provider: Provider = "auto"
+    # any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM)
+    base_url: str | None = None
     api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("LLM_API_KEY", "OPENAI_API_KEY"))
-    model: str = Field("gpt-4o-mini", validation_alias="LLM_MODEL")
-    timeout: float = Field(
-        120.0, validation_alias="LLM_TIMEOUT", description="Seconds one LLM call may take before the turn fails."
-    )
-    max_retries: int = Field(1, validation_alias="LLM_MAX_RETRIES")
-    max_tokens: int = Field(
-        300, validation_alias="LLM_MAX_TOKENS", description="Completion tokens one call (questions, answer) may use."
-    )
-    script: Path | None = Field(None, validation_alias="LLM_SCRIPT", description="JSON script of the scripted model.")
-    embedded_ctx: int = Field(4096, validation_alias="EMBEDDED_CTX")
-    embedded_threads: int = Field(2, validation_alias="EMBEDDED_THREADS")
+    model: str = "gpt-4o-mini"
+    # seconds one LLM call may take before the turn fails
+    timeout: float = Field(120.0, gt=0)
+    max_retries: int = Field(1, ge=0)
+    # completion tokens one call (search questions, answer, follow-up routing) may write
+    max_tokens: int = Field(300, ge=16)
+    # JSON script of the scripted test model
+    script: Path | None = None
+    embedded_ctx: int = Field(4096, ge=512, validation_alias="EMBEDDED_CTX")
+    embedded_threads: int = Field(2, ge=1, validation_alias="EMBEDDED_THREADS")
 
     def resolved_provider(self) -> str:
         if self.provider != "auto":
@@ -53,23 +53,17 @@ class LLMSettings(SettingsGroup):
 
 
 class StoreSettings(SettingsGroup):
-    data_dir: Path = Field(Path.home() / ".local" / "share" / "claimtrace", validation_alias="DATA_DIR")
-    models_dir: Path | None = Field(
-        None, validation_alias="MODELS_DIR", description="Where the assembled GGUF lives; DATA_DIR/models when unset."
-    )
-    corpus_path: Path | None = Field(
-        None, validation_alias="CORPUS_PATH", description="SciFact or BEIR corpus.jsonl, or a folder holding one."
-    )
-    corpus_mirror: Path = Field(DEFAULT_MIRROR, validation_alias="CORPUS_MIRROR")
-    corpus_url: str = Field(
-        "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz", validation_alias="CORPUS_URL"
-    )
-    chroma_url: str | None = Field(
-        None, validation_alias="CHROMA_URL", description="Chroma server, e.g. http://127.0.0.1:8001; embedded if unset."
-    )
-    checkpoint_url: str | None = Field(
-        None, validation_alias="CHECKPOINT_URL", description="postgresql://... ; SQLite file in DATA_DIR when unset."
-    )
+    data_dir: Path = Path.home() / ".local" / "share" / "claimtrace"
+    # where the assembled GGUF lives; DATA_DIR/models when unset
+    models_dir: Path | None = None
+    # SciFact or BEIR corpus.jsonl, or a folder holding one
+    corpus_path: Path | None = None
+    corpus_mirror: Path = DEFAULT_MIRROR
+    corpus_url: str = "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz"
+    # Chroma server, e.g. http://127.0.0.1:8001; embedded Chroma when unset
+    chroma_url: str | None = None
+    # postgresql://... ; a SQLite file in DATA_DIR when unset
+    checkpoint_url: str | None = None
 
     @property
     def index_dir(self) -> Path:
@@ -85,72 +79,57 @@ class StoreSettings(SettingsGroup):
 
 
 class RetrievalSettings(SettingsGroup):
-    max_questions: int = Field(5, validation_alias="MAX_QUESTIONS", description="Search questions kept per claim.")
-    depth: int = Field(
-        50, validation_alias="RETRIEVAL_DEPTH", description="Hits per query and retriever, and fused abstracts kept."
-    )
-    # 5, not the customary 60: chosen on SciFact train claims (claim-only queries, BM25 + dense sentences, depth 50;
-    # evals/results/retrieval_experiments_train.md): Recall@3 0.900 / Recall@5 0.929 / nDCG@10 0.888 against
-    # 0.891 / 0.918 / 0.881 with k=60. A small k lets a document ranked first by one retriever outrank one found lower
-    # down by both. On dev the difference is within noise: R@3 0.888 vs 0.882, R@5 0.919 vs 0.928.
-    rrf_k: int = Field(5, validation_alias="RRF_K", description="Reciprocal rank fusion constant.")
-    rerank_top: int = Field(
-        0, validation_alias="RERANK_TOP", description="Fused abstracts the verifier reranks (0: no reranking)."
-    )
-    rerank_sentences: int = Field(
-        3, validation_alias="RERANK_SENTENCES", description="Sentences per abstract the reranker reads (0 = all)."
-    )
-    rerank_alpha: float = Field(
-        0.6, validation_alias="RERANK_ALPHA", description="Weight of the fused score against the evidence score."
-    )
+    # search questions kept per claim
+    max_questions: int = Field(5, ge=0)
+    # hits per query and retriever, and fused abstracts kept
+    depth: int = Field(50, ge=1, validation_alias="RETRIEVAL_DEPTH")
+    # Reciprocal rank fusion constant: 5, not the customary 60, chosen on SciFact train claims (claim-only queries,
+    # BM25 + dense sentences, depth 50; evals/results/retrieval_experiments_train.md): Recall@3 0.900 / Recall@5
+    # 0.929 / nDCG@10 0.888 against 0.891 / 0.918 / 0.881 with k=60. A small k lets a document ranked first by one
+    # retriever outrank one found lower down by both. On dev the difference is within noise.
+    rrf_k: int = Field(5, ge=0)
+    # fused abstracts the verifier reranks (0: no reranking); sentences it reads per abstract (0 = all); weight of
+    # the fused score against the verifier's evidence score
+    rerank_top: int = Field(0, ge=0)
+    rerank_sentences: int = Field(3, ge=0)
+    rerank_alpha: float = Field(0.6, ge=0.0, le=1.0)
 
 
 class JudgeSettings(SettingsGroup):
-    top_docs: int = Field(
-        3, validation_alias="TOP_DOCS", description="Fused abstracts whose sentences become evidence candidates."
-    )
-    candidates_per_doc: int = Field(
-        3, validation_alias="CANDIDATES_PER_DOC", description="Sentences closest to the claim judged per abstract."
-    )
-    min_sentence_chars: int = Field(
-        20, validation_alias="MIN_SENTENCE_CHARS", description="Shorter split fragments are never evidence."
-    )
-    sentences_per_doc: int = Field(
-        2, validation_alias="SENTENCES_PER_DOC", description="Evidence sentences an abstract keeps at most."
-    )
-    stance_min_prob: float = Field(
-        0.0,
-        validation_alias="STANCE_MIN_PROB",
-        description="A sentence bears on the claim when its winning stance (supports/contradicts) has at least "
-        "this probability (0 = the verifier's argmax alone).",
-    )
-    labelled_docs: int = Field(
-        1,
-        validation_alias="LABELLED_DOCS",
-        description="At most this many abstracts get a label, strongest evidence first (0 = all).",
-    )
-    context_window: int = Field(5, validation_alias="CONTEXT_WINDOW", description="Neighbours shown on each side.")
-    context_chars: int = Field(400, validation_alias="CONTEXT_CHARS", description="Longest extractive context.")
+    # fused abstracts whose sentences become evidence candidates
+    top_docs: int = Field(3, ge=1)
+    # sentences closest to the claim judged per abstract; shorter split fragments are never evidence
+    candidates_per_doc: int = Field(3, ge=1)
+    min_sentence_chars: int = 20
+    # evidence sentences an abstract keeps at most
+    sentences_per_doc: int = Field(2, ge=1)
+    # a sentence bears on the claim when its winning stance (supports/contradicts) has at least this probability
+    # (0 = the verifier's argmax alone)
+    stance_min_prob: float = Field(0.0, ge=0.0, le=1.0)
+    # at most this many abstracts get a label, strongest evidence first (0 = all)
+    labelled_docs: int = Field(1, ge=0)
+    # neighbouring sentences shown on each side of an evidence sentence; longest extractive context
+    context_window: int = Field(5, ge=0)
+    context_chars: int = Field(400, gt=0)
 
 
 class AnswerSettings(SettingsGroup):
-    max_claim_chars: int = Field(2000, validation_alias="MAX_CLAIM_CHARS")
-    max_title_chars: int = Field(
-        120, validation_alias="MAX_TITLE_CHARS", description="Title characters shown to the LLM per evidence line."
-    )
-    top_attribution: int = Field(
-        2, validation_alias="TOP_ATTRIBUTION", description="Best-matching source sentences listed per answer sentence."
-    )
+    max_claim_chars: int = Field(2000, gt=0)
+    # title characters the LLM sees per evidence line
+    max_title_chars: int = Field(120, gt=0)
+    # best-matching source sentences listed per answer sentence
+    top_attribution: int = Field(2, ge=0)
 
 
 class UISettings(SettingsGroup):
-    user: str = Field("claimtrace", validation_alias="CLAIMTRACE_UI_USER")
-    password: SecretStr = Field(SecretStr("claimtrace"), validation_alias="CLAIMTRACE_UI_PASSWORD")
-    auth_secret: SecretStr | None = Field(
-        None,
-        validation_alias="CHAINLIT_AUTH_SECRET",
-        description="Signs login tokens; generated once and kept in DATA_DIR/chainlit when unset.",
-    )
+    """The chat's login (CLAIMTRACE_UI_USER / CLAIMTRACE_UI_PASSWORD) and the secret that signs its tokens
+    (CHAINLIT_AUTH_SECRET; generated once and kept in DATA_DIR/chainlit when unset)."""
+
+    model_config = SettingsConfigDict(env_prefix="CLAIMTRACE_UI_")
+
+    user: str = "claimtrace"
+    password: SecretStr = SecretStr("claimtrace")
+    auth_secret: SecretStr | None = Field(None, validation_alias="CHAINLIT_AUTH_SECRET")
 
 
 class Settings(SettingsGroup):
@@ -176,12 +155,32 @@ class Settings(SettingsGroup):
         return json.loads(self.model_dump_json())
 
 
+GROUPS: tuple[type[SettingsGroup], ...] = (
+    LLMSettings,
+    StoreSettings,
+    RetrievalSettings,
+    JudgeSettings,
+    AnswerSettings,
+    LiveSettings,
+    UISettings,
+)
+
+
 class SettingsError(ValueError):
     """An environment variable (or .env line, or preset) holds a value claimtrace cannot use."""
 
 
+def _variable(group: type[SettingsGroup] | None, loc: tuple[Any, ...]) -> str:
+    """The environment variable behind an error location: an alias as it is, a field with its group's prefix."""
+    name = str(loc[0]) if loc else "?"
+    if name.isupper() or group is None:
+        return name.upper()
+    return f"{group.model_config.get('env_prefix', '')}{name}".upper()
+
+
 def _describe(e: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, err['loc'])).upper()}: {err['msg']}" for err in e.errors())
+    group = next((g for g in GROUPS if g.__name__ == e.title), None)
+    return "; ".join(f"{_variable(group, tuple(err['loc']))}: {err['msg']}" for err in e.errors())
 
 
 def presets() -> list[str]:

@@ -74,11 +74,8 @@ def markdown(res: Mapping[str, Any]) -> str:
         "| answers | sentences | citation validity | invalid citations | attributable rate | flagged |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for name, f in rows:
-        lines.append(
-            f"| {name} | {f['sentences']} | {f['citation_validity']} | {f['invalid_citations']} | "
-            f"{f['attributable_rate']} | {f['flagged']} |"
-        )
+    cells = ("sentences", "citation_validity", "invalid_citations", "attributable_rate", "flagged")
+    lines += [f"| {name} | " + " | ".join(str(f[c]) for c in cells) + " |" for name, f in rows]
     return "\n".join(lines) + "\n"
 
 

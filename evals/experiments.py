@@ -47,3 +47,22 @@ def write_experiment(
     (out / f"{name}.json").write_text(json.dumps(res, indent=2) + "\n")
     (out / f"{name}.md").write_text(markdown(res))
     print(markdown(res))
+
+
+def report_heading(res: Mapping[str, Any], what: str, note: str) -> list[str]:
+    """The first lines of an experiment's Markdown: what was measured on which claims, the command, and a note."""
+    return [
+        f"# {what} on SciFact {res['split']} ({res['claims']} claims, {res['claims_with_evidence']} with evidence)",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. {note}".rstrip(),
+    ]
+
+
+RETRIEVAL_COLUMNS = ("R@3", "R@5", "MAP@5", "nDCG@10", "cited R@5", "cited nDCG@10")
+
+
+def retrieval_cells(m: Mapping[str, Any]) -> str:
+    """A variant's retrieval figures as Markdown table cells, in RETRIEVAL_COLUMNS order."""
+    r, c = m["retrieval"], m["retrieval_cited"]
+    values = (r["recall@3"], r["recall@5"], r["map@5"], r["ndcg@10"], c["recall@5"], c["ndcg@10"])
+    return " | ".join(f"{v:.3f}" for v in values)

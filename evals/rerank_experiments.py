@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.nodes.rerank import evidence_scores
-from evals.experiments import experiment_header, write_experiment
+from evals.experiments import RETRIEVAL_COLUMNS, experiment_header, report_heading, retrieval_cells, write_experiment
 from evals.retrieval_metrics import retrieval_report
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, heldout_claims, load_claims
 from tools.search import reciprocal_rank_fusion, rerank_scores
@@ -97,24 +97,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown(res: Mapping[str, Any]) -> str:
-    lines = [
-        f"# Verifier reranking on SciFact {res['split']} ({res['claims']} claims, {res['claims_with_evidence']} with "
-        "evidence)",
-        "",
-        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Claim-only queries; fused = RRF of BM25 "
-        "and dense sentences as in the pipeline.",
+    lines = report_heading(
+        res, "Verifier reranking", "Claim-only queries; fused = RRF of BM25 and dense sentences as in the pipeline."
+    )
+    lines += [
         "",
         "Verifier seconds per claim: " + ", ".join(f"{k} {v}" for k, v in res["seconds_per_claim"].items()),
         "",
-        "| variant | R@3 | R@5 | MAP@5 | nDCG@10 | cited R@5 | cited nDCG@10 |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| variant | " + " | ".join(RETRIEVAL_COLUMNS) + " |",
+        "|---|" + "---:|" * len(RETRIEVAL_COLUMNS),
     ]
-    for name, m in res["variants"].items():
-        r, c = m["retrieval"], m["retrieval_cited"]
-        lines.append(
-            f"| {name} | {r['recall@3']:.3f} | {r['recall@5']:.3f} | {r['map@5']:.3f} | {r['ndcg@10']:.3f} | "
-            f"{c['recall@5']:.3f} | {c['ndcg@10']:.3f} |"
-        )
+    lines += [f"| {name} | {retrieval_cells(m)} |" for name, m in res["variants"].items()]
     return "\n".join(lines) + "\n"
 
 

@@ -15,14 +15,14 @@ import argparse
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evals.experiments import experiment_header, write_experiment
+from evals.experiments import RETRIEVAL_COLUMNS, experiment_header, report_heading, retrieval_cells, write_experiment
 from evals.retrieval_metrics import recall_at_k, retrieval_report
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, load_claims
 
@@ -69,30 +69,26 @@ def rrf(lists: Sequence[tuple[Sequence[tuple[str, float]], float]], k: int) -> l
     return [d for d, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
 
 
-def minmax_fusion(lists: Sequence[tuple[Sequence[tuple[str, float]], float]]) -> list[str]:
-    """Weighted sum of per-list min-max normalised scores (a doc absent from a list gets 0 there)."""
+def _minmax(vals: Sequence[float]) -> Callable[[float], float]:
+    lo, hi = min(vals), max(vals)
+    return lambda s: (s - lo) / (hi - lo) if hi > lo else 1.0
+
+
+def _zscore(vals: Sequence[float]) -> Callable[[float], float]:
+    mean = sum(vals) / len(vals)
+    sd = (sum((x - mean) ** 2 for x in vals) / len(vals)) ** 0.5 or 1.0
+    return lambda s: (s - mean) / sd
+
+
+def score_fusion(lists: Sequence[tuple[Sequence[tuple[str, float]], float]], normalise: str) -> list[str]:
+    """Weighted sum of per-list normalised scores ("minmax" or "zscore"); a doc absent from a list gets 0 there."""
     scores: dict[str, float] = defaultdict(float)
     for ranking, weight in lists:
         if not ranking:
             continue
-        vals = [s for _, s in ranking]
-        lo, hi = min(vals), max(vals)
+        norm = (_minmax if normalise == "minmax" else _zscore)([s for _, s in ranking])
         for doc, s in ranking:
-            scores[doc] += weight * ((s - lo) / (hi - lo) if hi > lo else 1.0)
-    return [d for d, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
-
-
-def zscore_fusion(lists: Sequence[tuple[Sequence[tuple[str, float]], float]]) -> list[str]:
-    """Weighted sum of per-list z-scores (a doc absent from a list gets 0 there)."""
-    scores: dict[str, float] = defaultdict(float)
-    for ranking, weight in lists:
-        if not ranking:
-            continue
-        vals = [s for _, s in ranking]
-        mean = sum(vals) / len(vals)
-        sd = (sum((x - mean) ** 2 for x in vals) / len(vals)) ** 0.5 or 1.0
-        for doc, s in ranking:
-            scores[doc] += weight * (s - mean) / sd
+            scores[doc] += weight * norm(s)
     return [d for d, _ in sorted(scores.items(), key=lambda x: (-x[1], x[0]))]
 
 
@@ -110,10 +106,8 @@ class Variant:
         chosen = [((claim if q == "claim" else opposite)[r][: self.depth], w) for q, r, w in self.lists]
         if self.fusion == "single":
             return [d for d, _ in chosen[0][0]]
-        if self.fusion == "minmax":
-            return minmax_fusion(chosen)
-        if self.fusion == "zscore":
-            return zscore_fusion(chosen)
+        if self.fusion in ("minmax", "zscore"):
+            return score_fusion(chosen, self.fusion)
         return rrf(chosen, self.k)
 
 
@@ -210,7 +204,7 @@ def bm25_settings(index: Any, texts: Sequence[str], depth: int = DEPTH) -> dict[
     """BM25 rankings under other parameters / fields, built in memory over the index's own abstracts."""
     import bm25s
 
-    from tools.index import _tokenize
+    from tools.index import tokenize
 
     docs = list(index.docs.values())
     ids = [d.doc_id for d in docs]
@@ -222,11 +216,11 @@ def bm25_settings(index: Any, texts: Sequence[str], depth: int = DEPTH) -> dict[
         "BM25 title twice": ([f"{d.title} {d.title} {d.text}" for d in docs], {}),
         "BM25+ (bm25s method)": (plain, {"method": "bm25+"}),
     }
-    queries = _tokenize(list(texts))
+    queries = tokenize(list(texts))
     out: dict[str, list[Lists]] = {}
     for name, (corpus, kw) in settings.items():
         retriever = bm25s.BM25(**kw)
-        retriever.index(_tokenize(corpus), show_progress=False)
+        retriever.index(tokenize(corpus), show_progress=False)
         vocab = retriever.vocab_dict
         lists: list[Lists] = []
         for q in queries:
@@ -241,23 +235,22 @@ def bm25_settings(index: Any, texts: Sequence[str], depth: int = DEPTH) -> dict[
 
 
 def markdown(res: Mapping[str, Any]) -> str:
-    lines = [
-        f"# Retrieval variants on SciFact {res['split']} ({res['claims']} claims, {res['claims_with_evidence']} "
-        "with evidence)",
-        "",
-        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Claim-only queries unless stated; "
-        "'opposite' = the LLM-free negation `It is not true that ...`.",
+    lines = report_heading(
+        res,
+        "Retrieval variants",
+        "Claim-only queries unless stated; 'opposite' = the LLM-free negation `It is not true that ...`.",
+    )
+    lines += [
         "",
         "Last two columns: claims (with evidence) whose Recall@3 / @5 is better / worse than with the old pipeline.",
         "",
-        "| variant | R@3 | R@5 | MAP@5 | nDCG@10 | cited R@5 | cited nDCG@10 | R@3 +/- | R@5 +/- |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| variant | " + " | ".join(RETRIEVAL_COLUMNS) + " | R@3 +/- | R@5 +/- |",
+        "|---|" + "---:|" * (len(RETRIEVAL_COLUMNS) + 2),
     ]
     for name, m in res["variants"].items():
-        r, c, p = m["retrieval"], m["retrieval_cited"], m["claims_vs_before"]
+        p = m["claims_vs_before"]
         lines.append(
-            f"| {name} | {r['recall@3']:.3f} | {r['recall@5']:.3f} | {r['map@5']:.3f} | {r['ndcg@10']:.3f} | "
-            f"{c['recall@5']:.3f} | {c['ndcg@10']:.3f} | +{p['recall@3']['better']}/-{p['recall@3']['worse']} | "
+            f"| {name} | {retrieval_cells(m)} | +{p['recall@3']['better']}/-{p['recall@3']['worse']} | "
             f"+{p['recall@5']['better']}/-{p['recall@5']['worse']} |"
         )
     return "\n".join(lines) + "\n"

@@ -49,7 +49,7 @@ class RuleVerifier:
 
 @pytest.fixture(scope="session")
 def tiny_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tools.index import build_index
+    from tools.index_build import build_index
 
     out = tmp_path_factory.mktemp("tiny_index")
     build_index(FIXTURES / "tiny_corpus.jsonl", out, progress=False)

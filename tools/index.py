@@ -1,4 +1,4 @@
-"""The local index: Chroma (title-prepended sentence embeddings) plus BM25 (bm25s).
+"""The local index: Chroma (title-prepended sentence embeddings) plus BM25 (bm25s); tools.index_build writes it.
 
 Layout of `index_dir`: `manifest.json` (fingerprint of corpus + model + index version), `corpus.jsonl` (the
 abstracts, so an index is self-contained), `bm25/` and, for embedded Chroma, `chroma/`. Chroma collection names
@@ -12,22 +12,18 @@ embeds them again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import shutil
 import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
-from tools.corpus import Abstract, load_corpus
-from tools.embedder import MODEL_NAME, ChromaEmbeddingFunction, Embedder, get_embedder
+from tools.corpus import Abstract
+from tools.embedder import ChromaEmbeddingFunction, Embedder, get_embedder
 
 log = logging.getLogger(__name__)
 
@@ -47,21 +43,12 @@ class Hit:
     sentence_index: int | None = None
 
 
-def fingerprint(corpus_file: Path, limit: int | None) -> str:
-    h = hashlib.sha256()
-    with corpus_file.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    h.update(f"|{MODEL_NAME}|v{INDEX_VERSION}|limit={limit}".encode())
-    return h.hexdigest()[:16]
-
-
 def sentence_text(doc: Abstract, i: int) -> str:
     """What is embedded for one sentence: the title prepended (as in the semantic-search study)."""
     return f"{doc.title}: {doc.sentences[i]}"
 
 
-def _tokenize(texts: Sequence[str]) -> list[list[str]]:
+def tokenize(texts: Sequence[str]) -> list[list[str]]:
     import bm25s
     import Stemmer
 
@@ -75,13 +62,13 @@ def bm25_index(docs: Sequence[Abstract]) -> Any:
     import bm25s
 
     retriever = bm25s.BM25()
-    retriever.index(_tokenize([f"{d.title} {d.text}" for d in docs]), show_progress=False)
+    retriever.index(tokenize([f"{d.title} {d.text}" for d in docs]), show_progress=False)
     return retriever
 
 
 def bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]:
     """The `k` best documents of a bm25s index for `query` (ids in index order); none scoring 0."""
-    tokens = _tokenize([query])
+    tokens = tokenize([query])
     vocab = retriever.vocab_dict
     tokens = [[t for t in tokens[0] if t in vocab]]
     if not tokens[0]:
@@ -91,7 +78,7 @@ def bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]
     return [Hit(ids[int(i)], float(s)) for i, s in zip(docs[0], scores[0], strict=True) if float(s) > 0]
 
 
-def _chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
+def chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -109,7 +96,7 @@ def _chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
     return chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=chroma_settings)
 
 
-def _sentences_collection(client: Any, fp: str, create: bool) -> Any:
+def sentences_collection(client: Any, fp: str, create: bool) -> Any:
     """The sentence collection of build `fp`. (Indexes built before sentences were the only dense unit also hold an
     abstract collection; nothing reads it, and a rebuild deletes it.)"""
     ef = ChromaEmbeddingFunction()
@@ -161,85 +148,6 @@ def read_manifest(index_dir: Path) -> dict[str, Any] | None:
         return None
 
 
-def build_index(
-    corpus_file: Path,
-    index_dir: Path,
-    chroma_url: str | None = None,
-    limit: int | None = None,
-    force: bool = False,
-    progress: bool = True,
-    embedder: Embedder | None = None,
-    on_problem: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Build (or reuse) the index. Rebuilds only when corpus, model or index version changed."""
-    fp = fingerprint(corpus_file, limit)
-    manifest = read_manifest(index_dir)
-    if manifest and manifest.get("fingerprint") == fp and manifest.get("chroma_url") == chroma_url and not force:
-        manifest["reused"] = True
-        return manifest
-
-    docs, report = load_corpus(corpus_file, limit)  # CorpusError when nothing is usable
-    for problem in report.problems:
-        if on_problem:
-            on_problem(problem)
-
-    t0 = time.perf_counter()
-    index_dir.mkdir(parents=True, exist_ok=True)
-    (index_dir / MANIFEST).unlink(missing_ok=True)  # an interrupted build is never mistaken for a good one
-    embedder = embedder or get_embedder()
-    client = _chroma_client(index_dir, chroma_url)
-    for col in client.list_collections():
-        name = col if isinstance(col, str) else col.name
-        if name.startswith("ct_"):
-            client.delete_collection(name)
-    sentences_col = _sentences_collection(client, fp, create=True)
-
-    # Sentences: "title: sentence" embeddings.
-    ids: list[str] = []
-    texts: list[str] = []
-    metas: list[dict[str, Any]] = []
-    for doc in docs:
-        for i in range(len(doc.sentences)):
-            ids.append(f"{doc.doc_id}:{i}")
-            texts.append(sentence_text(doc, i))
-            metas.append({"doc_id": doc.doc_id, "idx": i})
-    batch = min(2048, int(client.get_max_batch_size()))
-    bar = tqdm(total=len(texts), desc="embedding", unit="text", disable=not progress)
-    for start in range(0, len(texts), batch):
-        vecs = embedder.encode(texts[start : start + batch])
-        sentences_col.add(ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch])
-        bar.update(len(vecs))
-    bar.close()
-
-    bm25_dir = index_dir / "bm25"
-    shutil.rmtree(bm25_dir, ignore_errors=True)
-    retriever = bm25_index(docs)
-    retriever.save(str(bm25_dir), show_progress=False)
-    (bm25_dir / "doc_ids.json").write_text(json.dumps([d.doc_id for d in docs]))
-
-    with (index_dir / "corpus.jsonl").open("w") as out:
-        for d in docs:
-            out.write(d.model_dump_json(exclude_defaults=True) + "\n")
-    live = list(read_live_docs(index_dir, skip={d.doc_id: d for d in docs}).values())
-    if live:  # abstracts fetched from live sources outlive a rebuild
-        upsert_embeddings(sentences_col, live, embedder)
-
-    manifest = {
-        "fingerprint": fp,
-        "model": MODEL_NAME,
-        "index_version": INDEX_VERSION,
-        "corpus_file": str(corpus_file),
-        "chroma_url": chroma_url,
-        "docs": len(docs),
-        "sentences": len(texts),
-        "skipped_lines": len(report.problems),
-        "build_seconds": round(time.perf_counter() - t0, 1),
-        "reused": False,
-    }
-    (index_dir / MANIFEST).write_text(json.dumps(manifest, indent=2))
-    return manifest
-
-
 class CorpusIndex:
     """Read side of the index: BM25 and dense search, sentence embeddings of chosen documents."""
 
@@ -272,8 +180,8 @@ class CorpusIndex:
         self._rebuild_live_bm25(list(live))
         self._embedder = embedder or get_embedder()
         try:
-            client = _chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
-            self._sentences = _sentences_collection(client, manifest["fingerprint"], create=False)
+            client = chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
+            self._sentences = sentences_collection(client, manifest["fingerprint"], create=False)
         except Exception as e:  # chromadb raises several types for a missing collection or server
             raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e
 

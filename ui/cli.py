@@ -148,7 +148,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     from agent.settings import get_settings
     from tools.corpus import CorpusError, resolve_corpus_path
-    from tools.index import IndexMissingError, build_index
+    from tools.index import IndexMissingError
+    from tools.index_build import build_index
 
     settings = get_settings()
     try:

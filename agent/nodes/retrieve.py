@@ -24,13 +24,14 @@ log = logging.getLogger(__name__)
 
 def _live(state: ClaimState, deps: Deps, local: bool, sources: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
     """Ranked lists of the live sources and their notes; fetched abstracts are added to the index."""
-    from tools.live.retrieval import live_queries, run_live
+    from tools.live.retrieval import live_queries, run_live, search_live
 
     settings = deps.settings
     queries = live_queries([(q.text, q.kind) for q in state["queries"]], settings.live.queries)
     find = getattr(deps.index, "find_doc", None)
     try:
-        future = run_live(sources, queries, settings.live, settings.stores.live_cache_dir, find, local=local)
+        search = search_live(sources, queries, settings.live, settings.stores.live_cache_dir, find, local=local)
+        future = run_live(search)
         outcome = future.result(timeout=settings.live.budget + 30)
     except Exception as e:  # search_live reports source failures as notes; this is a bug or a hung thread
         log.warning("live search failed", exc_info=e)

@@ -27,7 +27,7 @@ from evals.experiments import git_commit
 from evals.scifact import report
 from evals.scifact.data import REPO_ROOT, RESULTS_DIR, EvalError, load_claims
 from evals.scifact.metrics import full_metrics, retrieval_only_metrics
-from evals.scifact.records import BASELINE_TOOLS, make_record, resume_records
+from evals.scifact.records import BASELINE_TOOLS, llm_name, make_record, resume_records, run_config
 
 MAX_CONSECUTIVE_FAILURES = 3  # the LLM is down, not slow: stop instead of timing out on every claim
 
@@ -92,46 +92,6 @@ def _warn_missing_gold(index: Any, claims: Sequence[Mapping[str, Any]]) -> None:
             f"{index.manifest.get('corpus_file')} ({index.manifest.get('docs')} docs): a partial index lowers recall",
             file=sys.stderr,
         )
-
-
-def verifier_id(verifier: Any) -> str:
-    """The trained artifact's checksum (a retrained verifier must not be mixed into a resumed run), or the class
-    name of a stand-in."""
-    from tools.files import sha256_file
-    from tools.verifier import ARTIFACT_DIR, DELTA_FILE, Verifier
-
-    if isinstance(verifier, Verifier) and (ARTIFACT_DIR / DELTA_FILE).is_file():
-        return f"sha256:{sha256_file(ARTIFACT_DIR / DELTA_FILE)[:16]}"
-    return type(verifier).__name__
-
-
-def llm_name(settings: Settings) -> str:
-    provider = settings.llm.resolved_provider()
-    if provider == "embedded":
-        from agent.llm import GGUF_NAME
-
-        return f"embedded:{GGUF_NAME}"
-    if provider == "scripted":
-        return f"scripted:{settings.llm.script}"
-    return f"{provider}:{settings.llm.model}"
-
-
-def run_config(settings: Settings, index: Any, retrieval_only: bool, verifier: Any = None) -> dict[str, Any]:
-    """What the per-claim records depend on; a resumed run must match it."""
-    r, j = settings.retrieval, settings.judge
-    cfg: dict[str, Any] = {
-        "llm": None if retrieval_only else llm_name(settings),
-        "index": index.manifest.get("fingerprint"),
-        "retrieval_depth": r.depth,
-        "rrf_k": r.rrf_k,
-        "rerank": [r.rerank_top, r.rerank_sentences, r.rerank_alpha],
-    }
-    if r.rerank_top or not retrieval_only:
-        cfg["verifier"] = verifier_id(verifier)
-    if not retrieval_only:
-        cfg.update({"top_docs": j.top_docs, "sentences_per_doc": j.sentences_per_doc})
-        cfg["labels"] = [j.stance_min_prob, j.labelled_docs]
-    return cfg
 
 
 def run_retrieval_only(

@@ -57,7 +57,7 @@ def chat_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     from tools.verifier import get_verifier
 
     get_verifier()  # the committed artifact must load; its error says what is missing
-    from tools.index import build_index
+    from tools.index_build import build_index
 
     data = tmp_path_factory.mktemp("chat_data")
     build_index(FIXTURES / "tiny_corpus.jsonl", data / "index", progress=False)

@@ -16,7 +16,8 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tests.ports import free_port
-from tools.index import CorpusIndex, build_index
+from tools.index import CorpusIndex
+from tools.index_build import build_index
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ RETRIEVAL_KEYS = {"recall@3", "recall@5", "map@5", "ndcg@10"}
 @pytest.fixture(scope="module")
 def slice_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The first SLICE abstracts plus every evidence and cited abstract of the first N_RETRIEVAL dev claims."""
-    from tools.index import build_index
+    from tools.index_build import build_index
 
     root = scifact_or_skip()
     claims = [json.loads(line) for line in (root / "claims_dev.jsonl").open()][:N_RETRIEVAL]

@@ -17,7 +17,8 @@ from agent.state import Deps, Query
 from tests.conftest import FIXTURES, RuleVerifier
 from tests.live_fakes import FakeSource, europepmc_page, europepmc_record, live_settings
 from tools.corpus import Abstract
-from tools.index import LIVE_DOCS, CorpusIndex, build_index
+from tools.index import LIVE_DOCS, CorpusIndex
+from tools.index_build import build_index
 from tools.live import reach
 
 FRESH = Abstract(

@@ -25,6 +25,18 @@ def test_variables_fill_their_groups(monkeypatch):
     assert s.llm.resolved_provider() == "openai"
 
 
+def test_prefixed_groups_read_their_prefixed_variables(monkeypatch):
+    monkeypatch.setenv("LIVE_RESULTS", "7")
+    monkeypatch.setenv("LLM_TIMEOUT", "30")
+    monkeypatch.setenv("EMBEDDED_THREADS", "1")
+    monkeypatch.setenv("CLAIMTRACE_UI_USER", "ana")
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert (s.live.results, s.llm.timeout, s.llm.embedded_threads, s.ui.user) == (7, 30.0, 1, "ana")
+    monkeypatch.setenv("LIVE_RESULTS", "0")
+    with pytest.raises(SettingsError, match="LIVE_RESULTS"):
+        get_settings()
+
+
 def test_defaults_are_the_shipped_behaviour():
     s = Settings(_env_file=None)  # type: ignore[call-arg]
     assert (s.judge.top_docs, s.judge.candidates_per_doc, s.judge.sentences_per_doc, s.judge.labelled_docs) == (

@@ -7,6 +7,7 @@ named by its alias (and `.env`)."""
 from __future__ import annotations
 
 from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import SettingsConfigDict
 
 from tools.config import SettingsGroup
 
@@ -32,44 +33,37 @@ def parse_sources(value: str) -> str:
 
 
 class LiveSettings(SettingsGroup):
-    sources: str = Field(
-        AUTO,
-        validation_alias="SOURCES",
-        description="auto (local index plus every reachable live source) or a comma list of local, europepmc, "
-        "pubmed, openalex, s2.",
-    )
+    """LIVE_* variables, plus SOURCES, the base URLs, the API keys and CONTACT_EMAIL under their own names."""
+
+    model_config = SettingsConfigDict(env_prefix="LIVE_")
+
+    # auto (the local index plus every reachable live source) or a comma list of local, europepmc, pubmed, openalex,
+    # s2
+    sources: str = Field(AUTO, validation_alias="SOURCES")
     europepmc_base_url: str = Field(
         "https://www.ebi.ac.uk/europepmc/webservices/rest", validation_alias="EUROPEPMC_BASE_URL"
     )
     ncbi_base_url: str = Field("https://eutils.ncbi.nlm.nih.gov/entrez/eutils", validation_alias="NCBI_BASE_URL")
     openalex_base_url: str = Field("https://api.openalex.org", validation_alias="OPENALEX_BASE_URL")
     s2_base_url: str = Field("https://api.semanticscholar.org/graph/v1", validation_alias="S2_BASE_URL")
-    ncbi_api_key: SecretStr | None = Field(
-        None, validation_alias="NCBI_API_KEY", description="Raises NCBI's limit from 3 to 10 requests/s."
-    )
+    # raises NCBI's limit from 3 to 10 requests/s
+    ncbi_api_key: SecretStr | None = Field(None, validation_alias="NCBI_API_KEY")
     s2_api_key: SecretStr | None = Field(None, validation_alias="S2_API_KEY")
     openalex_api_key: SecretStr | None = Field(None, validation_alias="OPENALEX_API_KEY")
-    contact_email: str | None = Field(
-        None, validation_alias="CONTACT_EMAIL", description="Sent as OpenAlex mailto and NCBI email (polite pools)."
-    )
-    results: int = Field(5, validation_alias="LIVE_RESULTS", description="Abstracts asked of each source per query.")
-    queries: int = Field(
-        3, validation_alias="LIVE_QUERIES", description="Queries sent to each source: claim, opposite, questions."
-    )
-    budget: float = Field(
-        20.0, validation_alias="LIVE_BUDGET", description="Seconds all live searches of one check may take together."
-    )
-    timeout: float = Field(10.0, validation_alias="LIVE_TIMEOUT", description="Seconds one live request may take.")
-    tries: int = Field(3, validation_alias="LIVE_TRIES")
-    max_wait: float = Field(
-        10.0, validation_alias="LIVE_MAX_WAIT", description="Longest Retry-After waited for before a source is skipped."
-    )
-    probe_timeout: float = Field(
-        2.0, validation_alias="LIVE_PROBE_TIMEOUT", description="Seconds the reachability check of the hosts may take."
-    )
-    cache_hours: float = Field(
-        168.0, validation_alias="LIVE_CACHE_HOURS", description="How long fetched responses are reused from disk."
-    )
+    # sent as OpenAlex mailto and NCBI email (the polite pools)
+    contact_email: str | None = Field(None, validation_alias="CONTACT_EMAIL")
+    # abstracts asked of each source per query; queries sent to each source (claim, opposite, questions)
+    results: int = Field(5, ge=1)
+    queries: int = Field(3, ge=1)
+    # seconds all live searches of one check may take together; seconds one request may take; tries on 429/5xx
+    budget: float = Field(20.0, gt=0)
+    timeout: float = Field(10.0, gt=0)
+    tries: int = Field(3, ge=1)
+    # longest Retry-After waited for before a source is skipped; seconds the reachability probe may take
+    max_wait: float = Field(10.0, ge=0)
+    probe_timeout: float = Field(2.0, gt=0)
+    # how long fetched responses are reused from disk
+    cache_hours: float = Field(168.0, ge=0)
 
     @field_validator("sources")
     @classmethod

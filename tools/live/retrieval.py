@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,21 +124,10 @@ async def search_live(
     return LiveOutcome(ranked=ranked, docs=docs, notes=notes, requests=http.requests)
 
 
-def run_live(
-    sources: Sequence[LiveSource],
-    queries: Sequence[str],
-    settings: LiveSettings,
-    cache_dir: Path,
-    known: Known | None = None,
-    *,
-    local: bool = False,
-    transport: httpx.AsyncBaseTransport | None = None,
-) -> concurrent.futures.Future[LiveOutcome]:
-    """Start `search_live` on a thread of its own (with its own event loop, so it works whether or not the
-    caller runs inside one); the caller collects the future when it has done its local work."""
+def run_live(search: Coroutine[Any, Any, LiveOutcome]) -> concurrent.futures.Future[LiveOutcome]:
+    """Start a `search_live` coroutine on a thread of its own (with its own event loop, so it works whether or not
+    the caller runs inside one); the caller collects the future when it has done its local work."""
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="claimtrace-live")
-    future = pool.submit(
-        asyncio.run, search_live(sources, queries, settings, cache_dir, known, local=local, transport=transport)
-    )
+    future = pool.submit(asyncio.run, search)
     pool.shutdown(wait=False)
     return future

@@ -1,0 +1,118 @@
+"""Building the local index from a corpus file: "title: sentence" embeddings into Chroma, BM25 over title and
+abstract, the corpus copied beside them, and a manifest whose fingerprint (corpus + embedding model + index
+version) says when a rebuild is needed. tools.index reads what this writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from tools.corpus import load_corpus
+from tools.embedder import MODEL_NAME, Embedder, get_embedder
+from tools.index import (
+    INDEX_VERSION,
+    MANIFEST,
+    bm25_index,
+    chroma_client,
+    read_live_docs,
+    read_manifest,
+    sentence_text,
+    sentences_collection,
+    upsert_embeddings,
+)
+
+
+def fingerprint(corpus_file: Path, limit: int | None) -> str:
+    h = hashlib.sha256()
+    with corpus_file.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    h.update(f"|{MODEL_NAME}|v{INDEX_VERSION}|limit={limit}".encode())
+    return h.hexdigest()[:16]
+
+
+
+def build_index(
+    corpus_file: Path,
+    index_dir: Path,
+    chroma_url: str | None = None,
+    limit: int | None = None,
+    force: bool = False,
+    progress: bool = True,
+    embedder: Embedder | None = None,
+    on_problem: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Build (or reuse) the index. Rebuilds only when corpus, model or index version changed."""
+    fp = fingerprint(corpus_file, limit)
+    manifest = read_manifest(index_dir)
+    if manifest and manifest.get("fingerprint") == fp and manifest.get("chroma_url") == chroma_url and not force:
+        manifest["reused"] = True
+        return manifest
+
+    docs, report = load_corpus(corpus_file, limit)  # CorpusError when nothing is usable
+    for problem in report.problems:
+        if on_problem:
+            on_problem(problem)
+
+    t0 = time.perf_counter()
+    index_dir.mkdir(parents=True, exist_ok=True)
+    (index_dir / MANIFEST).unlink(missing_ok=True)  # an interrupted build is never mistaken for a good one
+    embedder = embedder or get_embedder()
+    client = chroma_client(index_dir, chroma_url)
+    for col in client.list_collections():
+        name = col if isinstance(col, str) else col.name
+        if name.startswith("ct_"):
+            client.delete_collection(name)
+    sentences_col = sentences_collection(client, fp, create=True)
+
+    # Sentences: "title: sentence" embeddings.
+    ids: list[str] = []
+    texts: list[str] = []
+    metas: list[dict[str, Any]] = []
+    for doc in docs:
+        for i in range(len(doc.sentences)):
+            ids.append(f"{doc.doc_id}:{i}")
+            texts.append(sentence_text(doc, i))
+            metas.append({"doc_id": doc.doc_id, "idx": i})
+    batch = min(2048, int(client.get_max_batch_size()))
+    bar = tqdm(total=len(texts), desc="embedding", unit="text", disable=not progress)
+    for start in range(0, len(texts), batch):
+        vecs = embedder.encode(texts[start : start + batch])
+        sentences_col.add(ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch])
+        bar.update(len(vecs))
+    bar.close()
+
+    bm25_dir = index_dir / "bm25"
+    shutil.rmtree(bm25_dir, ignore_errors=True)
+    retriever = bm25_index(docs)
+    retriever.save(str(bm25_dir), show_progress=False)
+    (bm25_dir / "doc_ids.json").write_text(json.dumps([d.doc_id for d in docs]))
+
+    with (index_dir / "corpus.jsonl").open("w") as out:
+        for d in docs:
+            out.write(d.model_dump_json(exclude_defaults=True) + "\n")
+    live = list(read_live_docs(index_dir, skip={d.doc_id: d for d in docs}).values())
+    if live:  # abstracts fetched from live sources outlive a rebuild
+        upsert_embeddings(sentences_col, live, embedder)
+
+    manifest = {
+        "fingerprint": fp,
+        "model": MODEL_NAME,
+        "index_version": INDEX_VERSION,
+        "corpus_file": str(corpus_file),
+        "chroma_url": chroma_url,
+        "docs": len(docs),
+        "sentences": len(texts),
+        "skipped_lines": len(report.problems),
+        "build_seconds": round(time.perf_counter() - t0, 1),
+        "reused": False,
+    }
+    (index_dir / MANIFEST).write_text(json.dumps(manifest, indent=2))
+    return manifest
