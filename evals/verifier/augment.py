@@ -110,10 +110,3 @@ def negation_examples(claims: list[Claim], corpus: dict[int, Doc]) -> tuple[list
             for sents, lab in sets:
                 out.append(Example(neg, context_variants(doc, sents, rs - set(sents)), 1 - lab))
     return out, n_claims
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Extra stance data (--climate-fever): CLIMATE-FEVER claim/evidence pairs with their evidence labels. Wikipedia
-# sentences, not abstracts, but 1,943 SUPPORTS and 802 REFUTES pairs more than double the stance examples SciFact
-# train has (about 550 / 280). Allowed extra material (DESIGN.md section 6); HealthVer and COVID-Fact stay held out.
-# ---------------------------------------------------------------------------------------------------------------
