@@ -183,6 +183,12 @@ def _describe(e: ValidationError) -> str:
     return "; ".join(f"{_variable(group, tuple(err['loc']))}: {err['msg']}" for err in e.errors())
 
 
+def _fields(group: str) -> set[str]:
+    annotation = Settings.model_fields[group].annotation
+    assert isinstance(annotation, type) and issubclass(annotation, SettingsGroup)
+    return set(annotation.model_fields)
+
+
 def presets() -> list[str]:
     return sorted(p.stem for p in PRESETS_DIR.glob("*.json"))
 
@@ -193,9 +199,11 @@ def load_preset(name: str, base: Settings | None = None) -> Settings:
     if not path.is_file():
         raise SettingsError(f"unknown preset {name!r}; choose from {', '.join(presets())}")
     values = json.loads(path.read_text())
-    unknown = set(values) - set(Settings.model_fields)
+    groups = Settings.model_fields
+    unknown = [g for g in values if g not in groups]
+    unknown += [f"{g}.{f}" for g, fields in values.items() if g in groups for f in fields if f not in _fields(g)]
     if unknown:
-        raise SettingsError(f"preset {name!r} names unknown group(s) {', '.join(sorted(unknown))}")
+        raise SettingsError(f"preset {name!r} names unknown setting(s) {', '.join(sorted(unknown))}")
     try:
         return (base or _from_environment()).with_values(**values)
     except ValidationError as e:

@@ -56,6 +56,15 @@ def test_presets_override_some_fields_and_keep_the_rest(monkeypatch):
         load_preset("fast")
 
 
+def test_a_preset_with_a_misspelt_setting_is_refused(tmp_path, monkeypatch):
+    import agent.settings
+
+    (tmp_path / "typo.json").write_text('{"judge": {"topdocs": 5}, "retreival": {}}')
+    monkeypatch.setattr(agent.settings, "PRESETS_DIR", tmp_path)
+    with pytest.raises(SettingsError, match=r"judge\.topdocs, retreival"):
+        load_preset("typo")
+
+
 def test_preset_from_the_environment(monkeypatch):
     monkeypatch.setenv("PRESET", "rerank")
     assert get_settings().retrieval.rerank_top == 10
