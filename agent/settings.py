@@ -134,7 +134,7 @@ class UISettings(SettingsGroup):
 
 class Settings(SettingsGroup):
     # the groups read their own variables; a whole group can come as JSON in CLAIMTRACE_<GROUP>
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_prefix="CLAIMTRACE_")
+    model_config = SettingsConfigDict(env_prefix="CLAIMTRACE_")
 
     llm: LLMSettings = Field(default_factory=LLMSettings)
     stores: StoreSettings = Field(default_factory=StoreSettings)
@@ -155,15 +155,13 @@ class Settings(SettingsGroup):
         return json.loads(self.model_dump_json())
 
 
-GROUPS: tuple[type[SettingsGroup], ...] = (
-    LLMSettings,
-    StoreSettings,
-    RetrievalSettings,
-    JudgeSettings,
-    AnswerSettings,
-    LiveSettings,
-    UISettings,
-)
+def _groups() -> dict[str, type[SettingsGroup]]:
+    """Group name -> its settings class, read off the fields of Settings."""
+    out: dict[str, type[SettingsGroup]] = {}
+    for name, field in Settings.model_fields.items():
+        assert isinstance(field.annotation, type) and issubclass(field.annotation, SettingsGroup)
+        out[name] = field.annotation
+    return out
 
 
 class SettingsError(ValueError):
@@ -179,14 +177,8 @@ def _variable(group: type[SettingsGroup] | None, loc: tuple[Any, ...]) -> str:
 
 
 def _describe(e: ValidationError) -> str:
-    group = next((g for g in GROUPS if g.__name__ == e.title), None)
+    group = next((g for g in _groups().values() if g.__name__ == e.title), None)
     return "; ".join(f"{_variable(group, tuple(err['loc']))}: {err['msg']}" for err in e.errors())
-
-
-def _fields(group: str) -> set[str]:
-    annotation = Settings.model_fields[group].annotation
-    assert isinstance(annotation, type) and issubclass(annotation, SettingsGroup)
-    return set(annotation.model_fields)
 
 
 def presets() -> list[str]:
@@ -199,9 +191,11 @@ def load_preset(name: str, base: Settings | None = None) -> Settings:
     if not path.is_file():
         raise SettingsError(f"unknown preset {name!r}; choose from {', '.join(presets())}")
     values = json.loads(path.read_text())
-    groups = Settings.model_fields
+    groups = _groups()
     unknown = [g for g in values if g not in groups]
-    unknown += [f"{g}.{f}" for g, fields in values.items() if g in groups for f in fields if f not in _fields(g)]
+    unknown += [
+        f"{g}.{f}" for g, fields in values.items() if g in groups for f in fields if f not in groups[g].model_fields
+    ]
     if unknown:
         raise SettingsError(f"preset {name!r} names unknown setting(s) {', '.join(sorted(unknown))}")
     try:

@@ -54,7 +54,7 @@ class Evidence(BaseModel):
 
 
 class SourceAssessment(BaseModel):
-    """Seed 000: a local label on the 7-grade scale for one abstract."""
+    """A local label on FRSC's 7-grade scale for one abstract, with its reputation weight and the inputs behind it."""
 
     doc_id: str
     label: str

@@ -1,5 +1,6 @@
-"""The base of every settings group: a pydantic-settings model whose fields read the environment variables their
-aliases name (or `.env`), so each layer declares the settings it reads and the application composes them."""
+"""The base of every settings group: a pydantic-settings model whose fields read the environment (and `.env`): the
+variable of the field's name, with the group's `env_prefix` if it has one, or the alias a field names. Each layer
+declares the settings it reads and the application composes them."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from agent.settings import Settings, UISettings
+from ui.launch import app_root
 
 DB_NAME = "chainlit.sqlite"
 
@@ -47,7 +48,7 @@ def ensure_schema(path: Path) -> Path:
 
 
 def database_url(settings: Settings) -> str:
-    return f"sqlite+aiosqlite:///{ensure_schema(settings.stores.data_dir / 'chainlit' / DB_NAME)}"
+    return f"sqlite+aiosqlite:///{ensure_schema(app_root(settings) / DB_NAME)}"
 
 
 def credentials_ok(settings: UISettings, username: str, password: str) -> bool:

@@ -1,8 +1,7 @@
 """Settings of the live literature sources (Europe PMC, PubMed, OpenAlex, Semantic Scholar).
 
 The group lives beside the clients that read it, so that tools/ needs nothing from the layers above; the
-application's settings (agent.settings) include it as `settings.live`. Each field reads the environment variable
-named by its alias (and `.env`)."""
+application's settings (agent.settings) include it as `settings.live`."""
 
 from __future__ import annotations
 
