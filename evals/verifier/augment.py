@@ -4,6 +4,8 @@ teaches the model to read negation. Only claims that one of the simple rules bel
 
 from __future__ import annotations
 
+import re
+
 from evals.verifier.data import Claim, Doc, Example, context_variants, rationale_sents
 
 AUXILIARIES = ("is", "are", "was", "were", "does", "do", "did", "can", "may", "has", "have", "will", "could", "should")
@@ -93,7 +95,7 @@ def negate_claim(text: str) -> str | None:
     return None
 
 
-def negation_examples(claims: list[Claim], corpus: dict[int, Doc]) -> tuple[list[Example], int]:
+def negation_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: bool) -> tuple[list[Example], int]:
     """(negated claim, rationale, flipped label) for every SUPPORT/CONTRADICT rationale of a negatable claim."""
     out: list[Example] = []
     n_claims = 0
@@ -108,5 +110,139 @@ def negation_examples(claims: list[Claim], corpus: dict[int, Doc]) -> tuple[list
             doc = corpus[d]
             rs = rationale_sents(c, d)
             for sents, lab in sets:
-                out.append(Example(neg, context_variants(doc, sents, rs - set(sents)), 1 - lab))
+                out.append(Example(neg, context_variants(doc, sents, rs - set(sents), placed=placed), 1 - lab))
     return out, n_claims
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Premise-side contrast (``--premise-flips``): the rationale itself with its finding turned around ("increased" ->
+# "decreased", "poor prognosis" -> "good prognosis", "was associated with" -> "was not associated with") and the
+# label flipped, for the same claim. Claim-side negation alone leaves the evidence unchanged, so a model can still
+# read stance from topic overlap; here the claim and nearly every word of the evidence stay, only the direction
+# changes. A rationale is flipped only when exactly one direction word appears in it and it carries no negation
+# (flipping "did not increase" to "did not decrease" would not reverse it); otherwise, when it has no direction
+# word, one "associated with" or "significant" may be negated or un-negated.
+# ---------------------------------------------------------------------------------------------------------------
+_OPPOSITE: dict[str, str] = {}
+for _a, _b in (
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increases", "decreases"),
+    ("increasing", "decreasing"),
+    ("higher", "lower"),
+    ("high", "low"),
+    ("better", "worse"),
+    ("improved", "worsened"),
+    ("improves", "worsens"),
+    ("improve", "worsen"),
+    ("upregulated", "downregulated"),
+    ("up-regulated", "down-regulated"),
+    ("upregulation", "downregulation"),
+    ("up-regulation", "down-regulation"),
+    ("promotes", "inhibits"),
+    ("promoted", "inhibited"),
+    ("promote", "inhibit"),
+    ("positively", "negatively"),
+    ("positive", "negative"),
+    ("good", "poor"),
+    ("greater", "smaller"),
+    ("more", "less"),
+    ("enhanced", "impaired"),
+    ("enhances", "impairs"),
+    ("accelerated", "delayed"),
+    ("prolonged", "shortened"),
+):
+    _OPPOSITE[_a], _OPPOSITE[_b] = _b, _a
+_OPPOSITE |= {
+    "reduced": "increased",
+    "reduces": "increases",
+    "reduce": "increase",
+    "reduction": "increase",
+    "lowered": "raised",
+    "elevated": "reduced",
+    "poorer": "better",
+    "suppressed": "enhanced",
+    "suppresses": "enhances",
+    "attenuated": "enhanced",
+    "worse": "better",
+}
+_NEGATIONS = {"not", "no", "neither", "nor", "without", "never", "failed", "lack", "lacked", "cannot", "none"}
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+def flip_direction(text: str) -> str | None:
+    """The text with its one direction word (or one association / significance statement) reversed, or None."""
+    words = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    low = [w.lower() for _, _, w in words]
+    if any(w in _NEGATIONS or w.endswith("n't") for w in low if w not in ("not",)):
+        return None
+    hits = [k for k, w in enumerate(low) if w in _OPPOSITE]
+    if "not" in low:
+        if hits:
+            return None
+        # un-negate one "not associated" / "not significant(ly)"
+        at = [k for k in range(len(low) - 1) if low[k] == "not" and low[k + 1].startswith(("associated", "signific"))]
+        if len(at) != 1 or low.count("not") != 1:
+            return None
+        start, end = words[at[0]][0], words[at[0] + 1][0]
+        return text[:start] + text[end:]
+    if len(hits) == 1:
+        start, end, word = words[hits[0]]
+        new = _OPPOSITE[word.lower()]
+        new = new[0].upper() + new[1:] if word[0].isupper() else new
+        return text[:start] + new + text[end:]
+    if hits:
+        return None
+    at = [k for k, w in enumerate(low) if w in ("associated", "significant", "significantly")]
+    if len(at) != 1:
+        return None
+    start = words[at[0]][0]
+    return text[:start] + "not " + text[start:]
+
+
+_CLAIM_DIRECTION = {
+    "associated",
+    "association",
+    "correlated",
+    "correlates",
+    "risk",
+    "prognosis",
+    "protects",
+    "protective",
+    "effective",
+    "efficacy",
+    "survival",
+    "mortality",
+    "outcomes",
+    "benefit",
+}
+
+
+def _directional(claim: str) -> bool:
+    """Whether a claim states a direction (more / less, better / worse, associated, risk): only then does reversing
+    the direction of its rationale reverse the rationale's stance; for a claim such as "COPI is involved in lipid
+    homeostasis" a reversed mechanism detail in the rationale would still support it."""
+    low = {w.lower() for w in _TOKEN.findall(claim)}
+    return bool(low & (set(_OPPOSITE) | _CLAIM_DIRECTION))
+
+
+def premise_flip_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: bool) -> tuple[list[Example], int]:
+    """(claim, rationale with its direction reversed, flipped label) for every SUPPORT/CONTRADICT rationale of a
+    directional claim in which exactly one sentence can be flipped; returns the examples and how many rationales
+    could be flipped."""
+    out: list[Example] = []
+    for c in claims:
+        if not _directional(c.text):
+            continue
+        for d, sets in c.evidence.items():
+            doc = corpus[d]
+            rs = rationale_sents(c, d)
+            for sents, lab in sets:
+                changed = [(i, flip_direction(doc.sents[i])) for i in sents]
+                flipped = [(i, s) for i, s in changed if s is not None]
+                if len(flipped) != 1:
+                    continue
+                i, text = flipped[0]
+                new_doc = Doc(doc.title, [text if k == i else s for k, s in enumerate(doc.sents)])
+                out.append(Example(c.text, context_variants(new_doc, sents, rs - set(sents), placed=placed), 1 - lab))
+    return out, len(out)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tools.corpus import load_corpus
 from tools.index import bm25_index, bm25_search
-from tools.verifier import premise
+from tools.premise import abstract_premise, premise
 
 LABEL_MAP = {"SUPPORT": 0, "CONTRADICT": 1}
 NEI = 2
@@ -59,8 +59,11 @@ def load_data(data_dir: Path) -> tuple[dict[int, Doc], list[Claim], list[Claim]]
     return corpus, claims("claims_train.jsonl"), claims("claims_dev.jsonl")
 
 
-def doc_premise(doc: Doc, idx: Sequence[int]) -> str:
-    """The premise of some sentences of one abstract, in abstract order: what the verifier reads at run time."""
+def doc_premise(doc: Doc, idx: Sequence[int], *, placed: bool, with_context: bool = True) -> str:
+    """The premise of some sentences of one abstract, in abstract order. ``placed``: the run-time premise (section,
+    position and the sentence before, see tools.premise); otherwise "title: text", what verifiers up to v3 read."""
+    if placed:
+        return abstract_premise(doc.title, doc.sents, idx, with_context=with_context)
     return premise(doc.title, " ".join(doc.sents[i] for i in sorted(idx)))
 
 
@@ -74,7 +77,7 @@ def nei_candidates(claim: Claim, doc_id: int, corpus: dict[int, Doc]) -> list[in
 
 
 def build_eval_pairs(
-    claims: list[Claim], corpus: dict[int, Doc], n_nei: int = 3
+    claims: list[Claim], corpus: dict[int, Doc], n_nei: int = 3, *, placed: bool = True
 ) -> tuple[list[tuple[str, str]], list[int], list[tuple[str, str]], list[int]]:
     """Main eval set (see module docstring) + the extra NEI-claim set."""
     pairs: list[tuple[str, str]] = []
@@ -86,32 +89,35 @@ def build_eval_pairs(
         if c.evidence:
             for d, sets in c.evidence.items():
                 for sents, lab in sets:
-                    pairs.append((c.text, doc_premise(corpus[d], sents)))
+                    pairs.append((c.text, doc_premise(corpus[d], sents, placed=placed)))
                     labels.append(lab)
             pool = [(d, i) for d in dict.fromkeys([*c.evidence, *c.cited]) for i in nei_candidates(c, d, corpus)]
             for d, i in rng.sample(pool, min(n_nei, len(pool))):
-                pairs.append((c.text, doc_premise(corpus[d], [i])))
+                pairs.append((c.text, doc_premise(corpus[d], [i], placed=placed)))
                 labels.append(NEI)
         elif c.cited:
             d = c.cited[0]
             cand = nei_candidates(c, d, corpus)
             if cand:
-                extra.append((c.text, doc_premise(corpus[d], [rng.choice(cand)])))
+                extra.append((c.text, doc_premise(corpus[d], [rng.choice(cand)], placed=placed)))
                 extra_labels.append(NEI)
     return pairs, labels, extra, extra_labels
 
 
-def context_variants(doc: Doc, idx: Sequence[int], forbidden: set[int]) -> list[str]:
-    """Premise alone, with the previous sentence, with the next one (never adding a forbidden one)."""
+def context_variants(doc: Doc, idx: Sequence[int], forbidden: set[int], *, placed: bool) -> list[str]:
+    """Placed premises: the one premise the run time builds (without the sentence before when that sentence is a
+    forbidden one, the evidence of another label). Plain premises: alone, with the previous sentence, with the next
+    one (never adding a forbidden one)."""
     idx = sorted(idx)
-    out = [doc_premise(doc, idx)]
+    if placed:
+        return [doc_premise(doc, idx, placed=True, with_context=idx[0] - 1 not in forbidden)]
+    out = [doc_premise(doc, idx, placed=False)]
     lo, hi = idx[0] - 1, idx[-1] + 1
     if lo >= 0 and lo not in forbidden:
-        out.append(doc_premise(doc, [lo, *idx]))
+        out.append(doc_premise(doc, [lo, *idx], placed=False))
     if hi < len(doc.sents) and hi not in forbidden:
-        out.append(doc_premise(doc, [*idx, hi]))
+        out.append(doc_premise(doc, [*idx, hi], placed=False))
     return out
-
 
 
 def bm25_neighbours(corpus: dict[int, Doc], claims: Sequence[Claim], k: int = 5) -> dict[int, list[int]]:
@@ -125,10 +131,22 @@ def bm25_neighbours(corpus: dict[int, Doc], claims: Sequence[Claim], k: int = 5)
 
 
 def make_epoch_examples(
-    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], rng: random.Random
+    claims: list[Claim],
+    corpus: dict[int, Doc],
+    bm25_top: dict[int, list[int]],
+    rng: random.Random,
+    *,
+    placed: bool,
 ) -> list[Example]:
     ex: list[Example] = []
     doc_ids = list(corpus)
+
+    def nei_from(claim: Claim, d: int) -> None:
+        """One random non-rationale sentence of abstract ``d`` as a not-enough-info example for ``claim``."""
+        cand = nei_candidates(claim, d, corpus)
+        if cand:
+            ex.append(Example(claim.text, context_variants(corpus[d], [rng.choice(cand)], set(), placed=placed), NEI))
+
     for c in claims:
         if c.evidence:
             for d, sets in c.evidence.items():
@@ -136,35 +154,26 @@ def make_epoch_examples(
                 rs = rationale_sents(c, d)
                 for sents, lab in sets:
                     # context may only add a sentence that is not in another rationale of the same doc
-                    ex.append(Example(c.text, context_variants(doc, sents, rs - set(sents)), lab))
+                    ex.append(Example(c.text, context_variants(doc, sents, rs - set(sents), placed=placed), lab))
                 cand = nei_candidates(c, d, corpus)
                 for i in rng.sample(cand, min(1, len(cand))):
-                    ex.append(Example(c.text, context_variants(doc, [i], rs), NEI))
+                    ex.append(Example(c.text, context_variants(doc, [i], rs, placed=placed), NEI))
             for d in c.cited:
                 if d not in c.evidence:
-                    cand = nei_candidates(c, d, corpus)
-                    if cand:
-                        ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+                    nei_from(c, d)
             # lexically similar non-cited abstract (half the claims) and a random abstract (half the claims)
             if rng.random() < 0.5:
                 others = [d for d in bm25_top.get(c.id, []) if d not in c.evidence and d not in c.cited]
                 if others:
-                    d = others[0]
-                    cand = nei_candidates(c, d, corpus)
-                    if cand:
-                        ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+                    nei_from(c, others[0])
             else:
                 d = rng.choice(doc_ids)
-                cand = nei_candidates(c, d, corpus)
-                if cand and d not in c.cited:
-                    ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+                if d not in c.cited:
+                    nei_from(c, d)
         else:
             for d in c.cited[:1]:
-                cand = nei_candidates(c, d, corpus)
-                if cand:
-                    ex.append(Example(c.text, context_variants(corpus[d], [rng.choice(cand)], set()), NEI))
+                nei_from(c, d)
     return ex
-
 
 
 # Extra stance data (--climate-fever): CLIMATE-FEVER claim/evidence pairs with their evidence labels. Wikipedia
@@ -222,5 +231,3 @@ def split_heldout(claims: list[Claim], frac: float, seed: int) -> tuple[list[Cla
     random.Random(seed).shuffle(texts)
     held = set(texts[: int(len(texts) * frac)])
     return [c for c in claims if c.text not in held], [c for c in claims if c.text in held]
-
-

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from evals.verifier.augment import negation_examples
+from evals.verifier.augment import negation_examples, premise_flip_examples
 from evals.verifier.data import (
     Claim,
     Doc,
@@ -110,10 +110,15 @@ def train(
     head = [p for n, p in net.named_parameters() if p.requires_grad and n.startswith("head.")]
     body = [p for n, p in net.named_parameters() if p.requires_grad and not n.startswith("head.")]
     opt = torch.optim.AdamW([{"params": body, "lr": args.lr}, {"params": head, "lr": args.head_lr}], weight_decay=0.01)
+    placed = args.premise_style == "placed"
     aug: list[Example] = []
     if args.negation_aug:
-        aug, n_neg = negation_examples(claims, corpus)
+        aug, n_neg = negation_examples(claims, corpus, placed=placed)
         print(f"[{tag}] negation augmentation: {n_neg} claims negated, {len(aug)} pairs", flush=True)
+    if args.premise_flips:
+        flips, n_flip = premise_flip_examples(claims, corpus, placed=placed)
+        aug += flips
+        print(f"[{tag}] premise-side contrast: {n_flip} rationales with their direction reversed", flush=True)
 
     extra: list[Example] = []
     if args.climate_fever:
@@ -129,7 +134,7 @@ def train(
         ep_rng = random.Random(args.seed + ep - 1)
         cf = sample_per_label(extra, args.cf_per_epoch, ep_rng) if extra else []
         pqa = sample_per_label(pq, args.pq_per_epoch, ep_rng) if pq else []
-        return make_epoch_examples(claims, corpus, bm25_top, ep_rng) + aug + cf + pqa
+        return make_epoch_examples(claims, corpus, bm25_top, ep_rng, placed=placed) + aug + cf + pqa
 
     first = epoch_examples(1)
     counts = Counter(e.label for e in first)
@@ -188,7 +193,6 @@ def train(
     return net, tok, base_state, best_epoch
 
 
-
 def speed(v: Verifier, pairs: list[tuple[str, str]]) -> dict[str, float]:
     sample = pairs[:256]
     v.predict(sample[:32])
@@ -241,5 +245,3 @@ def write_md(path: Path, res: dict[str, Any]) -> None:
     ]
     lines += [f"- {json.dumps(e)}" for e in res["epoch_log"]]
     path.write_text("\n".join(lines) + "\n")
-
-
