@@ -14,11 +14,12 @@ from agent.state import AnswerSentence, Evidence, SourceAssessment, Usage, Verdi
 
 class Source(Evidence):
     """One evidence sentence as the user sees it: the sentence with its context, and its abstract's label and
-    reputation weight (None when the abstract was not labelled)."""
+    reputation weight and stance confidence (None when the abstract was not labelled)."""
 
     label: str | None = None
     reputation: float | None = None
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
+    stance_confidence: float | None = None  # calibrated, of its abstract's strongest sentence
 
 
 class CheckResult(BaseModel):
@@ -40,7 +41,7 @@ class CheckResult(BaseModel):
         sources = []
         for ev in state.get("evidence", []):
             a = labels.get(ev.doc_id)
-            extra = a.model_dump(include={"label", "reputation", "reputation_inputs"}) if a else {}
+            extra = a.model_dump(include={"label", "reputation", "reputation_inputs", "stance_confidence"}) if a else {}
             sources.append(Source(**ev.model_dump(), **extra))
         return cls(
             claim=state["claim"],

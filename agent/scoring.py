@@ -28,6 +28,13 @@ LEANING_SUPPORTED = "Disputed but leaning towards supported"
 LEANING_REFUTED = "Disputed but leaning towards refuted"
 CONTROVERSIAL = "Generally controversial"
 NOT_ENOUGH = "Not enough evidence"
+# One-sided but weak evidence (no source disagrees, the weighted score is short of FRSC's 0.66): "Disputed" and
+# "controversial" would claim a dispute nobody found.
+WEAKLY_SUPPORTED = "Weakly supported"
+WEAKLY_REFUTED = "Weakly refuted"
+# Below the verdict confidence threshold the product says so instead of guessing; `leaning` keeps the label it
+# would have given.
+UNDECIDED = "Cannot decide"
 
 
 def grade(score: float) -> str:
@@ -105,12 +112,48 @@ def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> 
 
 def weighted_verdict(scored: Sequence[tuple[float, float]]) -> tuple[str, float, float, int]:
     """(label, weighted score, unweighted score, sources counted) from (local score, weight) pairs.
-    No-Evidence sources (score 0) do not count."""
+    No-Evidence sources (score 0) do not count. Sources on one side only give that side's label, "Weakly ..."
+    below FRSC's 0.66; FRSC's disputed and controversial labels need sources on both sides."""
     counted = [(s, w) for s, w in scored if s != 0.0]
     if not counted:
         return NOT_ENOUGH, 0.0, 0.0, 0
     total_w = sum(w for _, w in counted)
     weighted = sum(s * w for s, w in counted) / total_w if total_w > 0 else 0.0
     unweighted = sum(s for s, _ in counted) / len(counted)
-    label = global_label(weighted) if total_w > 0 else NOT_ENOUGH
+    if total_w <= 0:
+        label = NOT_ENOUGH
+    elif all(s > 0 for s, _ in counted):
+        label = SUPPORTED if weighted >= 0.66 else WEAKLY_SUPPORTED
+    elif all(s < 0 for s, _ in counted):
+        label = REFUTED if weighted <= -0.66 else WEAKLY_REFUTED
+    else:
+        label = global_label(weighted)
     return label, round(weighted, 4), round(unweighted, 4), len(counted)
+
+
+def side(label: str) -> int:
+    """+1 for a supported verdict, -1 for a refuted one, 0 for no direction (controversial, not enough)."""
+    if label in (SUPPORTED, WEAKLY_SUPPORTED, LEANING_SUPPORTED):
+        return 1
+    if label in (REFUTED, WEAKLY_REFUTED, LEANING_REFUTED):
+        return -1
+    return 0
+
+
+def verdict_confidence(label: str, votes: Sequence[tuple[float, float, float]], no_stance: float) -> float:
+    """How sure the verdict is, from (local score, weight, calibrated stance confidence) of each source.
+
+    A directional verdict: the share of the counted weight on its side times the weighted mean stance confidence of
+    the sources on that side (one confident source against none: its confidence; two sources that disagree: at
+    most half). No direction: the weighted mean confidence of all counted sources, or, with none counted,
+    ``no_stance``, the calibrated probability that the strongest candidate sentence bears on nothing."""
+    counted = [(s, w, c) for s, w, c in votes if s != 0.0 and w > 0]
+    if not counted:
+        return round(no_stance, 4)
+    total = sum(w for _, w, _ in counted)
+    direction = side(label)
+    if direction == 0:
+        return round(sum(w * c for _, w, c in counted) / total, 4)
+    own = [(w, c) for s, w, c in counted if (s > 0) == (direction > 0)]
+    own_w = sum(w for w, _ in own)
+    return round(own_w / total * sum(w * c for w, c in own) / own_w, 4) if own_w else 0.0

@@ -18,6 +18,7 @@ from pydantic_settings import SettingsConfigDict
 
 from tools.config import SettingsGroup
 from tools.live.config import LiveSettings
+from tools.premise import CONTEXT_CHARS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
@@ -107,10 +108,13 @@ class JudgeSettings(SettingsGroup):
     # (0 = the verifier's argmax alone)
     stance_min_prob: float = Field(0.0, ge=0.0, le=1.0)
     # at most this many abstracts get a label, strongest evidence first (0 = all)
-    labelled_docs: int = Field(1, ge=0)
-    # neighbouring sentences shown on each side of an evidence sentence; longest extractive context
+    labelled_docs: int = Field(0, ge=0)
+    # below this calibrated verdict confidence the verdict is "Cannot decide" (0 = always decide)
+    min_confidence: float = Field(0.5, ge=0.0, le=1.0)
+    # neighbouring sentences shown on each side of an evidence sentence; longest extractive context (the verifier
+    # was trained on premises cut at CONTEXT_CHARS: another value shows it premises it has not seen)
     context_window: int = Field(5, ge=0)
-    context_chars: int = Field(400, gt=0)
+    context_chars: int = Field(CONTEXT_CHARS, gt=0)
 
 
 class AnswerSettings(SettingsGroup):

@@ -46,7 +46,8 @@ class Evidence(BaseModel):
     title: str
     sentence: str
     sentence_index: int
-    context: str = ""
+    context: str = ""  # the sentence before, as the verifier reads it (tools.premise.before)
+    section: str = ""  # where the sentence sits: "results; sentence 5 of 9" (tools.premise.where)
     neighbours: list[str] = Field(default_factory=list)
     url: str | None = None
     year: int | None = None
@@ -62,6 +63,7 @@ class SourceAssessment(BaseModel):
     reputation: float
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
     explanation: str
+    stance_confidence: float = 0.0  # calibrated probability of the stance of its strongest sentence
 
 
 class Attribution(BaseModel):
@@ -82,10 +84,27 @@ class AnswerSentence(BaseModel):
 
 
 class Verdict(BaseModel):
+    """The claim's verdict over every source whose stance counts (agent.scoring.weighted_verdict), with how sure it
+    is (calibrated) and how many sources took each side. ``leaning`` is the label it would give when its confidence
+    is below the threshold and the label is "Cannot decide"."""
+
     label: str
     score: float
     unweighted_score: float
     counted_sources: int = 0
+    confidence: float = 0.0
+    supporting: int = 0
+    contradicting: int = 0
+    irrelevant: int = 0  # sources read that bear on the claim neither way
+    leaning: str | None = None
+
+    def describe(self) -> str:
+        """The verdict in one line for the LLM's prompts: label, leaning, confidence and the sources on each side."""
+        leaning = f", leaning {self.leaning}" if self.leaning else ""
+        return (
+            f"{self.label}{leaning} (confidence {self.confidence:.2f}; {self.supporting} source(s) support, "
+            f"{self.contradicting} contradict, {self.irrelevant} bear on neither)"
+        )
 
 
 class Usage(BaseModel):
@@ -116,6 +135,8 @@ class ClaimState(TypedDict, total=False):
     candidates: list[RankedDoc]
     evidence: list[Evidence]
     assessments: list[SourceAssessment]
+    silent_sources: int  # abstracts read whose sentences bear on the claim neither way
+    no_stance_confidence: float  # calibrated P(nei) of the candidate sentence most likely to bear on the claim
     verdict: Verdict
     answer: str
     sentences: list[AnswerSentence]

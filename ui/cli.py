@@ -69,6 +69,7 @@ def _read_claim(arg: str) -> str:
 
 def _print_readable(result: dict[str, Any]) -> None:
     from agent.scoring import describe_reputation
+    from ui.render import verdict_details
 
     marks = {
         "supported": "",
@@ -86,15 +87,13 @@ def _print_readable(result: dict[str, Any]) -> None:
         print(f"  {i}. {s['text']}{cites}{flag}")
     v = result["verdict"]
     if v:
-        print(
-            f"\nVerdict: {v['label']} (weighted {v['score']:+.2f}, unweighted {v['unweighted_score']:+.2f}, "
-            f"{v['counted_sources']} source(s) counted)"
-        )
+        print(f"\nVerdict: {v['label']} ({verdict_details(v)})")
     if result["sources"]:
         print("\nSources:")
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
-            print(f"  [{src['n']}] {src['title']}{year} — {src['label']}, {src['stance']}")
+            confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
+            print(f"  [{src['n']}] {src['title']}{year} — {src['label']}, {src['stance']}{confidence}")
             print(f'      "{src["sentence"]}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:

@@ -38,10 +38,20 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
 def verdict_badge(verdict: dict[str, Any] | None) -> str:
     if not verdict:
         return "**Verdict:** none (no evidence was assessed)"
-    counted = verdict.get("counted_sources", 0)
+    return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict)
+
+
+def verdict_details(verdict: dict[str, Any]) -> str:
+    """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
+    leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""
+    counts = (
+        f"{verdict.get('supporting', 0)} source(s) support, {verdict.get('contradicting', 0)} contradict, "
+        f"{verdict.get('irrelevant', 0)} bear on neither"
+    )
     return (
-        f"**Verdict:** `{verdict['label']}` · weighted score {verdict['score']:+.2f} · "
-        f"unweighted {verdict['unweighted_score']:+.2f} · {counted} source(s) counted"
+        f"{leaning}confidence {verdict.get('confidence', 0.0):.2f} · {counts} · weighted score "
+        f"{verdict['score']:+.2f} · unweighted {verdict['unweighted_score']:+.2f} · "
+        f"{verdict.get('counted_sources', 0)} source(s) counted"
     )
 
 
@@ -54,7 +64,8 @@ def source_heading(src: dict[str, Any]) -> str:
     year = f" ({src['year']})" if src.get("year") else ""
     link = f" · [link]({src['url']})" if src.get("url") else ""
     label = f" · {src['label']}" if src.get("label") else ""
-    return f"**[{src['n']}]** _{src['title']}_{year}{link}{label} · {src['stance']}"
+    confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
+    return f"**[{src['n']}]** _{src['title']}_{year}{link}{label} · {src['stance']}{confidence}"
 
 
 def weight_line(src: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ui.render import cite
+from ui.render import cite, verdict_details
 
 Update = dict[str, Any]
 
@@ -72,7 +72,8 @@ def _context(u: Update) -> str:
 def _assess(u: Update) -> str:
     rows = u.get("assessments", [])
     kept = "\n".join(
-        f"- doc {a['doc_id']}: **{a['label']}** (verdict weight {a['reputation']:.2f}) — {a['explanation']}"
+        f"- doc {a['doc_id']}: **{a['label']}** (stance confidence {a.get('stance_confidence', 0.0):.2f}, verdict "
+        f"weight {a['reputation']:.2f}) — {a['explanation']}"
         for a in rows
     )
     return kept or "No source bears on the claim."
@@ -80,7 +81,7 @@ def _assess(u: Update) -> str:
 
 def _verdict(u: Update) -> str:
     v = u.get("verdict") or {}
-    return f"{v.get('label')} (weighted {v.get('score', 0):+.2f}, unweighted {v.get('unweighted_score', 0):+.2f})"
+    return f"{v.get('label')} ({verdict_details(v)})" if v else "none"
 
 
 def _answer(u: Update) -> str:

@@ -37,7 +37,7 @@ class SearchAgain(BaseModel):
 def prompt(result: CheckResult, message: str, native_tools: bool, max_title_chars: int) -> tuple[str, str]:
     values = {
         "claim": result.claim,
-        "verdict": result.verdict.label if result.verdict else "none",
+        "verdict": result.verdict.describe() if result.verdict else "none",
         "answer": result.answer,
         "evidence": evidence_block(result.sources, max_title_chars) or "(none)",
         "message": message,

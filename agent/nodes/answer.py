@@ -55,7 +55,7 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             claim=state["claim"],
             evidence=evidence_block(evidence, runtime.context.settings.answer.max_title_chars),
             numbers=", ".join(f"[{ev.n}]" for ev in evidence),
-            verdict=verdict.label if verdict else "unknown",
+            verdict=verdict.describe() if verdict else "unknown",
         ),
         max_tokens=runtime.context.settings.llm.max_tokens,
     )

@@ -20,8 +20,8 @@ from agent.nodes._timing import timed
 from agent.scoring import grade, reputation
 from agent.state import ClaimState, Deps, Evidence, SourceAssessment
 from tools.corpus import Abstract
+from tools.premise import premise as placed_premise
 from tools.verifier import VerifierResult
-from tools.verifier import premise as verifier_premise
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,8 @@ class JudgeRule:
 
 
 def premise(ev: Evidence) -> str:
-    """What the verifier reads for one evidence sentence: title, then the sentence itself."""
-    return verifier_premise(ev.title, ev.sentence)
+    """What the verifier reads for one evidence sentence: title, where it sits, the sentence before, the sentence."""
+    return placed_premise(ev.title, ev.sentence, place=ev.section, context=ev.context)
 
 
 class Judgement(NamedTuple):
@@ -44,6 +44,7 @@ class Judgement(NamedTuple):
     assessments: list[SourceAssessment]  # one per labelled abstract, in retrieval order
     silent: int  # abstracts with no sentence bearing on the claim
     unlabelled: int  # abstracts with bearing sentences left unlabelled by labelled_docs
+    no_stance: float  # P(nei) of the candidate sentence most likely to bear on the claim (1.0 with none)
 
 
 def judge_sources(
@@ -84,6 +85,7 @@ def judge_sources(
                 reputation_inputs=inputs,
                 explanation=f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
                 f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f}).",
+                stance_confidence=round(best.confidence, 4),
             )
         )
     return Judgement(
@@ -91,6 +93,7 @@ def judge_sources(
         assessments=assessments,
         silent=len(retrieved) - len(by_doc),
         unlabelled=len(by_doc) - len(judged),
+        no_stance=round(min((res.p_nei for res in results), default=1.0), 4),
     )
 
 
@@ -103,7 +106,7 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     candidates = state.get("evidence", [])
     if not candidates:
-        return {"evidence": [], "assessments": []}
+        return {"evidence": [], "assessments": [], "silent_sources": 0, "no_stance_confidence": 1.0}
     results = deps.verifier.predict([(state["claim"], premise(ev)) for ev in candidates])
     rule = judge_rule(deps.settings)
     j = judge_sources(candidates, results, deps.index.docs, rule)
@@ -113,4 +116,10 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             f"assess: {j.unlabelled} abstract(s) with weaker evidence left unlabelled "
             f"(LABELLED_DOCS={rule.labelled_docs})"
         )
-    return {"evidence": j.evidence, "assessments": j.assessments, "notes": notes}
+    return {
+        "evidence": j.evidence,
+        "assessments": j.assessments,
+        "silent_sources": j.silent,
+        "no_stance_confidence": j.no_stance,
+        "notes": notes,
+    }

@@ -1,18 +1,45 @@
-"""Verdict (FRSC): reputation-weighted mean of the local scores -> global label; unweighted score too."""
+"""Verdict (FRSC): the reputation-weighted mean of the local scores of every source whose stance counts -> global
+label, with a calibrated confidence; below ``judge.min_confidence`` the verdict is "Cannot decide"."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
-from agent.scoring import GRADE_SCORE, weighted_verdict
-from agent.state import ClaimState, Deps, Verdict
+from agent.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, verdict_confidence, weighted_verdict
+from agent.state import ClaimState, Deps, SourceAssessment, Verdict
+
+
+def decide(assessments: Sequence[SourceAssessment], silent: int, no_stance: float, min_confidence: float) -> Verdict:
+    """The verdict over the assessed sources; the SciFact eval calls this too, so it measures the product rule."""
+    votes = [(GRADE_SCORE[a.label], a.reputation, a.stance_confidence) for a in assessments]
+    label, score, unweighted, counted = weighted_verdict([(s, w) for s, w, _ in votes])
+    confidence = verdict_confidence(label, votes, no_stance)
+    leaning = None
+    if label != NOT_ENOUGH and confidence < min_confidence:
+        label, leaning = UNDECIDED, label
+    return Verdict(
+        label=label,
+        score=score,
+        unweighted_score=unweighted,
+        counted_sources=counted,
+        confidence=confidence,
+        supporting=sum(1 for s, w, _ in votes if s > 0 and w > 0),
+        contradicting=sum(1 for s, w, _ in votes if s < 0 and w > 0),
+        irrelevant=silent + sum(1 for s, _, _ in votes if s == 0),
+        leaning=leaning,
+    )
 
 
 @timed("verdict")
 def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    scored = [(GRADE_SCORE[a.label], a.reputation) for a in state.get("assessments", [])]
-    label, score, unweighted, counted = weighted_verdict(scored)
-    return {"verdict": Verdict(label=label, score=score, unweighted_score=unweighted, counted_sources=counted)}
+    v = decide(
+        state.get("assessments", []),
+        state.get("silent_sources", 0),
+        state.get("no_stance_confidence", 1.0),
+        runtime.context.settings.judge.min_confidence,
+    )
+    return {"verdict": v}

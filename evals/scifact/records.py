@@ -16,9 +16,9 @@ from typing import Any, cast
 
 from agent.errors import EXIT_INPUT
 from agent.result import CheckResult
-from agent.scoring import NO_EVIDENCE, to_scifact
+from agent.scoring import NO_EVIDENCE, UNDECIDED, to_scifact
 from agent.settings import Settings
-from agent.state import Evidence, SourceAssessment
+from agent.state import Evidence, SourceAssessment, Verdict
 from evals.scifact.data import EvalError
 from evals.scifact_metrics import DocPrediction, Label, Prediction
 
@@ -37,10 +37,14 @@ def rankings_from_state(state: Mapping[str, Any], depth: int = RANK_DEPTH) -> di
     return out
 
 
-def scifact_predictions(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> Prediction:
+def scifact_predictions(
+    evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment], verdict: Verdict | None = None
+) -> Prediction:
     """SciFact predictions of one claim: assessed abstracts not labelled "No Evidence", with their evidence
-    sentence indices in the order the pipeline kept them."""
+    sentence indices in the order the pipeline kept them; none when the verdict abstains ("Cannot decide")."""
     preds: Prediction = {}
+    if verdict is not None and verdict.label == UNDECIDED:
+        return preds
     for a in assessments:
         label = to_scifact(a.label) if a.label != NO_EVIDENCE else "NEI"
         if label == "NEI":
@@ -53,12 +57,10 @@ def scifact_predictions(evidence: Sequence[Evidence], assessments: Sequence[Sour
     return preds
 
 
-def make_record(
-    claim_id: int, state: Mapping[str, Any], seconds: float, config: Mapping[str, Any]
-) -> dict[str, Any]:
+def make_record(claim_id: int, state: Mapping[str, Any], seconds: float, config: Mapping[str, Any]) -> dict[str, Any]:
     """The record of one claim's run (a retrieval-only state gives a result without sources or answer)."""
     result = CheckResult.from_state(state)
-    preds = scifact_predictions(result.sources, result.assessments)
+    preds = scifact_predictions(result.sources, result.assessments, result.verdict)
     return {
         "id": claim_id,
         "config": dict(config),
@@ -105,7 +107,7 @@ def run_config(settings: Settings, index: Any, retrieval_only: bool, verifier: A
         cfg["verifier"] = verifier_id(verifier)
     if not retrieval_only:
         cfg.update({"top_docs": j.top_docs, "sentences_per_doc": j.sentences_per_doc})
-        cfg["labels"] = [j.stance_min_prob, j.labelled_docs]
+        cfg["labels"] = [j.stance_min_prob, j.labelled_docs, j.min_confidence]
     return cfg
 
 

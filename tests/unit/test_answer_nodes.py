@@ -24,7 +24,7 @@ def test_answer_keeps_only_existing_citations(make_deps):
     state = {
         "claim": CLAIM,
         "evidence": evidence,
-        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1),
+        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1, confidence=0.84, contradicting=1),
     }
     out = answer(state, rt(deps))
     assert out["answer"] == "MMR does not cause autism [1]. Big trials agree [1]. Trust me."
@@ -33,7 +33,9 @@ def test_answer_keeps_only_existing_citations(make_deps):
     assert (s2.citations, s2.invalid_citations) == ([1], [7])
     assert (s3.citations, s3.invalid_citations) == ([], [9])
     prompt = str(deps.llm.calls[0][-1].content)
-    assert "Generally refuted" in prompt and "these numbers and no others: [1]." in prompt
+    assert "these numbers and no others: [1]." in prompt
+    # the LLM is told how sure the verdict is and how the sources split, so it does not overstate it
+    assert "Generally refuted (confidence 0.84; 0 source(s) support, 1 contradict, 0 bear on neither)" in prompt
 
 
 def test_answer_without_evidence_makes_no_llm_call(make_deps):

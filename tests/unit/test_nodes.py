@@ -111,7 +111,7 @@ def test_rerank_lifts_the_abstract_whose_sentences_the_verifier_finds_evidence_i
     assert [c.doc_id for c in out["candidates"]] == ["103", "101", "102", "104"]
     assert out["candidates"][0].evidence_score == pytest.approx(0.95)
     assert out["candidates"][-1].evidence_score is None  # beyond rerank_top: not read
-    read = {prem.split(":", 1)[0] for _, prem in deps.verifier.seen}
+    read = {prem.split(" [", 1)[0] for _, prem in deps.verifier.seen}
     assert len(deps.verifier.seen) <= 9 and len(read) == 3  # at most 3 sentences of each of the top 3
 
 
@@ -216,18 +216,38 @@ def test_judge_labelled_docs_keeps_the_strongest_abstracts_in_retrieval_order():
     assert (j.silent, j.unlabelled) == (0, 1)
 
 
-def test_verdict_weighted_and_unweighted():
+def _assessed(*rows: tuple[str, str, float, float]) -> list[SourceAssessment]:
+    return [
+        SourceAssessment(doc_id=d, label=label, score=0.0, reputation=w, explanation="", stance_confidence=c)
+        for d, label, w, c in rows
+    ]
+
+
+def test_verdict_weighted_and_unweighted(make_deps):
+    deps = make_deps([], verifier_rules={})
     state = {
         "claim": "x",
-        "assessments": [
-            SourceAssessment(doc_id="1", label="True", score=1.0, reputation=1.0, explanation=""),
-            SourceAssessment(doc_id="2", label="Mostly False", score=-0.66, reputation=0.5, explanation=""),
-            SourceAssessment(doc_id="3", label="No Evidence", score=0.0, reputation=1.0, explanation=""),
-        ],
+        "assessments": _assessed(
+            ("1", "True", 1.0, 0.9), ("2", "Mostly False", 0.5, 0.8), ("3", "No Evidence", 1.0, 0.0)
+        ),
+        "silent_sources": 2,
     }
-    out = verdict(state, rt(None))
-    v = out["verdict"]
+    v = verdict(state, rt(deps))["verdict"]
     assert v.score == pytest.approx((1.0 - 0.66 * 0.5) / 1.5, abs=1e-4)  # 0.4467
     assert v.unweighted_score == pytest.approx(0.17)
-    assert v.counted_sources == 2
-    assert v.label == "Disputed but leaning towards supported"
+    assert (v.counted_sources, v.supporting, v.contradicting, v.irrelevant) == (2, 1, 1, 3)
+    assert v.label == "Disputed but leaning towards supported" and v.leaning is None
+    assert v.confidence == pytest.approx(0.9 / 1.5)  # two thirds of the weight on its side, that side at 0.9
+
+
+def test_an_unsure_verdict_says_it_cannot_decide(make_deps):
+    deps = make_deps([], verifier_rules={})
+    state = {"claim": "x", "assessments": _assessed(("1", "Somewhat True", 1.0, 0.45))}
+    v = verdict(state, rt(deps))["verdict"]
+    assert deps.settings.judge.min_confidence > 0.45
+    assert (v.label, v.leaning, v.confidence) == ("Cannot decide", "Weakly supported", 0.45)
+    sure = verdict({"claim": "x", "assessments": _assessed(("1", "Somewhat True", 1.0, 0.8))}, rt(deps))["verdict"]
+    assert (sure.label, sure.leaning) == ("Weakly supported", None)
+    # nothing bears on the claim: not enough evidence, however sure, is never an abstention
+    none = verdict({"claim": "x", "assessments": [], "no_stance_confidence": 0.3}, rt(deps))["verdict"]
+    assert (none.label, none.confidence) == ("Not enough evidence", 0.3)

@@ -9,9 +9,10 @@ from tests.conftest import decompose_rule
 
 TOP = {"claim", "queries", "answer", "sentences", "sources", "assessments", "verdict", "llm", "timings", "notes"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution"}
-SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "neighbours", "url", "year", "stance",
-          "label", "reputation", "reputation_inputs"}
-VERDICT = {"label", "score", "unweighted_score", "counted_sources"}
+SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
+          "stance", "label", "reputation", "reputation_inputs", "stance_confidence"}
+VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
+           "irrelevant", "leaning"}
 LLM = {"calls", "prompt_tokens", "completion_tokens"}
 
 

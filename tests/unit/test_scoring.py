@@ -13,10 +13,13 @@ from agent.scoring import (
     NOT_ENOUGH,
     REFUTED,
     SUPPORTED,
+    WEAKLY_REFUTED,
+    WEAKLY_SUPPORTED,
     global_label,
     grade,
     reputation,
     to_scifact,
+    verdict_confidence,
     weighted_verdict,
 )
 from tools.corpus import Abstract
@@ -89,3 +92,27 @@ def test_reputation_inputs():
     uncited, _ = reputation(Abstract(**base, citation_count=0, year=2020), today=date(2026, 1, 1))
     old, _ = reputation(Abstract(**base, citation_count=1000, year=1990), today=date(2026, 1, 1))
     assert uncited == pytest.approx(0.5) and old == pytest.approx(0.6)
+
+
+def test_one_sided_evidence_is_never_called_controversial():
+    # a single "Somewhat True" source: weakly supported, not "Generally controversial"
+    assert weighted_verdict([(0.33, 1.0)])[0] == WEAKLY_SUPPORTED
+    assert weighted_verdict([(-0.33, 1.0), (-0.66, 0.5)])[0] == WEAKLY_REFUTED
+    assert weighted_verdict([(0.66, 1.0), (1.0, 1.0)])[0] == SUPPORTED
+    assert weighted_verdict([(-1.0, 1.0)])[0] == REFUTED
+    # sources on both sides: FRSC's thresholds
+    assert weighted_verdict([(1.0, 1.0), (-0.66, 1.0)])[0] == CONTROVERSIAL
+    assert weighted_verdict([(1.0, 1.0), (1.0, 1.0), (-0.66, 1.0)])[0] == LEANING_SUPPORTED
+
+
+def test_verdict_confidence_falls_when_sources_disagree():
+    alone = verdict_confidence(SUPPORTED, [(1.0, 1.0, 0.9)], no_stance=0.2)
+    assert alone == pytest.approx(0.9)
+    # a contradicting source of equal weight halves the share on the verdict's side
+    disputed = verdict_confidence(LEANING_SUPPORTED, [(1.0, 1.0, 0.9), (-0.33, 1.0, 0.6)], no_stance=0.2)
+    assert disputed == pytest.approx(0.45)
+    # no direction: the mean confidence of the counted sources; none counted: the no-stance confidence
+    assert verdict_confidence(CONTROVERSIAL, [(1.0, 1.0, 0.8), (-1.0, 1.0, 0.6)], 0.2) == pytest.approx(0.7)
+    assert verdict_confidence(NOT_ENOUGH, [(0.0, 1.0, 0.9)], no_stance=0.35) == pytest.approx(0.35)
+    # a retracted source (weight 0) adds nothing
+    assert verdict_confidence(SUPPORTED, [(1.0, 1.0, 0.9), (-1.0, 0.0, 0.99)], 0.2) == pytest.approx(0.9)

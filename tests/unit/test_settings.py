@@ -40,7 +40,7 @@ def test_prefixed_groups_read_their_prefixed_variables(monkeypatch):
 def test_defaults_are_the_shipped_behaviour():
     s = Settings(_env_file=None)  # type: ignore[call-arg]
     assert (s.judge.top_docs, s.judge.candidates_per_doc, s.judge.sentences_per_doc, s.judge.labelled_docs) == (
-        3, 3, 2, 1)
+        3, 3, 2, 0)
     assert (s.retrieval.depth, s.retrieval.rrf_k, s.retrieval.rerank_top, s.retrieval.max_questions) == (50, 5, 0, 5)
     assert (s.llm.max_tokens, s.answer.top_attribution, s.answer.max_title_chars) == (300, 2, 120)
 

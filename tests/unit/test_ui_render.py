@@ -42,7 +42,8 @@ RESULT: dict[str, Any] = {
         sentence("X causes Y.", [2], "contradicted", True),
     ],
     "sources": [source(1), source(2)],
-    "verdict": {"label": "Generally refuted", "score": -0.8, "unweighted_score": -0.75, "counted_sources": 2},
+    "verdict": {"label": "Generally refuted", "score": -0.8, "unweighted_score": -0.75, "counted_sources": 2,
+                "confidence": 0.81, "supporting": 0, "contradicting": 2, "irrelevant": 1, "leaning": None},
     "notes": ["assess: 1 retrieved abstract(s) had no sentence bearing on the claim"],
 }
 
@@ -55,7 +56,10 @@ def test_cite_puts_numbers_before_the_full_stop():
 
 def test_answer_shows_sentences_flags_verdict_and_sources():
     md = answer_markdown(RESULT)
-    assert md.startswith("**Verdict:** `Generally refuted` · weighted score -0.80 · unweighted -0.75")
+    assert md.startswith(
+        "**Verdict:** `Generally refuted` · confidence 0.81 · 0 source(s) support, 2 contradict, 1 bear on neither · "
+        "weighted score -0.80 · unweighted -0.75"
+    )
     assert "1. Studies found no link [1, 2]. ✅" in md
     assert "2. X is harmful.\\\n   ⚠️ **Flagged: cites no source** — _cites no existing source; removed" in md
     assert "3. X causes Y [2].\\\n   ⚠️ **Flagged: contradicted by its sources** — _[1] contradicts this sentence, " \
@@ -105,8 +109,18 @@ def test_step_markdown_from_node_updates():
 
     update = as_json({"queries": [Query(text="Is X linked to Y?", kind="question")], "notes": ["few questions"]})
     assert step_markdown("decompose", update) == "- (question) Is X linked to Y?\n\n_Note: few questions_"
-    verdict = as_json({"verdict": Verdict(label="Generally refuted", score=-0.8, unweighted_score=-0.7)})
-    assert step_markdown("verdict", verdict) == "Generally refuted (weighted -0.80, unweighted -0.70)"
+    verdict = as_json(
+        {
+            "verdict": Verdict(
+                label="Cannot decide", score=0.33, unweighted_score=0.33, counted_sources=1, confidence=0.41,
+                supporting=1, irrelevant=2, leaning="Weakly supported",
+            )
+        }
+    )
+    assert step_markdown("verdict", verdict) == (
+        "Cannot decide (leaning Weakly supported, too unsure to decide · confidence 0.41 · 1 source(s) support, "
+        "0 contradict, 2 bear on neither · weighted score +0.33 · unweighted +0.33 · 1 source(s) counted)"
+    )
     verify = step_markdown("verify", {"sentences": RESULT["sentences"][2:]})
     assert verify == "1. X causes Y [2]. → **contradicted** ([1] contradicts this sentence)"
     lists = step_markdown("retrieve", {"ranked_lists": {"bm25|q": ["1", "2"], "dense|q": ["2", "3"]}})
