@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import shlex
 import statistics
 import sys
 import time
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     claims = dev_claims(settings.stores.corpus_mirror / "claims_dev.jsonl", args.claims)
     graph = build_graph()
     report: dict[str, Any] = {
-        "command": "python -m evals.bench_ask " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m evals.bench_ask " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "machine": {"cpus": 2, "python": platform.python_version()},
     }
 

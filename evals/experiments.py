@@ -4,6 +4,7 @@ as JSON and Markdown."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +31,7 @@ def experiment_header(
 ) -> dict[str, Any]:
     """What every experiment result starts with: the command that made it, when, at which commit, on which claims."""
     return {
-        "command": f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": f"python -m {module} " + shlex.join(sys.argv[1:] if argv is None else argv),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "split": split,

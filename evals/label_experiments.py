@@ -21,19 +21,23 @@ import argparse
 import itertools
 import sys
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evals.experiments import experiment_header, write_experiment
+from evals.risk_coverage import THRESHOLDS, risk_coverage, verdict_reliability
 from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
 from evals.scifact.records import read_records, scifact_predictions
 from evals.scifact_metrics import abstract_metrics, sentence_metrics
+from evals.verifier.calibration import plot_reliability
 
 MIN_PROBS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
-LABELLED = (0, 1, 2, 3)
+LABELLED = (0, 1)
 TOP_DOCS = (3, 5)
+MIN_CONFIDENCE = (0.0, 0.5, 0.6, 0.7, 0.8)
 
 
 @dataclass
@@ -70,26 +74,33 @@ def judge_claim(claim: str, queries: list[Any], deps: Any) -> Judged:
     return Judged(candidates, results)
 
 
-def rule_predictions(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: Any) -> Any:
+def rule_verdict(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: Any, min_confidence: float) -> Any:
+    """(evidence, assessments, verdict) of one claim under a rule, by the assess and verdict nodes' own functions."""
     from agent.nodes.assess import judge_sources
+    from agent.nodes.verdict import decide
 
     keep = list(dict.fromkeys(ev.doc_id for ev in j.candidates))[:top_docs]
     pairs = [(ev, r) for ev, r in zip(j.candidates, j.results, strict=True) if ev.doc_id in keep]
     out = judge_sources([p[0] for p in pairs], [p[1] for p in pairs], docs, rule, weigh=lambda _doc: (1.0, {}))
-    return scifact_predictions(out.evidence, out.assessments)
+    return out.evidence, out.assessments, decide(out.assessments, out.silent, out.no_stance, min_confidence)
 
 
-def recorded_rule(records: Mapping[int, Mapping[str, Any]]) -> tuple[bool, int, float, int]:
-    """(rerank on, top_docs, stance_min_prob, labelled_docs) a full run was made with (its records' config)."""
+def rule_predictions(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: Any, min_confidence: float) -> Any:
+    return scifact_predictions(*rule_verdict(j, docs, top_docs, rule, min_confidence))
+
+
+def recorded_rule(records: Mapping[int, Mapping[str, Any]]) -> tuple[bool, int, float, int, float]:
+    """(rerank on, top_docs, stance_min_prob, labelled_docs, min_confidence) a full run was made with (its records'
+    config; runs made before verdicts could abstain decided always, min_confidence 0)."""
     cfg = next(iter(records.values()))["config"]
-    min_prob, labelled = cfg["labels"]
-    return bool(cfg["rerank"][0]), int(cfg["top_docs"]), float(min_prob), int(labelled)
+    min_prob, labelled, *rest = cfg["labels"]
+    return bool(cfg["rerank"][0]), int(cfg["top_docs"]), float(min_prob), int(labelled), float(rest[0] if rest else 0)
 
 
-def variant_name(rerank: bool, top_docs: int, min_prob: float, labelled: int) -> str:
+def variant_name(rerank: bool, top_docs: int, min_prob: float, labelled: int, min_confidence: float) -> str:
     return (
         f"rerank {'on' if rerank else 'off'}, top_docs {top_docs}, stance_min_prob {min_prob}, "
-        f"labelled_docs {labelled or 'all'}"
+        f"labelled_docs {labelled or 'all'}, min_confidence {min_confidence}"
     )
 
 
@@ -138,11 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         seconds[f"rerank {'on' if rerank else 'off'}"] = round((time.perf_counter() - t0) / max(1, len(claims)), 3)
     variants: dict[str, Any] = {}
     agreement = None
-    for rerank, top, min_prob, labelled in itertools.product((True, False), TOP_DOCS, MIN_PROBS, LABELLED):
+    grid = itertools.product((True, False), TOP_DOCS, MIN_PROBS, LABELLED, MIN_CONFIDENCE)
+    for rerank, top, min_prob, labelled, min_conf in grid:
         rule = JudgeRule(settings.judge.sentences_per_doc, min_prob, labelled)
-        preds = {i: rule_predictions(j, index.docs, top, rule) for i, j in judged[rerank].items()}
+        preds = {i: rule_predictions(j, index.docs, top, rule, min_conf) for i, j in judged[rerank].items()}
         a, s_ = abstract_metrics(claims, preds), sentence_metrics(claims, preds)
-        name = variant_name(rerank, top, min_prob, labelled)
+        name = variant_name(rerank, top, min_prob, labelled, min_conf)
         variants[name] = {
             "abstract_label_only": vars(a["label_only"]),
             "abstract_label_rationale": vars(a["label_rationale"]),
@@ -150,22 +162,49 @@ def main(argv: list[str] | None = None) -> int:
             "labelled_per_claim": sum(len(x) for x in preds.values()) / max(1, len(preds)),
         }
         same_verifier = args.verifier is None  # the file was made with the committed verifier
-        if recorded and same_verifier and (rerank, top, min_prob, labelled) == recorded_rule(recorded):
+        if recorded and same_verifier and (rerank, top, min_prob, labelled, min_conf) == recorded_rule(recorded):
             agreement = sum(
                 {d: [v.label, v.sentences] for d, v in preds[i].items()}
                 == {d: [v["label"], v["sentences"]] for d, v in recorded[i]["predictions"].items()}
                 for i in preds
             )
+    product = product_rule(settings, claims, judged, index.docs)
+    name = f"label_experiments_{args.split}{'_' + args.name if args.name else ''}"
+    plot_reliability(
+        {"verdict confidence": product["verdict_reliability"]},
+        args.out / f"{name}_reliability.png",
+        f"Verdict confidence on SciFact {args.split} ({len(claims)} claims)",
+    )
     res = {
         **experiment_header("evals.label_experiments", argv, args.split, claims),
+        "product_rule": product,
         "verifier": str(args.verifier or "committed"),
         "replay": str(args.replay) if args.replay else None,
         "replay_agreement": agreement,
         "seconds_per_claim": seconds,
         "variants": variants,
     }
-    write_experiment(args.out, f"label_experiments_{args.split}{'_' + args.name if args.name else ''}", res, markdown)
+    write_experiment(args.out, name, res, markdown)
     return 0
+
+
+def product_rule(
+    settings: Any, claims: Sequence[Mapping[str, Any]], judged: Mapping[bool, Mapping[int, Judged]], docs: Any
+) -> dict[str, Any]:
+    """The shipped settings' own rule: its Label-Only figures at its confidence threshold, the risk–coverage table
+    over thresholds and the reliability of the verdict confidence."""
+    from agent.nodes.assess import judge_rule
+
+    j = settings.judge
+    rerank = bool(settings.retrieval.rerank_top)
+    decided = {i: rule_verdict(x, docs, j.top_docs, judge_rule(settings), 0.0) for i, x in judged[rerank].items()}
+    return {
+        "rule": variant_name(rerank, j.top_docs, j.stance_min_prob, j.labelled_docs, j.min_confidence),
+        "min_confidence": j.min_confidence,
+        "risk_coverage": risk_coverage(claims, decided, sorted({*THRESHOLDS, j.min_confidence})),
+        "verdict_reliability": verdict_reliability(claims, {i: d[2] for i, d in decided.items()}),
+        "verdicts": dict(Counter(d[2].label for d in decided.values())),
+    }
 
 
 def markdown(res: Mapping[str, Any]) -> str:
@@ -186,7 +225,31 @@ def markdown(res: Mapping[str, Any]) -> str:
             f"Replayed queries of `{res['replay']}`; replay agreement with the run's own predictions "
             f"(rule in force when it was made): {res['replay_agreement']} of {res['claims']} claims.",
         ]
+    product = res["product_rule"]
+    rel = product["verdict_reliability"]
     lines += [
+        "",
+        f"## The shipped rule: {product['rule']}",
+        "",
+        f"Verdicts before abstaining: {product['verdicts']}. Verdict confidence: ECE {rel['ece']:.3f} over "
+        f"{rel['n']} claims whose verdict takes a side or finds none ({rel['controversial_left_out']} controversial "
+        "left out); reliability diagram beside this file (`*_reliability.png`).",
+        "",
+        'Risk–coverage: below the threshold the verdict is "Cannot decide" and the claim gets no label. Coverage = '
+        "share of claims with evidence that still get a label.",
+        "",
+        "| min_confidence | Label-Only P | R | F1 | coverage |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for row in product["risk_coverage"]:
+        mark = " (shipped)" if row["threshold"] == product["min_confidence"] else ""
+        lines.append(
+            f"| {row['threshold']}{mark} | {row['precision']:.3f} | {row['recall']:.3f} | {row['f1']:.3f} | "
+            f"{row['coverage']:.2f} |"
+        )
+    lines += [
+        "",
+        "## Every rule of the grid",
         "",
         "Sorted by abstract Label-Only F1.",
         "",

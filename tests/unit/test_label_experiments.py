@@ -19,8 +19,11 @@ def test_recorded_queries_come_from_the_result():
 
 
 def test_recorded_rule_reads_the_config():
-    new = {7: {"config": {"rerank": [0, 3, 0.6], "top_docs": 3, "labels": [0.6, 1]}}}
-    assert recorded_rule(new) == (False, 3, 0.6, 1)
+    new = {7: {"config": {"rerank": [0, 3, 0.6], "top_docs": 3, "labels": [0.6, 0, 0.7]}}}
+    assert recorded_rule(new) == (False, 3, 0.6, 0, 0.7)
+    # runs made before verdicts could abstain recorded two values and always decided
+    old = {7: {"config": {"rerank": [0, 3, 0.6], "top_docs": 3, "labels": [0.6, 1]}}}
+    assert recorded_rule(old) == (False, 3, 0.6, 1, 0.0)
 
 
 def test_write_experiment_writes_json_and_markdown(tmp_path, capsys):

@@ -1,0 +1,76 @@
+"""How far the verdict's confidence can be trusted: the risk–coverage table (abstract Label-Only precision and recall
+when the product abstains below each confidence threshold, and how many claims with evidence still get a label) and
+the reliability of the verdict confidence itself (does a verdict with confidence 0.8 take the right side about 80 %
+of the time?).
+
+A verdict's side is right when it matches the claim's SciFact label: supported / weakly / leaning supported for
+SUPPORT, the refuted three for CONTRADICT, "Not enough evidence" for a claim without evidence. "Generally
+controversial" takes no side and is left out of the reliability figures (counted separately)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent.scoring import NOT_ENOUGH, UNDECIDED, side
+from evals.scifact.records import scifact_predictions
+from evals.scifact_metrics import abstract_metrics
+from evals.verifier.calibration import confidence_reliability
+
+THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def claim_label(claim: Mapping[str, Any]) -> str:
+    """SUPPORT / CONTRADICT of a claim's evidence (SciFact gives one label per claim), NEI without evidence."""
+    for sets in claim["evidence"].values():
+        for s in sets:
+            return str(s["label"])
+    return "NEI"
+
+
+def abstain(verdict: Any, threshold: float) -> Any:
+    """The verdict as the product gives it at ``threshold`` (agent.nodes.verdict.decide's rule)."""
+    if verdict.label != NOT_ENOUGH and verdict.confidence < threshold:
+        return verdict.model_copy(update={"label": UNDECIDED, "leaning": verdict.label})
+    return verdict
+
+
+def risk_coverage(
+    claims: Sequence[Mapping[str, Any]], decided: Mapping[int, tuple[Any, Any, Any]], thresholds: Sequence[float]
+) -> list[dict[str, Any]]:
+    """One row per threshold: Label-Only P / R / F1 and the share of claims with evidence that get a label.
+    ``decided``: claim id -> (evidence, assessments, verdict decided without a threshold)."""
+    with_evidence = [int(c["id"]) for c in claims if c["evidence"]]
+    rows = []
+    for t in thresholds:
+        preds = {i: scifact_predictions(ev, assessed, abstain(v, t)) for i, (ev, assessed, v) in decided.items()}
+        lo = abstract_metrics(claims, preds)["label_only"]
+        labelled = sum(bool(preds.get(i)) for i in with_evidence)
+        rows.append(
+            {
+                "threshold": t,
+                "precision": round(lo.precision, 4),
+                "recall": round(lo.recall, 4),
+                "f1": round(lo.f1, 4),
+                "coverage": round(labelled / max(1, len(with_evidence)), 4),
+            }
+        )
+    return rows
+
+
+def verdict_reliability(claims: Sequence[Mapping[str, Any]], verdicts: Mapping[int, Any]) -> dict[str, Any]:
+    """Reliability (ECE, bins) of the verdict confidence over claims whose verdict takes a side or finds none."""
+    gold = {int(c["id"]): claim_label(c) for c in claims}
+    confidence, right_side, controversial = [], [], 0
+    for i, v in verdicts.items():
+        if v.label == NOT_ENOUGH:
+            right = gold[i] == "NEI"
+        elif side(v.label):
+            right = gold[i] == ("SUPPORT" if side(v.label) > 0 else "CONTRADICT")
+        else:
+            controversial += 1
+            continue
+        confidence.append(v.confidence)
+        right_side.append(right)
+    rel = confidence_reliability(confidence, right_side)
+    return {**rel, "controversial_left_out": controversial}
