@@ -6,20 +6,12 @@ import math
 
 import pytest
 
+from evals.verifier.probes import BY_NAME, PROBES, Probe
+from tools.premise import abstract_premise
 from tools.verifier import ARTIFACT_DIR, LABELS, Verifier, VerifierArtifactError, VerifierResult, get_verifier
 
-SUPPORT = (
-    "Aspirin reduces fever.",
-    "Aspirin: In a randomized trial, aspirin significantly reduced fever compared with placebo.",
-)
-CONTRADICT = (
-    "Aspirin reduces fever.",
-    "Aspirin: In a randomized trial, aspirin did not reduce fever compared with placebo; "
-    "body temperature was unchanged.",
-)
-UNRELATED = (
-    "Aspirin reduces fever.",
-    "Soil microbiology: Nitrogen-fixing bacteria were sampled from twelve wheat fields in Kansas.",
+SUPPORT, CONTRADICT, UNRELATED = (
+    BY_NAME[n].pair() for n in ("reduced fever", "did not reduce fever", "unrelated abstract")
 )
 
 
@@ -56,41 +48,64 @@ def test_order_is_kept_across_batches(verifier: Verifier) -> None:
         assert math.isclose(a.p_supports, b.p_supports, abs_tol=1e-3)
 
 
-KNOWN_WEAKNESS = pytest.mark.xfail(
+# Probes the shipped verifier still gets wrong, by name (evals/results/verifier_trials.md lists every trial's
+# answers). Strict: when a better verifier gets one right, its name must leave this set.
+KNOWN_MISSES: dict[str, str] = {
+    "poor prognosis vs better outcomes": "read as supports (p 0.69): the topic, not the direction",
+    "no effect vs protects": "read as supports (p 0.46 vs contradicts 0.28)",
+    "less likely vs lower risk": "paraphrased direction read as contradicts (p 0.61)",
+    "reduced risk vs reduces": "a supporting finding read as nei (p 0.47)",
+    "increased risk vs reduces": "an opposite finding read as nei (p 0.55)",
+    "no association vs causes": "a null finding read as nei (p 0.59)",
+}
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=[p.name for p in PROBES])
+def test_contrast_probes(verifier: Verifier, probe: Probe, request: pytest.FixtureRequest) -> None:
+    """A finding and its opposite: the verifier must read the direction, not the topic (evals/verifier/probes.py)."""
+    if probe.name in KNOWN_MISSES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[probe.name]))
+    assert verifier.predict([probe.pair()])[0].label == probe.expected
+
+
+@pytest.mark.xfail(
     strict=True,
-    reason="verifier v3 misses negation inside the evidence (dev macro-F1 0.548, contradicts F1 0.28; "
-    "evals/results/verifier_dev.md). Strict: when a better model passes, this marker must go.",
+    reason="the labels are right (supports / contradicts / nei) but the margin is small: the supporting sentence "
+    "gets p_supports 0.50 vs p_contradicts 0.39 after calibration, its negation 0.39 vs 0.56",
 )
-
-
-@KNOWN_WEAKNESS
-def test_obvious_pairs(verifier: Verifier) -> None:
+def test_a_finding_outscores_its_negation(verifier: Verifier) -> None:
+    """The aspirin pair read as the run time reads it: the supporting sentence scores above the one that says the
+    opposite, and an unrelated abstract is nei."""
     sup, con, unr = verifier.predict([SUPPORT, CONTRADICT, UNRELATED])
-    assert sup.label == "supports"
-    assert sup.score > 0.5
-    assert con.score < sup.score - 0.3
-    assert con.p_contradicts > sup.p_contradicts
-    assert unr.label == "nei"
-    assert unr.p_nei > sup.p_nei
+    assert sup.label == "supports" and sup.score > 0.5
+    assert con.score < sup.score - 0.3 and con.p_contradicts > sup.p_contradicts
+    assert unr.label == "nei" and unr.p_nei > sup.p_nei
 
 
-@KNOWN_WEAKNESS
+@pytest.mark.xfail(strict=True, reason="'markedly higher incidence' is read as nei (p 0.40 vs contradicts 0.34)")
 def test_more_obvious_pairs(verifier: Verifier) -> None:
-    pairs = [
-        (
-            "Smoking increases the risk of lung cancer.",
-            "Tobacco and lung cancer: In this cohort of 50,000 adults, current smokers had a markedly higher "
-            "incidence of lung cancer than never smokers.",
-        ),
-        (
-            "Smoking increases the risk of lung cancer.",
-            "Tobacco and lung cancer: In this cohort of 50,000 adults, smoking was not associated with lung "
-            "cancer incidence.",
-        ),
-    ]
+    cohort = "We followed a cohort of 50,000 adults for ten years."
+    findings = (
+        "Current smokers had a markedly higher incidence of lung cancer than never smokers.",
+        "Smoking was not associated with lung cancer incidence.",
+    )
+    claim = "Smoking increases the risk of lung cancer."
+    pairs = [(claim, abstract_premise("Tobacco and lung cancer", (cohort, f), [1])) for f in findings]
     sup, con = verifier.predict(pairs)
     assert sup.label == "supports"
     assert con.score < sup.score
+
+
+def test_calibrated_probabilities_come_from_the_artifact(verifier: Verifier) -> None:
+    """The temperature fitted on held-out train claims is read from the artifact and softens the logits."""
+    import json
+
+    config = json.loads((ARTIFACT_DIR / "verifier_config.json").read_text())
+    assert verifier.temperature == config["temperature"] != 1.0
+    logits = verifier.logits([SUPPORT])[0]
+    scaled = [math.exp(x / verifier.temperature) for x in logits]
+    want = [x / sum(scaled) for x in scaled]
+    assert verifier.predict_proba([SUPPORT])[0] == pytest.approx(want, abs=1e-5)
 
 
 def test_missing_artifact_is_a_clear_error(tmp_path: object) -> None:
