@@ -214,7 +214,8 @@ def run_info(
         else (
             f"sentences of the top {j.top_docs} abstracts, {j.sentences_per_doc} per abstract; "
             f"stance probability >= {j.stance_min_prob or 'argmax'}; "
-            f"labelled abstracts: {j.labelled_docs or 'all'} (strongest first)"
+            f"labelled abstracts: {j.labelled_docs or 'all'} (strongest first); "
+            f"no label below verdict confidence {j.min_confidence}"
         ),
         "preset": opts.preset or "default",
         "settings": settings.public_dump(),
