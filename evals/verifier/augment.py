@@ -164,7 +164,6 @@ _OPPOSITE |= {
     "suppressed": "enhanced",
     "suppresses": "enhances",
     "attenuated": "enhanced",
-    "worse": "better",
 }
 _NEGATIONS = {"not", "no", "neither", "nor", "without", "never", "failed", "lack", "lacked", "cannot", "none"}
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z-]*")
@@ -174,7 +173,8 @@ def flip_direction(text: str) -> str | None:
     """The text with its one direction word (or one association / significance statement) reversed, or None."""
     words = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
     low = [w.lower() for _, _, w in words]
-    if any(w in _NEGATIONS or w.endswith("n't") for w in low if w not in ("not",)):
+    # _TOKEN splits a contraction at its apostrophe ("didn't" -> "didn", "t"), so contractions are found in the text
+    if "n't" in text.lower() or any(w in _NEGATIONS for w in low if w != "not"):
         return None
     hits = [k for k, w in enumerate(low) if w in _OPPOSITE]
     if "not" in low:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.verifier.augment import negate_claim
+from evals.verifier.augment import flip_direction, negate_claim
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,33 @@ def test_negate(claim: str, negated: str) -> None:
 )
 def test_skips_unsure_claims(claim: str) -> None:
     assert negate_claim(claim) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "flipped"),
+    [
+        ("Mortality increased in the treated group.", "Mortality decreased in the treated group."),
+        ("Higher doses were tolerated.", "Lower doses were tolerated."),
+        ("Expression correlated with poor prognosis.", "Expression correlated with good prognosis."),
+        ("Smoking was associated with cancer.", "Smoking was not associated with cancer."),
+        ("Smoking was not associated with cancer.", "Smoking was associated with cancer."),
+        ("The effect was not significant.", "The effect was significant."),
+    ],
+)
+def test_flip_direction(sentence: str, flipped: str) -> None:
+    """Premise-side contrast: the one direction word (or association / significance) of a sentence reversed."""
+    assert flip_direction(sentence) == flipped
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Treatment did not increase mortality.",  # a reversed word under a negation would not reverse the finding
+        "Treatment didn't increase mortality.",  # the same with a contraction
+        "No patient had higher blood pressure.",
+        "Higher doses increased toxicity.",  # two direction words: which one carries the finding is unknown
+        "Patients were recruited in 2010.",  # no direction
+    ],
+)
+def test_flip_direction_skips(sentence: str) -> None:
+    assert flip_direction(sentence) is None
