@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent.scoring import NOT_ENOUGH, UNDECIDED, side
+from agent.nodes.verdict import abstain
+from agent.scoring import NOT_ENOUGH, side
 from evals.scifact.records import scifact_predictions
 from evals.scifact_metrics import abstract_metrics
 from evals.verifier.calibration import confidence_reliability
@@ -26,13 +27,6 @@ def claim_label(claim: Mapping[str, Any]) -> str:
         for s in sets:
             return str(s["label"])
     return "NEI"
-
-
-def abstain(verdict: Any, threshold: float) -> Any:
-    """The verdict as the product gives it at ``threshold`` (agent.nodes.verdict.decide's rule)."""
-    if verdict.label != NOT_ENOUGH and verdict.confidence < threshold:
-        return verdict.model_copy(update={"label": UNDECIDED, "leaning": verdict.label})
-    return verdict
 
 
 def risk_coverage(

@@ -17,21 +17,25 @@ def decide(assessments: Sequence[SourceAssessment], silent: int, no_stance: floa
     """The verdict over the assessed sources; the SciFact eval calls this too, so it measures the product rule."""
     votes = [(GRADE_SCORE[a.label], a.reputation, a.stance_confidence) for a in assessments]
     label, score, unweighted, counted = weighted_verdict([(s, w) for s, w, _ in votes])
-    confidence = verdict_confidence(label, votes, no_stance)
-    leaning = None
-    if label != NOT_ENOUGH and confidence < min_confidence:
-        label, leaning = UNDECIDED, label
-    return Verdict(
+    decided = Verdict(
         label=label,
         score=score,
         unweighted_score=unweighted,
         counted_sources=counted,
-        confidence=confidence,
+        confidence=verdict_confidence(label, votes, no_stance),
         supporting=sum(1 for s, w, _ in votes if s > 0 and w > 0),
         contradicting=sum(1 for s, w, _ in votes if s < 0 and w > 0),
         irrelevant=silent + sum(1 for s, _, _ in votes if s == 0),
-        leaning=leaning,
     )
+    return abstain(decided, min_confidence)
+
+
+def abstain(verdict: Verdict, min_confidence: float) -> Verdict:
+    """The verdict as given at ``min_confidence``: "Cannot decide", leaning to its label, when it takes a side (or
+    finds a dispute) with less confidence; "Not enough evidence" stands."""
+    if verdict.label != NOT_ENOUGH and verdict.confidence < min_confidence:
+        return verdict.model_copy(update={"label": UNDECIDED, "leaning": verdict.label})
+    return verdict
 
 
 @timed("verdict")
