@@ -29,20 +29,19 @@ import numpy as np
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.verifier.calibration import fit_temperature, plot_reliability, reliability, softmax
-from evals.verifier.data import build_eval_pairs, load_data, split_heldout
+from evals.verifier.data import Claim, Doc, build_eval_pairs, load_data, split_heldout
 from evals.verifier.probes import probe_results
 from evals.verifier.train import metrics
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"
 
 
-def measure(directory: Path, data_dir: Path, seed: int, frac: float) -> dict[str, Any]:
+def measure(directory: Path, corpus: dict[int, Doc], held: list[Claim], dev_claims: list[Claim]) -> dict[str, Any]:
+    """One artifact on the held-out and dev pairs (raw logits, so the temperature is fitted here)."""
     from tools.verifier import CONFIG_FILE, Verifier
 
     config = json.loads((directory / CONFIG_FILE).read_text())
     style = config.get("premise", "plain")
-    corpus, train_claims, dev_claims = load_data(data_dir)
-    _, held = split_heldout(train_claims, frac, seed)
     v = Verifier(directory)
     v.temperature = 1.0
     out: dict[str, Any] = {"premise": style, "config": config}
@@ -72,8 +71,9 @@ def measure(directory: Path, data_dir: Path, seed: int, frac: float) -> dict[str
     v.predict(pairs)
     out["pairs_per_s"] = round(len(pairs) / (time.perf_counter() - t0), 1)
     results = directory.parent / "results" / "verifier_dev.json"
-    out["training_wall_time_s"] = json.loads(results.read_text())["training_wall_time_s"] if results.is_file() else None
-    out["epoch_log"] = json.loads(results.read_text())["epoch_log"] if results.is_file() else None
+    trained = json.loads(results.read_text()) if results.is_file() else {}
+    out["training_wall_time_s"] = trained.get("training_wall_time_s")
+    out["epoch_log"] = trained.get("epoch_log")
     return out
 
 
@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(2)
     trials = dict(t.split("=", 1) for t in args.trial)
-    measured = {name: measure(Path(d), args.data_dir, args.seed, args.heldout_frac) for name, d in trials.items()}
+    corpus, train_claims, dev_claims = load_data(args.data_dir)
+    _, held = split_heldout(train_claims, args.heldout_frac, args.seed)
+    measured = {name: measure(Path(d), corpus, held, dev_claims) for name, d in trials.items()}
     if args.calibrate:
         from tools.verifier import CONFIG_FILE
 

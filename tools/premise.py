@@ -25,7 +25,7 @@ from collections.abc import Sequence
 CONTEXT_CHARS = 400
 
 # The headings of structured abstracts (PubMed style, upper case at the start of a section's first sentence),
-# mapped to four sections. Longer headings come first so "METHODS AND RESULTS" is not read as "METHODS".
+# mapped to four sections. _HEADINGS tries the longer ones first, so "METHODS AND RESULTS" is not read as "METHODS".
 _SECTIONS: dict[str, str] = {
     "METHODS AND RESULTS": "results",
     "METHODS AND FINDINGS": "results",

@@ -157,13 +157,12 @@ class Verifier:
         if net is not None and tokenizer is not None:
             self._net, self._tok, self.max_len = net, tokenizer, DEFAULT_MAX_LEN
         else:
-            directory = artifact_dir or ARTIFACT_DIR
-            self._net, self._tok, self.max_len = self._load(directory)
-            self.temperature = float(json.loads((directory / CONFIG_FILE).read_text()).get("temperature", 1.0))
+            self._net, self._tok, self.max_len, self.temperature = self._load(artifact_dir or ARTIFACT_DIR)
         self._net.eval()
 
     @staticmethod
-    def _load(artifact_dir: Path) -> tuple[CrossEncoderNet, Any, int]:
+    def _load(artifact_dir: Path) -> tuple[CrossEncoderNet, Any, int, float]:
+        """(net, tokenizer, max_len, temperature) of an artifact: the base weights plus its deltas."""
         from safetensors.torch import load_file
 
         delta_path, cfg_path = artifact_dir / DELTA_FILE, artifact_dir / CONFIG_FILE
@@ -196,7 +195,7 @@ class Verifier:
                     params[name].add_(t.float())
                 else:
                     params[name].copy_(t.float())
-        return net, tok, int(config.get("max_len", DEFAULT_MAX_LEN))
+        return net, tok, int(config.get("max_len", DEFAULT_MAX_LEN)), float(config.get("temperature", 1.0))
 
     def predict_proba(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[list[float]]:
         """Calibrated class probabilities in ``LABELS`` order, one row per pair (input order kept)."""
