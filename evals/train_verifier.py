@@ -59,11 +59,30 @@ from typing import Any
 import numpy as np
 import torch
 
-from evals.verifier.data import bm25_neighbours, build_eval_pairs, load_data, split_heldout
+from evals.verifier.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
+from evals.verifier.frozen import train_cached
+from evals.verifier.joint import joint_eval_pairs, joint_pairs
 from evals.verifier.train import metrics, speed, train, write_md
 from tools.verifier import Verifier, save_artifact
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+JOINT_EVAL_SET = (
+    "SciFact dev, whole abstracts: every evidence abstract of a claim -> supports/contradicts, every cited abstract "
+    "without evidence and the first BM25 neighbour the claim does not cite -> nei."
+)
+
+
+def eval_sets(
+    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], args: argparse.Namespace
+) -> tuple[list[tuple[str, str]], list[int], list[tuple[str, str]], list[int]]:
+    """The evaluation pairs the trained model reads: abstract-level for ``--joint`` (no extra set), else the
+    sentence-level pairs and the extra NEI-claim set (evals/verifier/data.build_eval_pairs)."""
+    if args.joint:
+        keys, labels = joint_eval_pairs(claims, corpus, bm25_top)
+        return joint_pairs(keys, claims, corpus), labels, [], []
+    return build_eval_pairs(claims, corpus, placed=args.premise_style == "placed")
 
 
 def main() -> None:
@@ -76,7 +95,23 @@ def main() -> None:
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--max-len", type=int, default=192)
-    ap.add_argument("--train-layers", type=int, default=6, help="fine-tune the top N of the 6 layers")
+    ap.add_argument("--train-layers", type=int, default=6, help="fine-tune the top N transformer layers")
+    ap.add_argument(
+        "--base",
+        type=Path,
+        default=None,
+        help="a sentence-transformers folder to start from instead of the packaged all-MiniLM-L6-v2",
+    )
+    ap.add_argument(
+        "--joint",
+        action="store_true",
+        help="joint abstract-level reading: the claim against the whole abstract (evals/verifier/joint.py)",
+    )
+    ap.add_argument(
+        "--cache-lower",
+        action="store_true",
+        help="run the frozen lower layers once per distinct pair and train the top layers on their cached output",
+    )
     ap.add_argument("--heldout-frac", type=float, default=0.15)
     ap.add_argument("--retrain", action="store_true", help="retrain on all of TRAIN for the selected epochs")
     ap.add_argument("--threads", type=int, default=1)
@@ -89,6 +124,11 @@ def main() -> None:
         "--premise-flips",
         action="store_true",
         help="add (claim, rationale with its direction reversed, flipped label) pairs for directional claims",
+    )
+    ap.add_argument(
+        "--claim-flips",
+        action="store_true",
+        help="add (claim with its direction word reversed, rationale, flipped label) pairs",
     )
     ap.add_argument(
         "--premise-style",
@@ -136,23 +176,24 @@ def main() -> None:
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     args.out = args.out if args.out.is_absolute() else (REPO_ROOT / args.out)
+    args.base = args.base.resolve() if args.base else None
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
-    placed = args.premise_style == "placed"
     corpus, train_claims, dev_claims = load_data(data_dir)
     bm25_top = bm25_neighbours(corpus, train_claims)
 
     fit, held = split_heldout(train_claims, args.heldout_frac, args.seed)
-    hp, hl, _, _ = build_eval_pairs(held, corpus, placed=placed)
+    hp, hl, _, _ = eval_sets(held, corpus, bm25_top, args)
     print(
         f"train claims {len(fit)} held-out claims {len(held)} held-out pairs {len(hp)} {Counter(hl)}",
         flush=True,
     )
     log: list[dict[str, Any]] = []
     t0 = time.time()
-    net, tok, base_state, best_epoch = train(fit, corpus, bm25_top, args, args.epochs, (hp, hl), log, "select")
+    trainer = train_cached if args.cache_lower else train
+    net, tok, base_state, best_epoch = trainer(fit, corpus, bm25_top, args, args.epochs, (hp, hl), log, "select")
     if args.retrain:
-        net, tok, base_state, _ = train(train_claims, corpus, bm25_top, args, best_epoch, None, log, "final")
+        net, tok, base_state, _ = trainer(train_claims, corpus, bm25_top, args, best_epoch, None, log, "final")
     train_time = time.time() - t0
 
     save_artifact(
@@ -165,18 +206,21 @@ def main() -> None:
             "epochs": best_epoch,
             "negation_aug": bool(args.negation_aug),
             "premise_flips": bool(args.premise_flips),
-            "premise": args.premise_style,
+            "claim_flips": bool(args.claim_flips),
+            "premise": "abstract" if args.joint else args.premise_style,
             "climate_fever_per_epoch": args.cf_per_epoch if args.climate_fever else None,
             "pubmedqa_per_epoch": args.pq_per_epoch if args.pubmedqa else None,
             "trained_on": "SciFact train (all claims)"
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
+            "lower_layers_cached": bool(args.cache_lower),
         },
+        base_path=args.base,
     )
     artifact_bytes = sum(p.stat().st_size for p in args.out.iterdir() if p.is_file())
     del net
     v = Verifier(args.out)  # evaluate exactly what is committed (fp16 deltas rebuilt on the base weights)
-    dp, dl, xp, xl = build_eval_pairs(dev_claims, corpus, placed=placed)
+    dp, dl, xp, xl = eval_sets(dev_claims, corpus, bm25_neighbours(corpus, dev_claims), args)
     dev = metrics(dl, [int(np.argmax(p)) for p in v.predict_proba(dp)])
     extra = metrics(xl, [int(np.argmax(p)) for p in v.predict_proba(xp)])
     sp = speed(v, dp)
@@ -191,7 +235,9 @@ def main() -> None:
         "training_wall_time_s": round(train_time, 1),
         "selected_epochs": best_epoch,
         "artifact_bytes": artifact_bytes,
-        "dev_eval_set": (
+        "dev_eval_set": JOINT_EVAL_SET
+        if args.joint
+        else (
             f"SciFact dev, {args.premise_style} premises; for each claim with evidence: claim vs each gold "
             "rationale set (its sentences joined) -> supports/contradicts, plus up to 3 nei pairs: claim vs "
             "one sentence (>= 20 chars) of its evidence/cited abstracts that is in no rationale of that doc, "

@@ -29,15 +29,26 @@ import numpy as np
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.verifier.calibration import fit_temperature, plot_reliability, reliability, softmax
-from evals.verifier.data import Claim, Doc, build_eval_pairs, load_data, split_heldout
+from evals.verifier.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
+from evals.verifier.joint import joint_eval_pairs, joint_pairs, sentence_rule
 from evals.verifier.probes import probe_results
 from evals.verifier.train import metrics
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"
 
 
-def measure(directory: Path, corpus: dict[int, Doc], held: list[Claim], dev_claims: list[Claim]) -> dict[str, Any]:
-    """One artifact on the held-out and dev pairs (raw logits, so the temperature is fitted here)."""
+AbstractSets = dict[str, tuple[list[tuple[int, int]], list[int]]]
+
+
+def measure(
+    directory: Path,
+    corpus: dict[int, Doc],
+    claims: dict[str, list[Claim]],
+    abstract: AbstractSets | None = None,
+) -> dict[str, Any]:
+    """One artifact on the held-out and dev pairs (raw logits, so the temperature is fitted here). A joint artifact
+    (premise "abstract") is measured on abstract-level pairs; ``abstract`` also measures a sentence-level artifact
+    there, reading every sentence of each abstract (evals/verifier/joint.py)."""
     from tools.verifier import CONFIG_FILE, Verifier
 
     config = json.loads((directory / CONFIG_FILE).read_text())
@@ -46,9 +57,15 @@ def measure(directory: Path, corpus: dict[int, Doc], held: list[Claim], dev_clai
     v.temperature = 1.0
     out: dict[str, Any] = {"premise": style, "config": config}
     sets: dict[str, tuple[list[tuple[str, str]], list[int]]] = {}
-    for placed in [True, False] if style == "placed" else [False]:
-        hp, hl, _, _ = build_eval_pairs(held, corpus, placed=placed)
-        dp, dl, _, _ = build_eval_pairs(dev_claims, corpus, placed=placed)
+    if style == "abstract":
+        if abstract is None:
+            raise SystemExit(f"{directory} reads whole abstracts: measure it with --abstract-level")
+        for name in ("heldout", "dev"):
+            keys, labels = abstract[name]
+            sets[name] = (joint_pairs(keys, claims[name], corpus), labels)
+    for placed in ([True, False] if style == "placed" else [False]) if style != "abstract" else []:
+        hp, hl, _, _ = build_eval_pairs(claims["heldout"], corpus, placed=placed)
+        dp, dl, _, _ = build_eval_pairs(claims["dev"], corpus, placed=placed)
         suffix = "" if placed == (style == "placed") else "_plain_premises"
         sets["heldout" + suffix], sets["dev" + suffix] = (hp, hl), (dp, dl)
     logits = {name: np.asarray(v.logits(pairs)) for name, (pairs, _) in sets.items()}
@@ -61,10 +78,19 @@ def measure(directory: Path, corpus: dict[int, Doc], held: list[Claim], dev_clai
         for name in ("heldout", "dev")
         for when, t in (("before", 1.0), ("after", temperature))
     }
-    out["probes"] = [
-        {"probe": p.name, "expected": p.expected, "predicted": label}
-        for p, label in probe_results(v, style == "placed")
-    ]
+    if style == "abstract":
+        out["abstract_level"] = {"reading": "joint", "heldout": out["heldout"], "dev": out["dev"]}
+        out["probes"] = []  # the probes judge one sentence of an abstract, not the whole abstract
+    else:
+        out["probes"] = [
+            {"probe": p.name, "expected": p.expected, "predicted": label}
+            for p, label in probe_results(v, style == "placed")
+        ]
+        if abstract is not None:
+            out["abstract_level"] = {"reading": "every sentence, the most decided one labels the abstract"} | {
+                name: metrics(abstract[name][1], sentence_rule(v, abstract[name][0], claims[name], corpus))
+                for name in ("heldout", "dev")
+            }
     pairs = sets["dev"][0][:256]
     v.predict(pairs[:32])
     t0 = time.perf_counter()
@@ -86,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--note", default="", help="a line for the report (what each trial was trained with)")
     p.add_argument("--earlier", type=Path, help="an earlier verifier_trials JSON whose trials the tables carry")
     p.add_argument("--earlier-note", default="", help="a line on how the earlier run differs")
+    p.add_argument(
+        "--abstract-level",
+        action="store_true",
+        help="also measure every trial on abstract-level pairs (needed for joint-reading artifacts)",
+    )
     p.add_argument("--data-dir", type=Path, default=DATA_DIR)
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--heldout-frac", type=float, default=0.15)
@@ -95,7 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     trials = dict(t.split("=", 1) for t in args.trial)
     corpus, train_claims, dev_claims = load_data(args.data_dir)
     _, held = split_heldout(train_claims, args.heldout_frac, args.seed)
-    measured = {name: measure(Path(d), corpus, held, dev_claims) for name, d in trials.items()}
+    claims = {"heldout": held, "dev": dev_claims}
+    abstract = None
+    if args.abstract_level:
+        abstract = {name: joint_eval_pairs(cs, corpus, bm25_neighbours(corpus, cs)) for name, cs in claims.items()}
+    measured = {name: measure(Path(d), corpus, claims, abstract) for name, d in trials.items()}
     if args.calibrate:
         from tools.verifier import CONFIG_FILE
 
@@ -155,7 +190,8 @@ def markdown(res: Mapping[str, Any]) -> str:
         "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     earlier = res.get("earlier", {}).get("trials", {})
-    rows = {**res["trials"], **{f"{n} (earlier)": m for n, m in earlier.items()}}
+    every = {**res["trials"], **{f"{n} (earlier)": m for n, m in earlier.items()}}
+    rows = {n: m for n, m in every.items() if m["premise"] != "abstract"}
     for name, m in rows.items():
         per = m["dev"]["per_class"]
         cal = m["calibration"]
@@ -186,14 +222,35 @@ def markdown(res: Mapping[str, Any]) -> str:
                 f"{m['dev']['per_class']['contradicts']['f1']:.3f} / "
                 f"{m['dev_plain_premises']['per_class']['contradicts']['f1']:.3f} |"
             )
+    abstract = {n: m for n, m in every.items() if "abstract_level" in m}
+    if abstract:
+        lines += [
+            "",
+            "Abstract level, joint reading against sentence-by-sentence judging. Pairs: every evidence abstract of a "
+            "claim (supports / contradicts), every cited abstract without evidence and the claim's first BM25 "
+            "neighbour that it does not cite (nei).",
+            "",
+            "| trial | reading | held-out macro-F1 | dev macro-F1 | dev supports F1 | dev contradicts F1 | "
+            "dev nei F1 | pairs/s | training s |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, m in abstract.items():
+            a = m["abstract_level"]
+            per = a["dev"]["per_class"]
+            speed = m["pairs_per_s"] if m["premise"] == "abstract" else "-"
+            lines.append(
+                f"| {name} | {a['reading']} | {a['heldout']['macro_f1']:.3f} | {a['dev']['macro_f1']:.3f} | "
+                f"{per['supports']['f1']:.3f} | {per['contradicts']['f1']:.3f} | {per['nei']['f1']:.3f} | "
+                f"{speed} | {m['training_wall_time_s'] or '-'} |"
+            )
+    names = [n for n in res["trials"] if res["trials"][n]["probes"]]
     lines += [
         "",
         "Probes (evals/verifier/probes.py), predicted label per trial of this run:",
         "",
-        "| probe | expected | " + " | ".join(res["trials"]) + " |",
-        "|---|---|" + "---|" * len(res["trials"]),
+        "| probe | expected | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
     ]
-    names = list(res["trials"])
     for k, probe in enumerate(res["trials"][names[0]]["probes"]):
         cells = [res["trials"][n]["probes"][k]["predicted"] for n in names]
         lines.append(f"| {probe['probe']} | {probe['expected']} | " + " | ".join(cells) + " |")

