@@ -1,9 +1,11 @@
 """The claim-checking graph. This is the only place where edges live.
 
 decompose -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict -> answer -> verify
+    -> correct
 
 The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict and
-never decides it; the answer's sentences are then checked against what they cite.
+never decides it; the answer's sentences are then checked against what they cite, and those their sources do not
+support are rewritten, replaced by the quoted finding or dropped.
 
 `build_graph(first, last)` compiles any contiguous span of the pipeline with the same edges: the stages of
 agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans.
@@ -18,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 from agent.nodes.answer import answer
 from agent.nodes.assess import assess
 from agent.nodes.context import context
+from agent.nodes.correct import correct
 from agent.nodes.decompose import decompose
 from agent.nodes.fuse import fuse
 from agent.nodes.rerank import rerank
@@ -38,11 +41,12 @@ PIPELINE = [
     ("verdict", verdict),
     ("answer", answer),
     ("verify", verify),
+    ("correct", correct),
 ]
 NODE_NAMES = [name for name, _ in PIPELINE]
 
 
-def build_graph(checkpointer: Any = None, first: str = "decompose", last: str = "verify") -> Any:
+def build_graph(checkpointer: Any = None, first: str = "decompose", last: str = "correct") -> Any:
     """The pipeline from node `first` to node `last` (both included), compiled. Raises ValueError for a name
     that is not a node or a span that runs backwards."""
     start, end = NODE_NAMES.index(first), NODE_NAMES.index(last)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.state import AnswerSentence, Evidence, SourceAssessment, Usage, Verdict
+from agent.state import AnswerSentence, Correction, Evidence, SourceAssessment, Usage, Verdict
 
 
 class Source(Evidence):
@@ -27,6 +27,8 @@ class CheckResult(BaseModel):
     queries: list[str] = Field(default_factory=list)
     answer: str = ""
     sentences: list[AnswerSentence] = Field(default_factory=list)
+    original_answer: str = ""  # the answer before self-correction ("" when nothing was changed)
+    corrections: list[Correction] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     assessments: list[SourceAssessment] = Field(default_factory=list)
     verdict: Verdict | None = None
@@ -48,6 +50,8 @@ class CheckResult(BaseModel):
             queries=[q.text for q in state.get("queries", [])],
             answer=state.get("answer", ""),
             sentences=list(state.get("sentences", [])),
+            original_answer=state.get("original_answer", ""),
+            corrections=list(state.get("corrections", [])),
             sources=sources,
             assessments=list(state.get("assessments", [])),
             verdict=state.get("verdict"),

@@ -5,8 +5,8 @@ stages, so every caller goes through the same nodes and edges.
 * retrieval: decompose -> rerank (or retrieve -> rerank when the queries are given, as the evals do)
 * evidence: select_evidence -> context (the candidates the judge reads)
 * judgement: select_evidence -> verdict
-* answer: answer -> verify
-* verification: verify alone (a follow-up answer drafted elsewhere)
+* answer: answer -> correct (verify and self-correction included)
+* verification: verify -> correct (a follow-up answer drafted elsewhere, checked and corrected the same way)
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ def judgement(state: ClaimState, deps: Deps) -> ClaimState:
 
 
 def answer(state: ClaimState, deps: Deps) -> ClaimState:
-    return run_span(state, deps, "answer", "verify")
+    return run_span(state, deps, "answer", "correct")
 
 
 def verification(state: ClaimState, deps: Deps) -> ClaimState:
-    return run_span(state, deps, "verify", "verify")
+    return run_span(state, deps, "verify", "correct")

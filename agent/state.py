@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # the protocols only name these types; importing them loads t
 
 QueryKind = Literal["claim", "question", "opposite"]
 Status = Literal["supported", "contradicted", "unsupported", "uncited"]
+# rewritten: the LLM restated the sentence from its cited evidence alone; replaced: an extractive statement of the
+# cited finding (agent.compose) took its place
+Revision = Literal["rewritten", "replaced"]
 
 
 class Query(BaseModel):
@@ -78,9 +81,22 @@ class AnswerSentence(BaseModel):
     invalid_citations: list[int] = Field(default_factory=list)
     status: Status = "uncited"
     flagged: bool = True  # anything but a supported sentence with only real citations
-    score: float | None = None
+    score: float | None = None  # the verifier's; None for a sentence that quotes its source word for word
     reason: str = ""
     attribution: list[Attribution] = Field(default_factory=list)
+    revision: Revision | None = None  # set when self-correction wrote this sentence in place of a flagged one
+    original: str = ""  # the flagged sentence it replaces, citations included
+
+
+class Correction(BaseModel):
+    """What self-correction did to one flagged sentence of the first answer, and why."""
+
+    position: int  # 1-based, in the first answer
+    original: str  # the flagged sentence as first written, citations included
+    status: Status  # its verdict from the verifier
+    reason: str  # why it was flagged
+    action: Literal["rewritten", "replaced", "dropped"]
+    text: str = ""  # what the user sees instead ("" when dropped)
 
 
 class Verdict(BaseModel):
@@ -140,6 +156,9 @@ class ClaimState(TypedDict, total=False):
     verdict: Verdict
     answer: str
     sentences: list[AnswerSentence]
+    original_answer: str  # the answer as first written, when self-correction changed it
+    corrections: list[Correction]
+    llm_error: str  # why the LLM failed during this check ("" while it answers): later steps do without it
     notes: Annotated[list[str], operator.add]
     usage: Annotated[Usage, _add_usage]
     timings: Annotated[dict[str, float], _merge]

@@ -39,7 +39,8 @@ def faithfulness(sentences: Sequence[Mapping[str, Any]], claims: int) -> dict[st
 
 
 def replay_answer(record: Mapping[str, Any], deps: Any) -> list[dict[str, Any]]:
-    """Answer sentences of the answer stage on the record's evidence and verdict, as a result holds them."""
+    """Answer sentences as the answer prompt writes them and verify checks them (before self-correction), on the
+    record's evidence and verdict, as a result holds them."""
     from agent import stages
     from agent.result import CheckResult
     from agent.state import ClaimState
@@ -48,7 +49,8 @@ def replay_answer(record: Mapping[str, Any], deps: Any) -> list[dict[str, Any]]:
     state: ClaimState = {"claim": recorded.claim, "evidence": list(recorded.sources)}
     if recorded.verdict is not None:
         state["verdict"] = recorded.verdict
-    return [s.model_dump(mode="json") for s in stages.answer(state, deps).get("sentences", [])]
+    drafted = stages.run_span(state, deps, "answer", "verify")
+    return [s.model_dump(mode="json") for s in drafted.get("sentences", [])]
 
 
 def pick(records: Sequence[Mapping[str, Any]], every: int, with_invalid: bool) -> list[Mapping[str, Any]]:

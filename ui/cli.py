@@ -84,7 +84,13 @@ def _print_readable(result: dict[str, Any]) -> None:
         flag = marks[s["status"]]
         if s["invalid_citations"]:
             flag += f"  [FLAG: removed citation(s) to non-existent source(s) {s['invalid_citations']}]"
-        print(f"  {i}. {s['text']}{cites}{flag}")
+        revised = {"rewritten": "  (rewritten from its sources)", "replaced": "  (quoted from its source)"}
+        print(f"  {i}. {s['text']}{cites}{flag}{revised.get(s.get('revision') or '', '')}")
+    if result.get("corrections"):
+        print("\nSelf-correction (the first answer's flagged sentences):")
+        for c in result["corrections"]:
+            instead = f' -> "{c["text"]}"' if c["text"] else ""
+            print(f'  {c["position"]}. {c["action"]}: "{c["original"]}" ({c["status"]}: {c["reason"]}){instead}')
     v = result["verdict"]
     if v:
         print(f"\nVerdict: {v['label']} ({verdict_details(v)})")

@@ -23,9 +23,16 @@ def cite(text: str, citations: list[int]) -> str:
     return f"{body} [{', '.join(map(str, citations))}]{end}"
 
 
+REVISED = {"rewritten": "rewritten from its sources", "replaced": "quoted from its source"}
+ORIGINAL = "Original answer"  # the side panel with the answer before self-correction
+
+
 def sentence_line(i: int, s: dict[str, Any]) -> str:
-    """One numbered answer sentence; a flagged one is marked and carries the verifier's reason."""
+    """One numbered answer sentence; a flagged one is marked and carries the verifier's reason, a corrected one
+    says how it was corrected."""
     line = f"{i}. {cite(s['text'], s['citations'])}"
+    if s.get("revision") and not s.get("flagged"):
+        return f"{line} ✅ _({REVISED[s['revision']]} in place of a flagged sentence)_"
     if not s.get("flagged"):
         return f"{line} ✅"
     what = FLAG_LABEL.get(s["status"], "flagged")
@@ -100,6 +107,30 @@ def source_detail(src: dict[str, Any], window: int) -> str:
     return "\n\n".join(parts)
 
 
+def corrections_line(corrections: list[dict[str, Any]]) -> str:
+    """One line saying that self-correction changed the answer, naming the panel that shows the original."""
+    if not corrections:
+        return ""
+    actions = ", ".join(
+        f"{sum(c['action'] == a for c in corrections)} {a}"
+        for a in ("rewritten", "replaced", "dropped")
+        if any(c["action"] == a for c in corrections)
+    )
+    return f"_Self-correction changed {len(corrections)} sentence(s) of the first answer ({actions}): {ORIGINAL}._"
+
+
+def original_detail(result: dict[str, Any]) -> str:
+    """What opens for the original answer: the answer as first written, and each change with its reason."""
+    rows = []
+    for c in result.get("corrections", []):
+        instead = f" → shown instead: “{c['text']}”" if c["text"] else " → not shown"
+        rows.append(f"{c['position']}. “{c['original']}” — {c['status']}: _{c['reason']}_; **{c['action']}**{instead}")
+    return "\n\n".join(
+        ["**The answer as first written**", result.get("original_answer") or "", "**What was changed, and why**",
+         "\n".join(rows)]
+    )
+
+
 def answer_markdown(result: dict[str, Any]) -> str:
     """The full answer view: verdict badge, numbered sentences with flags, sources."""
     parts = [verdict_badge(result.get("verdict")), "**Answer**"]
@@ -107,6 +138,8 @@ def answer_markdown(result: dict[str, Any]) -> str:
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:
         parts.append(f"_{flagged} of {len(result['sentences'])} sentence(s) flagged by the verifier._")
+    if result.get("corrections"):
+        parts.append(corrections_line(result["corrections"]))
     if result["sources"]:
         parts.append("**Sources**\n" + "\n".join(source_line(src) for src in result["sources"]))
     parts.extend(f"_Note: {note}_" for note in result.get("notes", []))
@@ -126,4 +159,6 @@ def sentence_sources_markdown(reply: dict[str, Any]) -> str:
 def followup_markdown(reply: dict[str, Any]) -> str:
     """An answer from the evidence already held, flagged like the main answer."""
     lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
-    return f"{lines}\n\n_Answered from the {reply['evidence_count']} source sentence(s) already in this thread._"
+    changed = corrections_line(reply.get("corrections", []))
+    held = f"_Answered from the {reply['evidence_count']} source sentence(s) already in this thread._"
+    return "\n\n".join(p for p in (lines, changed, held) if p)

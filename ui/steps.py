@@ -22,6 +22,7 @@ STEP_NAMES = {
     "verdict": "Verdict",
     "answer": "Answer",
     "verify": "Verification",
+    "correct": "Self-correction",
 }
 MAX_ROWS = 10
 
@@ -95,6 +96,17 @@ def _verify(u: Update) -> str:
     )
 
 
+def _correct(u: Update) -> str:
+    rows = u.get("corrections", [])
+    if not rows:
+        return "Every sentence is supported by what it cites: nothing to correct."
+    return "\n".join(
+        f"{c['position']}. {c['action']}: “{c['original']}” ({c['status']}: {c['reason']})"
+        + (f" → “{c['text']}”" if c["text"] else "")
+        for c in rows
+    )
+
+
 RENDERERS: dict[str, Callable[[Update], str]] = {
     "decompose": _decompose,
     "retrieve": _retrieve,
@@ -106,6 +118,7 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
     "verdict": _verdict,
     "answer": _answer,
     "verify": _verify,
+    "correct": _correct,
 }
 
 

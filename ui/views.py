@@ -9,9 +9,11 @@ import chainlit as cl
 
 from agent.settings import get_settings
 from ui.render import (
+    ORIGINAL,
     answer_markdown,
     followup_markdown,
     open_name,
+    original_detail,
     sentence_sources_markdown,
     source_detail,
 )
@@ -35,11 +37,18 @@ def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
     return actions
 
 
+def original_panel(result: dict[str, Any]) -> list[cl.Text]:
+    """The answer before self-correction and what was changed, when anything was."""
+    if not result.get("corrections"):
+        return []
+    return [cl.Text(name=ORIGINAL, content=original_detail(result), display="side")]
+
+
 def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
     shown = {**result, "notes": notes + result.get("notes", [])}
     return cl.Message(
         content=answer_markdown(shown),
-        elements=source_panels(result["sources"]),
+        elements=source_panels(result["sources"]) + original_panel(result),
         actions=sentence_actions(result, index),
         metadata={ANSWER_TAG: index},
     )
@@ -51,4 +60,4 @@ def sources_message(reply: dict[str, Any]) -> cl.Message:
 
 
 def followup_message(reply: dict[str, Any]) -> cl.Message:
-    return cl.Message(content=followup_markdown(reply))
+    return cl.Message(content=followup_markdown(reply), elements=original_panel(reply))

@@ -1,5 +1,6 @@
 """A follow-up answered from the evidence already held: citations parsed and checked against the evidence list,
-then every sentence verified by the independent verifier, exactly like the main answer (the verification stage)."""
+then every sentence verified by the independent verifier and self-corrected, exactly like the main answer (the
+verification stage)."""
 
 from __future__ import annotations
 
@@ -22,4 +23,11 @@ def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
     checked = stages.verification({"claim": result.claim, "evidence": evidence, "sentences": drafted}, deps_of(runtime))
     sentences = [s.model_dump(mode="json") for s in checked.get("sentences", [])]
-    return {"reply": {"kind": "answer", "sentences": sentences, "evidence_count": len(evidence)}}
+    reply = {
+        "kind": "answer",
+        "sentences": sentences,
+        "evidence_count": len(evidence),
+        "original_answer": checked.get("original_answer", ""),
+        "corrections": [c.model_dump(mode="json") for c in checked.get("corrections", [])],
+    }
+    return {"reply": reply}

@@ -1,7 +1,8 @@
 """Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list.
 
 Citations are valid by construction: numbers that name no evidence are stripped here and the sentence is
-flagged; the answer text the user sees carries only real citations."""
+flagged; the answer text the user sees carries only real citations. Without a working LLM the answer is the
+extractive floor (agent.compose), which quotes the evidence."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.calls import chat
+from agent.compose import extractive_answer
+from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.state import AnswerSentence, ClaimState, Deps, Evidence
+from agent.state import AnswerSentence, ClaimState, Deps, Evidence, Verdict
 from tools.citations import ParsedSentence, parse_answer, render
 
 
@@ -47,17 +50,29 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         text = prompts.load("answer_no_evidence")
         return {"answer": text, "sentences": [AnswerSentence(text=text, status="uncited")]}
     verdict = state.get("verdict")
-    reply, usage = chat(
-        runtime.context.llm,
-        prompts.load("answer_system"),
-        prompts.render(
-            "answer",
-            claim=state["claim"],
-            evidence=evidence_block(evidence, runtime.context.settings.answer.max_title_chars),
-            numbers=", ".join(f"[{ev.n}]" for ev in evidence),
-            verdict=verdict.describe() if verdict else "unknown",
-        ),
-        max_tokens=runtime.context.settings.llm.max_tokens,
-    )
+    if state.get("llm_error"):
+        return extractive(evidence, verdict)
+    try:
+        reply, usage = chat(
+            runtime.context.llm,
+            prompts.load("answer_system"),
+            prompts.render(
+                "answer",
+                claim=state["claim"],
+                evidence=evidence_block(evidence, runtime.context.settings.answer.max_title_chars),
+                numbers=", ".join(f"[{ev.n}]" for ev in evidence),
+                verdict=verdict.describe() if verdict else "unknown",
+            ),
+            max_tokens=runtime.context.settings.llm.max_tokens,
+        )
+    except LLMUnavailableError as e:
+        note = f"answer: {e}; the answer quotes the evidence instead"
+        return extractive(evidence, verdict) | {"llm_error": str(e), "notes": [note]}
     parsed = parse_answer(reply, {ev.n for ev in evidence})
     return {"answer": render(parsed), "sentences": answer_sentences(parsed), "usage": usage}
+
+
+def extractive(evidence: Sequence[Evidence], verdict: Verdict | None) -> dict[str, Any]:
+    """The extractive floor as the answer (agent.compose): no LLM involved."""
+    sentences = extractive_answer(evidence, verdict)
+    return {"answer": render([ParsedSentence(s.text, s.citations) for s in sentences]), "sentences": sentences}

@@ -1,4 +1,5 @@
-"""Decompose (RAG-fusion; the opposite claim as in FRSC): the claim -> search questions plus the opposite claim."""
+"""Decompose (RAG-fusion; the opposite claim as in FRSC): the claim -> search questions plus the opposite claim.
+When the LLM fails, the claim and its rule-made negation are searched and the later steps do without the LLM."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.calls import chat, parse_json_object
+from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
 
@@ -31,13 +33,18 @@ def fallback_opposite(claim: str) -> str:
 def decompose(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     claim = state["claim"]
     settings = runtime.context.settings
-    reply, usage = chat(
-        runtime.context.llm,
-        prompts.load("decompose_system"),
-        prompts.render("decompose", claim=claim),
-        json_mode=True,
-        max_tokens=settings.llm.max_tokens,
-    )
+    try:
+        reply, usage = chat(
+            runtime.context.llm,
+            prompts.load("decompose_system"),
+            prompts.render("decompose", claim=claim),
+            json_mode=True,
+            max_tokens=settings.llm.max_tokens,
+        )
+    except LLMUnavailableError as e:
+        queries = [Query(text=claim, kind="claim"), Query(text=fallback_opposite(claim), kind="opposite")]
+        note = f"{e}: searched with the claim and its negation, and the answer quotes the evidence"
+        return {"queries": queries, "llm_error": str(e), "notes": [note]}
     obj = parse_json_object(reply) or {}
     questions = _clean(obj.get("questions"), settings.retrieval.max_questions)
     opposite = obj.get("opposite_claim")

@@ -1,16 +1,19 @@
 """Verify (Verif.ai; attribution as in FRSC): each answer sentence against the sentences it cites, by the
 independent verifier (not the generator). Status: supported / contradicted / unsupported / uncited; attribution
-lists the best-matching source sentences of the whole evidence list."""
+lists the best-matching source sentences of the whole evidence list. A sentence of the extractive template that
+quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
 
+from agent.compose import quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
-from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence
+from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
 
 
 def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
@@ -27,25 +30,27 @@ def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
     return "unsupported", round(best_sup[1].score, 4), "no cited source states this"
 
 
-@timed("verify")
-def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    evidence = state.get("evidence", [])
-    sentences = state.get("sentences", [])
+def check_sentences(
+    sentences: Sequence[AnswerSentence], evidence: Sequence[Evidence], verifier: StanceJudge, top: int
+) -> list[AnswerSentence]:
+    """The sentences with their status, score, reason, attribution and flag."""
     if not evidence or not sentences:
-        return {"sentences": sentences}
+        return list(sentences)
     pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
-    results = runtime.context.verifier.predict(pairs)
-    top = runtime.context.settings.answer.top_attribution
+    results = verifier.predict(pairs)
     out: list[AnswerSentence] = []
     for k, s in enumerate(sentences):
         row = list(zip(evidence, results[k * len(evidence) : (k + 1) * len(evidence)], strict=True))
         ranked = sorted(row, key=lambda p: -(1.0 - p[1].p_nei))
         attribution = [
-            Attribution(source=ev.n, sentence=ev.sentence, score=round(1.0 - r.p_nei, 4))
-            for ev, r in ranked[:top]
+            Attribution(source=ev.n, sentence=ev.sentence, score=round(1.0 - r.p_nei, 4)) for ev, r in ranked[:top]
         ]
         cited = [p for p in row if p[0].n in s.citations]
-        if cited:
+        quoted = next((ev for ev, _ in cited if quotes(s.text, ev)), None)
+        score: float | None
+        if quoted is not None:
+            status, score, reason = "supported", None, f"quotes [{quoted.n}] word for word"
+        elif cited:
             status, score, reason = _status(cited)
         else:
             status, score, reason = "uncited", None, "cites no existing source"
@@ -59,4 +64,13 @@ def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             "flagged": status != "supported" or bool(s.invalid_citations),
         }
         out.append(s.model_copy(update=update))
-    return {"sentences": out}
+    return out
+
+
+@timed("verify")
+def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    deps = runtime.context
+    checked = check_sentences(
+        state.get("sentences", []), state.get("evidence", []), deps.verifier, deps.settings.answer.top_attribution
+    )
+    return {"sentences": checked}

@@ -1,6 +1,7 @@
-"""A person's session in headless Chromium: log in, check a claim, read the answer, send bad input, open a source,
-ask for the sources of sentence 1, then the server is killed with -9, restarted, the thread reopens intact and its
-first follow-up is answered in it."""
+"""A person's session in headless Chromium: log in, check a claim, read the answer (self-corrected: the sentence
+citing a source that does not exist is dropped), send bad input, open a source and the original answer, ask for the
+sources of sentence 1, then the server is killed with -9, restarted, the thread reopens intact and its first
+follow-up is answered in it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from tests.e2e.server import ChatServer
 
 ANSWER_TIMEOUT_MS = 180_000
 FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccination and autism"
-NO_SOURCE = "This sentence cites no source."  # the reply to "what are the sources behind sentence 2?"
+# the scripted answer's second sentence cites [12], which does not exist: self-correction drops it and says so
+CHANGED = "Self-correction changed"
+OUT_OF_RANGE = "ask about sentence 1 to"  # the reply to "what are the sources behind sentence 9?"
 # Under load, the first of the two connects Chainlit's client makes when it loads /thread/<id> can get its
 # /set-session-cookie answer last; this init script makes that happen every time (ui/public/keep_resumed_socket.js).
 SLOW_FIRST_COOKIE = """(() => {
@@ -73,8 +76,8 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     send(page, CLAIM)
     text = answer_text(page)
     assert "Verdict:" in text and "weighted score" in text and "unweighted" in text
-    assert FIRST_SENTENCE in text and re.search(r"autism \[\d+(, \d+)*\]\.", text)  # sentence 1 cites [n]
-    assert "Flagged:" in text  # sentence 2 cited a source that does not exist
+    assert re.search(r"\[\d+(, \d+)*\]", text)  # what is shown cites [n]
+    assert re.search(r"Self-correction changed \d sentence\(s\) of the first answer \(.*1 dropped\)", text), text
     assert "Sources" in text and "source 1" in text.lower()  # the link that opens source [1]
     page.wait_for_timeout(1000)  # the sources panel slides in
     shot = Path(os.environ.get("CLAIMTRACE_E2E_SCREENSHOT", tmp_path / "answer_view.png"))
@@ -88,6 +91,9 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
 
     page.locator("a", has_text="Source 1").first.click()  # open source [1]: the abstract around the evidence
     page.get_by_text("of the abstract, with its neighbours").first.wait_for(timeout=30_000)
+    page.locator("a", has_text="Original answer").first.click()  # the answer before self-correction, and why
+    page.get_by_text("The answer as first written").first.wait_for(timeout=30_000)
+    page.get_by_text(FIRST_SENTENCE).first.wait_for(timeout=30_000)
 
     send(page, "what are the sources behind sentence 1?")
     page.get_by_text("It cites:").first.wait_for(timeout=60_000)
@@ -98,12 +104,12 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     server.kill9()
     server.start()
     page.goto(thread_url)
-    page.get_by_text(FIRST_SENTENCE).first.wait_for(timeout=60_000)
-    assert answer_text(page).lower() == before.lower()  # answer, flags and sources as they were
+    page.get_by_text(CHANGED).first.wait_for(timeout=60_000)
+    assert answer_text(page).lower() == before.lower()  # answer, flags, corrections and sources as they were
     page.get_by_text("It cites:").first.wait_for(timeout=30_000)
     # Follow-ups continue from the checkpoint: the first message after reopening is answered, in this thread.
-    send(page, "what are the sources behind sentence 2?")
-    page.get_by_text(NO_SOURCE).first.wait_for(timeout=60_000)
+    send(page, "what are the sources behind sentence 9?")
+    page.get_by_text(OUT_OF_RANGE).first.wait_for(timeout=60_000)
     assert page.url == thread_url
     page.locator("a", has_text="Source 1").first.wait_for(timeout=30_000)  # source panels re-attached
     page.get_by_role("button", name="Sources of sentence 1").first.wait_for(timeout=30_000)  # and the buttons
@@ -122,9 +128,9 @@ def test_reopened_thread_keeps_its_socket_when_the_first_connect_answers_last(br
 
     page.add_init_script(SLOW_FIRST_COOKIE)
     page.goto(thread_url)
-    page.get_by_text(FIRST_SENTENCE).first.wait_for(timeout=60_000)
+    page.get_by_text(CHANGED).first.wait_for(timeout=60_000)
     page.wait_for_function("window.__slowCookieAnswered === true", timeout=60_000)
-    send(page, "what are the sources behind sentence 2?")
-    page.get_by_text(NO_SOURCE).first.wait_for(timeout=60_000)
+    send(page, "what are the sources behind sentence 9?")
+    page.get_by_text(OUT_OF_RANGE).first.wait_for(timeout=60_000)
     assert page.url == thread_url
     assert answer_text(page).lower() == before.lower()

@@ -51,8 +51,13 @@ def test_first_message_is_checked_and_kept(make_deps: Any):
     assert state["reply"] == {"kind": "check", "claim": CLAIM}
     (result,) = state["results"]
     assert result["claim"] == CLAIM and result["verdict"]["label"] == "Generally refuted"
-    assert result["sentences"][0]["citations"] == [1] and result["sentences"][1]["invalid_citations"] == [12]
-    assert "total" in result["timings"] and result["llm"]["calls"] == 2
+    # sentence 1 is contradicted by [1] (the rule verifier reads "not associated"): rewritten once, still
+    # contradicted, so replaced by the quoted finding; sentence 2 cites only a source that does not exist: dropped
+    (shown,) = result["sentences"]
+    assert shown["citations"] == [1] and shown["revision"] == "replaced" and shown["status"] == "supported"
+    assert [(c["action"], c["status"]) for c in result["corrections"]] == [
+        ("replaced", "contradicted"), ("dropped", "uncited")]
+    assert "total" in result["timings"] and result["llm"]["calls"] == 3
 
 
 def test_sources_behind_a_sentence_need_no_llm(make_deps: Any):
@@ -65,7 +70,7 @@ def test_sources_behind_a_sentence_need_no_llm(make_deps: Any):
     assert reply["sources"] == [first["sources"][0]]  # exact sentence, context and neighbours
     assert reply["sources"][0]["sentence"] and "neighbours" in reply["sources"][0]
     out_of_range = graph.invoke({"message": "sources of sentence 9"}, cfg, context=deps)["reply"]
-    assert "has 2 sentence(s)" in out_of_range["error"]
+    assert "has 1 sentence(s)" in out_of_range["error"]
 
 
 def test_follow_up_answered_from_held_evidence_and_verified(make_deps: Any):
@@ -75,11 +80,16 @@ def test_follow_up_answered_from_held_evidence_and_verified(make_deps: Any):
     state = graph.invoke({"message": "why is it refuted?"}, cfg, context=deps)
     reply = state["reply"]
     assert reply["kind"] == "answer" and len(state["results"]) == 1
-    first, second = reply["sentences"]
-    assert first["citations"] == [1] and first["status"] == "contradicted" and first["attribution"]
-    assert second["invalid_citations"] == [7] and second["flagged"]
-    prompt = "\n".join(str(m.content) for m in deps.llm.calls[-1])
-    assert "<evidence>" in prompt and "why is it refuted?" in prompt and '"action": "answer"' in prompt
+    # the follow-up answer is verified and self-corrected like the first answer
+    (shown,) = reply["sentences"]
+    assert shown["citations"] == [1] and shown["revision"] == "replaced" and shown["attribution"]
+    assert [(c["action"], c["status"], c["original"]) for c in reply["corrections"]] == [
+        ("replaced", "contradicted", "The cohort found no association [1]."), ("dropped", "uncited", "It was large.")]
+    assert reply["original_answer"] == "The cohort found no association [1]. It was large."
+    prompts_sent = ["\n".join(str(m.content) for m in call) for call in deps.llm.calls]
+    route = next(p for p in prompts_sent if "why is it refuted?" in p)
+    assert "<evidence>" in route and '"action": "answer"' in route
+    assert "<draft>\nThe cohort found no association.\n</draft>" in prompts_sent[-1]
 
 
 def test_follow_up_that_needs_a_new_search_runs_a_check(make_deps: Any):

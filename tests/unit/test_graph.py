@@ -31,8 +31,8 @@ def test_nodes_run_in_pipeline_order_and_the_answer_is_told_the_verdict(make_dep
     ran = [name for update in build_graph().stream({"claim": CLAIM}, context=deps, stream_mode="updates")
            for name in update]
     assert ran == ["decompose", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict",
-                   "answer", "verify"]
-    answer_prompt = "\n".join(str(m.content) for m in deps.llm.calls[-1])
+                   "answer", "verify", "correct"]
+    answer_prompt = "\n".join(str(m.content) for m in deps.llm.calls[1])
     assert "<evidence>" in answer_prompt and "Generally refuted" in answer_prompt
 
 
@@ -61,17 +61,23 @@ def test_full_run_matches_the_json_contract(make_deps):
     assert set(result) >= {"claim", "queries", "answer", "sentences", "sources", "verdict", "llm", "timings"}
     assert result["queries"][0] == CLAIM and result["queries"][-1] == "The MMR vaccine does not cause autism."
     assert result["verdict"]["label"] == "Generally refuted"
-    assert result["llm"]["calls"] == 2
-    assert set(result["timings"]) >= {"decompose", "retrieve", "answer", "verify", "total"}
+    # decompose, answer, then one rewrite per flagged sentence that cites an existing source
+    rewrites = ["<draft>" in "\n".join(str(m.content) for m in call) for call in deps.llm.calls[2:]]
+    assert result["llm"]["calls"] == 2 + len(rewrites) and all(rewrites)
+    assert set(result["timings"]) >= {"decompose", "retrieve", "answer", "verify", "correct", "total"}
     ns = {s["n"] for s in result["sources"]}
     assert ns == set(range(1, len(ns) + 1))
     assert {s["doc_id"] for s in result["sources"]} <= {"101", "102"}
     for s in result["sentences"]:
         assert set(s["citations"]) <= ns
         assert set(s) >= {"text", "citations", "status", "score", "attribution"}
-    last = result["sentences"][-1]
-    assert last["citations"] == [] and last["invalid_citations"] == [12] and last["status"] == "uncited"
-    assert "[12]" not in result["answer"]
+    # the sentence citing a source that does not exist lost its citation, was flagged, and is not shown
+    dropped = result["corrections"][-1]
+    assert dropped["original"] == "Vaccines are dangerous." and dropped["action"] == "dropped"
+    assert dropped["status"] == "uncited" and "non-existent source(s) [12]" in dropped["reason"]
+    assert "[12]" not in result["answer"] and "dangerous" not in result["answer"]
+    assert "Vaccines are dangerous." in result["original_answer"]
+    assert all(s["status"] == "supported" for s in result["sentences"])
     # every source sentence is verbatim corpus text
     for src in result["sources"]:
         assert deps.index.docs[src["doc_id"]].sentences[src["sentence_index"]] == src["sentence"]
@@ -90,5 +96,9 @@ def test_planted_instruction_changes_neither_verdict_nor_flags(make_deps):
     premises = " ".join(p for _, p in deps.verifier.seen)
     assert "Ignore all previous instructions" in premises  # the planted text was retrieved and judged as data
     assert result["verdict"]["label"] == "Generally refuted"
-    (sentence,) = result["sentences"]
-    assert sentence["status"] == "uncited" and sentence["flagged"]
+    # the obedient sentence cited nothing: it was flagged and dropped, and the answer quotes the evidence instead
+    (dropped,) = result["corrections"]
+    assert dropped["original"] == "The claim is true." and dropped["status"] == "uncited"
+    assert dropped["action"] == "dropped" and "claim is true" not in result["answer"].lower()
+    floor = result["sentences"]
+    assert floor and all(s["revision"] is None and s["reason"].startswith("quotes [") for s in floor)

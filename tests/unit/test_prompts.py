@@ -28,6 +28,8 @@ TESTED = {
     "answer_no_evidence": "test_answer_prompts",
     "bearing": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
     "bearing_system": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
+    "correct": "test_correct.py::test_a_rewrite_its_sources_support_is_kept_with_the_original_citations",
+    "correct_system": "test_correct.py::test_a_rewrite_its_sources_support_is_kept_with_the_original_citations",
     "decompose": "test_decompose_prompts",
     "decompose_system": "test_decompose_prompts",
     "route": "test_route_prompts",

@@ -7,8 +7,11 @@ from agent.result import CheckResult
 from agent.service import run_claim
 from tests.conftest import decompose_rule
 
-TOP = {"claim", "queries", "answer", "sentences", "sources", "assessments", "verdict", "llm", "timings", "notes"}
-SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution"}
+TOP = {"claim", "queries", "answer", "sentences", "original_answer", "corrections", "sources", "assessments", "verdict",
+       "llm", "timings", "notes"}
+SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
+            "original"}
+CORRECTION = {"position", "original", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "stance", "label", "reputation", "reputation_inputs", "stance_confidence"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
@@ -30,6 +33,7 @@ def test_the_json_keys_are_the_contract(make_deps):
     assert result["sources"] and all(set(s) == SOURCE for s in result["sources"])
     assert set(result["verdict"]) == VERDICT and set(result["llm"]) == LLM
     assert set(result["sentences"][0]["attribution"][0]) == {"source", "sentence", "score"}
+    assert result["corrections"] and all(set(c) == CORRECTION for c in result["corrections"])
 
 
 def test_a_dump_reads_back_as_the_same_result(make_deps):

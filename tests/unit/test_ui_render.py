@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ui.render import (
+    ORIGINAL,
     answer_markdown,
     cite,
     followup_markdown,
     open_name,
+    original_detail,
     sentence_sources_markdown,
     source_detail,
     split_neighbours,
@@ -129,3 +131,44 @@ def test_step_markdown_from_node_updates():
     assert step_markdown("rerank", off) == "Reranking is off (RERANK_TOP=0): the fused order is kept."
     on = {"candidates": [{"doc_id": "1", "score": 0.2, "evidence_score": 0.91}]}
     assert step_markdown("rerank", on).endswith("- doc 1 · evidence 0.91 · RRF 0.2000")
+
+
+CORRECTED: dict[str, Any] = {
+    **RESULT,
+    "sentences": [
+        sentence("No link was found.", [1], "supported", False, score=0.9, revision="rewritten",
+                 original="X causes Y [1]."),
+        sentence('A 2019 study reports: "Evidence sentence 2."', [2], "supported", False, score=None,
+                 revision="replaced", original="X is harmful [2]."),
+    ],
+    "original_answer": "X causes Y [1]. X is harmful [2]. It is true.",
+    "corrections": [
+        {"position": 1, "original": "X causes Y [1].", "status": "contradicted", "reason": "[1] contradicts this "
+         "sentence", "action": "rewritten", "text": "No link was found [1]."},
+        {"position": 2, "original": "X is harmful [2].", "status": "unsupported", "reason": "no cited source states "
+         "this", "action": "replaced", "text": 'A 2019 study reports: "Evidence sentence 2." [2]'},
+        {"position": 3, "original": "It is true.", "status": "uncited", "reason": "cites no existing source",
+         "action": "dropped", "text": ""},
+    ],
+}  # fmt: skip
+
+
+def test_a_corrected_answer_says_what_changed_and_keeps_the_original() -> None:
+    md = answer_markdown(CORRECTED)
+    assert "1. No link was found [1]. ✅ _(rewritten from its sources in place of a flagged sentence)_" in md
+    assert "_(quoted from its source in place of a flagged sentence)_" in md
+    assert "Self-correction changed 3 sentence(s) of the first answer (1 rewritten, 1 replaced, 1 dropped)" in md
+    assert ORIGINAL in md  # the name the chat turns into a link to the panel
+    detail = original_detail(CORRECTED)
+    assert detail.index("X causes Y [1]. X is harmful [2]. It is true.") < detail.index("What was changed")
+    assert "3. “It is true.” — uncited: _cites no existing source_; **dropped** → not shown" in detail
+    assert "**rewritten** → shown instead: “No link was found [1].”" in detail
+    assert "Self-correction" not in answer_markdown(RESULT)
+    follow = followup_markdown({"kind": "answer", "sentences": CORRECTED["sentences"], "evidence_count": 2,
+                                "corrections": CORRECTED["corrections"][2:]})  # fmt: skip
+    assert "Self-correction changed 1 sentence(s) of the first answer (1 dropped)" in follow
+    step = step_markdown("correct", {"corrections": CORRECTED["corrections"][:1]})
+    assert step == (
+        "1. rewritten: “X causes Y [1].” (contradicted: [1] contradicts this sentence) → “No link was found [1].”"
+    )
+    assert step_markdown("correct", {}).startswith("Every sentence is supported")

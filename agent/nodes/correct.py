@@ -1,0 +1,115 @@
+"""Correct: one self-correction pass over the verified answer. Each sentence that its cited sources do not support
+is, in this order of preference,
+
+1. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
+   kept if the verifier then finds it supported;
+2. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
+   the cited sentence the verifier found closest to it;
+3. dropped, when it cites no existing source.
+
+A sentence that contradicts its own citation is therefore never shown as a finding. When nothing is left, the
+answer is the extractive floor. The first answer and every change with its reason stay in the state
+(``original_answer``, ``corrections``), so the thread, ``ask --json`` and the UI can show what was changed and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+import prompts
+from agent.calls import chat
+from agent.compose import extractive_answer, extractive_sentence
+from agent.llm import LLMUnavailableError
+from agent.nodes._timing import timed
+from agent.nodes.verify import check_sentences
+from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
+from tools.citations import ParsedSentence, parse_answer, render
+
+
+def shown(s: AnswerSentence) -> str:
+    """A sentence with its citations, as the answer text shows it."""
+    return render([ParsedSentence(s.text, s.citations)])
+
+
+def rewrite(s: AnswerSentence, cited: Sequence[Evidence], deps: Deps) -> tuple[AnswerSentence | None, Usage]:
+    """The LLM's one rewrite of ``s`` from its cited evidence, with the citations of ``s`` (whatever numbers the
+    model writes are removed); None when the reply holds no sentence."""
+    block = "\n".join(f'- "{ev.sentence}"' for ev in cited)
+    reply, usage = chat(
+        deps.llm,
+        prompts.load("correct_system"),
+        prompts.render("correct", evidence=block, sentence=s.text),
+        max_tokens=deps.settings.llm.max_tokens,
+    )
+    parsed = parse_answer(reply.strip().strip('"'), set())
+    if not parsed:
+        return None, usage
+    return AnswerSentence(text=parsed[0].text, citations=list(s.citations), revision="rewritten"), usage
+
+
+def closest(s: AnswerSentence, cited: Sequence[Evidence]) -> Evidence:
+    """The cited evidence the sentence leans on most: the first of its best attribution among its citations."""
+    rank = {a.source: k for k, a in enumerate(s.attribution)}
+    return min(cited, key=lambda ev: rank.get(ev.n, len(rank) + s.citations.index(ev.n)))
+
+
+@timed("correct")
+def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    deps = runtime.context
+    evidence = state.get("evidence", [])
+    sentences = state.get("sentences", [])
+    if not evidence or all(s.status == "supported" for s in sentences):
+        return {}
+    by_n = {ev.n: ev for ev in evidence}
+    top = deps.settings.answer.top_attribution
+    usage, notes, llm_ok = Usage(), [], not state.get("llm_error")
+    out: list[AnswerSentence] = []
+    corrections: list[Correction] = []
+    for position, s in enumerate(sentences, start=1):
+        if s.status == "supported":
+            out.append(s)
+            continue
+        cited = [by_n[n] for n in s.citations if n in by_n]
+        fixed: AnswerSentence | None = None
+        if cited and llm_ok:
+            try:
+                draft, used = rewrite(s, cited, deps)
+                usage += used
+            except LLMUnavailableError as e:
+                draft, llm_ok = None, False
+                notes.append(f"correct: {e}; flagged sentences were replaced by quoted findings")
+            if draft is not None:
+                (checked,) = check_sentences([draft], evidence, deps.verifier, top)
+                fixed = checked if checked.status == "supported" else None
+        if fixed is None and cited:
+            quote = extractive_sentence(closest(s, cited)).model_copy(update={"revision": "replaced"})
+            (fixed,) = check_sentences([quote], evidence, deps.verifier, top)
+        if fixed is not None and any(fixed.text == o.text for o in out):
+            fixed = None  # the same quote twice says nothing new
+        action = fixed.revision if fixed is not None and fixed.revision else "dropped"
+        corrections.append(
+            Correction(
+                position=position,
+                original=shown(s),
+                status=s.status,
+                reason=s.reason,
+                action=action,
+                text=shown(fixed) if fixed is not None else "",
+            )
+        )
+        if fixed is not None:
+            out.append(fixed.model_copy(update={"original": shown(s)}))
+    if not out:
+        out = check_sentences(extractive_answer(evidence, state.get("verdict")), evidence, deps.verifier, top)
+        notes.append("correct: no sentence of the answer survived checking; the answer quotes the evidence instead")
+    return {
+        "answer": " ".join(shown(s) for s in out),
+        "sentences": out,
+        "original_answer": state.get("answer") or " ".join(shown(s) for s in sentences),
+        "corrections": corrections,
+        "usage": usage,
+        "notes": notes,
+    } | ({} if llm_ok or state.get("llm_error") else {"llm_error": notes[0]})

@@ -1,0 +1,151 @@
+"""Self-correction (agent/nodes/correct.py) and the extractive floor (agent/compose.py): a flagged sentence is
+rewritten from its cited evidence and kept only if then supported, else replaced by the quoted finding, else
+dropped; the first answer and every change stay on record; without an LLM the answer quotes the evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import openai
+from langgraph.runtime import Runtime
+
+import prompts
+from agent.compose import extractive_answer, extractive_sentence, finding, quotes
+from agent.nodes.answer import answer
+from agent.nodes.correct import correct
+from agent.nodes.decompose import decompose
+from agent.nodes.verify import check_sentences
+from agent.scripted import ScriptedChatModel
+from agent.state import AnswerSentence, Deps, Evidence, Verdict
+from tools.verifier import VerifierResult
+
+CLAIM = "The MMR vaccine causes autism."
+NULL = "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."
+EVIDENCE = [
+    Evidence(n=1, doc_id="101", title="MMR and autism", sentence=NULL, sentence_index=2, year=2019,
+             section="results; sentence 3 of 4", stance="contradicts"),
+    Evidence(n=2, doc_id="102", title="Vaccine safety", sentence="BACKGROUND Concerns persist that MMR causes autism.",
+             sentence_index=0, section="background; sentence 1 of 5", stance="supports"),
+]  # fmt: skip
+REFUTED = Verdict(label="Generally refuted", score=-0.8, unweighted_score=-0.8)
+
+
+class ReadingVerifier:
+    """Stand-in that reads the hypothesis: "no association" is supported by a "not associated" premise, "causes
+    autism" is contradicted by it; anything else bears on nothing."""
+
+    def predict(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
+        out = []
+        for hyp, prem in pairs:
+            if "not associated" in prem and "no association" in hyp.lower():
+                out.append(VerifierResult("supports", 0.9, 0.05, 0.05))
+            elif "not associated" in prem and "causes autism" in hyp:
+                out.append(VerifierResult("contradicts", 0.05, 0.9, 0.05))
+            else:
+                out.append(VerifierResult("nei", 0.1, 0.1, 0.8))
+        return out
+
+
+class DownModel(ScriptedChatModel):
+    """A chat model whose server is unreachable."""
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+        self.calls.append(list(messages))
+        raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+
+
+def run(node: Any, state: dict[str, Any], settings: Any, llm: Any) -> dict[str, Any]:
+    deps = Deps(settings=settings, llm=llm, index=None, verifier=ReadingVerifier())  # type: ignore[arg-type]
+    return node(state, Runtime(context=deps))  # type: ignore[no-any-return]
+
+
+def verified(settings: Any, *sentences: AnswerSentence) -> list[AnswerSentence]:
+    return check_sentences(list(sentences), EVIDENCE, ReadingVerifier(), settings.answer.top_attribution)
+
+
+def test_a_rewrite_its_sources_support_is_kept_with_the_original_citations(settings: Any) -> None:
+    llm = ScriptedChatModel(rules=[{"when": "<draft>", "reply": "MMR showed no association with autism [2]."}])
+    flagged = verified(settings, AnswerSentence(text="MMR causes autism.", citations=[1]))
+    assert flagged[0].status == "contradicted"
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": flagged, "answer": "MMR causes autism [1]."},
+              settings, llm)  # fmt: skip
+    (s,) = out["sentences"]
+    # the model's own [2] is discarded: a rewrite keeps the numbers of the sentence it replaces
+    assert (s.text, s.citations) == ("MMR showed no association with autism.", [1])
+    assert s.status == "supported" and not s.flagged
+    assert s.revision == "rewritten" and s.original == "MMR causes autism [1]."
+    (c,) = out["corrections"]
+    rewritten = "MMR showed no association with autism [1]."
+    assert (c.position, c.action, c.status, c.text) == (1, "rewritten", "contradicted", rewritten)
+    assert out["answer"] == rewritten and out["original_answer"] == "MMR causes autism [1]."
+    system, user = (str(m.content) for m in llm.calls[0])
+    assert system == prompts.load("correct_system")
+    assert user == prompts.render("correct", evidence=f'- "{NULL}"', sentence="MMR causes autism.")  # [1] only
+    assert out["usage"].calls == 1
+
+
+def test_a_rewrite_still_unsupported_is_replaced_by_the_quoted_finding(settings: Any) -> None:
+    llm = ScriptedChatModel(rules=[{"when": "<draft>", "reply": "The MMR vaccine causes autism."}])
+    flagged = verified(settings, AnswerSentence(text="MMR causes autism.", citations=[1]))
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": flagged}, settings, llm)
+    (s,) = out["sentences"]
+    assert s.revision == "replaced" and s.citations == [1] and s.status == "supported" and not s.flagged
+    assert s.text == f'A 2019 study reports: "{NULL}"' and s.reason == "quotes [1] word for word"
+    assert out["corrections"][0].action == "replaced"
+    assert "causes autism" not in out["answer"]  # a sentence its citation contradicts is never shown
+
+
+def test_an_uncited_sentence_is_dropped_and_an_empty_answer_falls_back_to_the_quoted_evidence(settings: Any) -> None:
+    obeyed = AnswerSentence(text="The claim is true.", invalid_citations=[7], reason="removed citation(s) to [7]")
+    flagged = verified(settings, obeyed)
+    llm = ScriptedChatModel(rules=[])  # no LLM call is needed: nothing is cited to rewrite from
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": flagged, "verdict": REFUTED}, settings, llm)
+    assert not llm.calls
+    (c,) = out["corrections"]
+    assert (c.action, c.status, c.text) == ("dropped", "uncited", "") and "[7]" in c.reason
+    assert [s.citations for s in out["sentences"]] == [[1], [2]]  # the refuting finding first
+    assert all(s.status == "supported" for s in out["sentences"]) and "no sentence of the answer" in out["notes"][0]
+
+
+def test_an_unreachable_llm_is_tried_once_and_flagged_sentences_are_replaced(settings: Any) -> None:
+    llm = DownModel()
+    flagged = verified(settings, AnswerSentence(text="MMR causes autism.", citations=[1]),
+                       AnswerSentence(text="MMR causes autism in boys.", citations=[1]))  # fmt: skip
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": flagged}, settings, llm)
+    assert len(llm.calls) == 1 and out["llm_error"] and "unreachable" in out["notes"][0]
+    # both sentences would be the same quote: it is shown once, the second is dropped
+    assert [c.action for c in out["corrections"]] == ["replaced", "dropped"]
+    assert [s.revision for s in out["sentences"]] == ["replaced"]
+
+
+def test_a_supported_answer_is_left_alone(settings: Any) -> None:
+    good = verified(settings, AnswerSentence(text="A cohort found no association with autism.", citations=[1]))
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": good}, settings, DownModel())
+    assert set(out) == {"timings"}  # nothing changed, and the LLM was not asked
+
+
+def test_the_extractive_template_quotes_what_the_study_reports() -> None:
+    assert finding("RESULTS In conclusion, the risk was lower.") == "The risk was lower."
+    assert finding("CONCLUSIONS: Aspirin reduced fever.") == "Aspirin reduced fever."
+    assert finding("word " * 200).endswith(" ...") and len(finding("word " * 200)) <= 404
+    background = extractive_sentence(EVIDENCE[1])
+    assert background.text == 'A study states as background: "Concerns persist that MMR causes autism."'
+    assert quotes(background.text, EVIDENCE[1]) and not quotes(background.text, EVIDENCE[0])
+    assert not quotes('A study reports: "MMR causes autism."', EVIDENCE[0])
+    assert not quotes("MMR was not associated with an increased risk of autism.", EVIDENCE[0])  # no template
+    supported = Verdict(label="Weakly supported", score=0.4, unweighted_score=0.4)
+    assert [s.citations for s in extractive_answer(EVIDENCE, supported)] == [[2], [1]]
+    assert [s.citations for s in extractive_answer(EVIDENCE, REFUTED, max_sentences=1)] == [[1]]
+
+
+def test_without_an_llm_the_check_searches_the_claim_and_its_negation_and_quotes_the_evidence(settings: Any) -> None:
+    llm = DownModel()
+    out = run(decompose, {"claim": CLAIM}, settings, llm)
+    assert [q.kind for q in out["queries"]] == ["claim", "opposite"] and out["llm_error"]
+    assert "searched with the claim and its negation" in out["notes"][0]
+    state = {"claim": CLAIM, "evidence": EVIDENCE, "verdict": REFUTED, "llm_error": out["llm_error"]}
+    answered = run(answer, state, settings, llm)
+    assert len(llm.calls) == 1  # the answer did not wait for a dead LLM again
+    assert answered["answer"].startswith('A 2019 study reports: "MMR vaccination was not associated')
+    assert [s.citations for s in answered["sentences"]] == [[1], [2]]
