@@ -118,8 +118,12 @@ class JudgeSettings(SettingsGroup):
 
 
 class AnswerSettings(SettingsGroup):
+    # how the answer is written (agent.strategies): abstractive, per_evidence, extractive or hybrid
+    strategy: Literal["abstractive", "per_evidence", "extractive", "hybrid"] = Field(
+        "abstractive", validation_alias="ANSWER_STRATEGY"
+    )
     max_claim_chars: int = Field(2000, gt=0)
-    # title characters the LLM sees per evidence line
+    # title characters the follow-up router sees per evidence line (answer prompts show no titles)
     max_title_chars: int = Field(120, gt=0)
     # best-matching source sentences listed per answer sentence
     top_attribution: int = Field(2, ge=0)

@@ -11,9 +11,9 @@ from langgraph.runtime import Runtime
 from agent import stages
 from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState
-from agent.nodes.answer import answer_sentences
 from agent.result import CheckResult
 from agent.state import Evidence
+from agent.strategies import answer_sentences
 from tools.citations import parse_answer
 
 

@@ -1,8 +1,10 @@
-"""Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list.
+"""Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list, written by
+the strategy ANSWER_STRATEGY names (agent.strategies).
 
-Citations are valid by construction: numbers that name no evidence are stripped here and the sentence is
-flagged; the answer text the user sees carries only real citations. Without a working LLM the answer is the
-extractive floor (agent.compose), which quotes the evidence."""
+Citations are valid by construction: numbers that name no evidence are stripped and the sentence is flagged; the
+answer text the user sees carries only real citations. Without a working LLM the answer is the extractive floor
+(agent.compose), which quotes the evidence. ``evidence_block`` is the evidence with titles, as the follow-up router
+reads it."""
 
 from __future__ import annotations
 
@@ -12,12 +14,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
-from agent.calls import chat
-from agent.compose import extractive_answer
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.state import AnswerSentence, ClaimState, Deps, Evidence, Verdict
-from tools.citations import ParsedSentence, parse_answer, render
+from agent.state import AnswerSentence, ClaimState, Deps, Evidence
+from agent.strategies import write
+from tools.citations import ParsedSentence, render
 
 
 def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
@@ -30,19 +31,6 @@ def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
     return "\n".join(lines)
 
 
-def answer_sentences(parsed: list[ParsedSentence]) -> list[AnswerSentence]:
-    """Answer sentences before verification; a stripped citation is recorded and stated as the reason."""
-    return [
-        AnswerSentence(
-            text=p.text,
-            citations=p.citations,
-            invalid_citations=p.invalid,
-            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
-        )
-        for p in parsed
-    ]
-
-
 @timed("answer")
 def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     evidence = state.get("evidence", [])
@@ -50,29 +38,18 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         text = prompts.load("answer_no_evidence")
         return {"answer": text, "sentences": [AnswerSentence(text=text, status="uncited")]}
     verdict = state.get("verdict")
+    strategy = runtime.context.settings.answer.strategy
     if state.get("llm_error"):
-        return extractive(evidence, verdict)
+        strategy = "extractive"
     try:
-        reply, usage = chat(
-            runtime.context.llm,
-            prompts.load("answer_system"),
-            prompts.render(
-                "answer",
-                claim=state["claim"],
-                evidence=evidence_block(evidence, runtime.context.settings.answer.max_title_chars),
-                numbers=", ".join(f"[{ev.n}]" for ev in evidence),
-                verdict=verdict.describe() if verdict else "unknown",
-            ),
-            max_tokens=runtime.context.settings.llm.max_tokens,
-        )
+        sentences, usage = write(strategy, state["claim"], evidence, verdict, runtime.context)
     except LLMUnavailableError as e:
+        sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
         note = f"answer: {e}; the answer quotes the evidence instead"
-        return extractive(evidence, verdict) | {"llm_error": str(e), "notes": [note]}
-    parsed = parse_answer(reply, {ev.n for ev in evidence})
-    return {"answer": render(parsed), "sentences": answer_sentences(parsed), "usage": usage}
+        return shown(sentences) | {"llm_error": str(e), "notes": [note]}
+    return shown(sentences) | {"usage": usage}
 
 
-def extractive(evidence: Sequence[Evidence], verdict: Verdict | None) -> dict[str, Any]:
-    """The extractive floor as the answer (agent.compose): no LLM involved."""
-    sentences = extractive_answer(evidence, verdict)
+def shown(sentences: list[AnswerSentence]) -> dict[str, Any]:
+    """The state update: the sentences, and the answer text with their valid citations."""
     return {"answer": render([ParsedSentence(s.text, s.citations) for s in sentences]), "sentences": sentences}

@@ -27,8 +27,8 @@ def test_replay_answers_from_the_recorded_evidence_and_verdict(make_deps):
     deps = make_deps([{"when": "<evidence>", "reply": "No link [1]."}], verifier_rules={})
     replay_answer(record(1, EV), deps)
     prompt = "\n".join(str(m.content) for m in deps.llm.calls[-1])
-    assert SENTENCE in prompt and "Measles-mumps-rubella vaccination and autism" in prompt
-    assert "contradicts the claim" in prompt and "Generally refuted" in prompt
+    assert f'<finding n="1" stance="contradicts the claim">{SENTENCE}</finding>' in prompt
+    assert "Measles-mumps-rubella" not in prompt and "Generally refuted" in prompt  # no title to copy
 
 
 def test_replay_runs_answer_and_verify_and_counts_invalid_citations(make_deps):

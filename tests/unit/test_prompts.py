@@ -26,6 +26,8 @@ TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
     "answer_no_evidence": "test_answer_prompts",
+    "answer_per_evidence": "test_strategies.py::test_per_evidence_fixes_each_number_and_ignores_unknown_lines",
+    "answer_hybrid": "test_strategies.py::test_hybrid_sums_up_then_quotes",
     "bearing": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
     "bearing_system": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
     "correct": "test_correct.py::test_a_rewrite_its_sources_support_is_kept_with_the_original_citations",
@@ -53,7 +55,9 @@ def test_answer_prompts(make_deps):
     out = answer({"claim": CLAIM, "evidence": EVIDENCE, "verdict": verdict}, Runtime(context=deps))
     text = seen(deps)
     assert prompts.load("answer_system") in text and f'Claim: "{CLAIM}"' in text
-    assert '[1] (MMR and autism, 2019; contradicts the claim) "MMR was not associated with autism."' in text
+    finding = '<finding n="1" year="2019" stance="contradicts the claim">MMR was not associated with autism.</finding>'
+    assert finding in text
+    assert "MMR and autism" not in text  # the title is not shown, so it cannot be copied
     assert "these numbers and no others: [1]." in text
     assert "Overall verdict from the evidence: Generally refuted" in text
     assert out["sentences"][0].citations == [1]

@@ -1,0 +1,106 @@
+"""How the answer step writes its sentences (ANSWER_STRATEGY), all from the same numbered evidence:
+
+* ``abstractive``: the LLM writes 1 to 3 sentences and chooses their citations (prompts/answer.md);
+* ``per_evidence``: the LLM writes one sentence for each evidence item; the item's number is attached by the code,
+  not chosen by the model (prompts/answer_per_evidence.md);
+* ``extractive``: no LLM; each item quoted with its study's year and number (agent.compose);
+* ``hybrid``: one LLM sentence that sums up the findings, citing every item, then the quoted findings
+  (prompts/answer_hybrid.md).
+
+The LLM reads the evidence as ``<finding>`` items inside ``<evidence>`` tags, with no title (titles were copied
+into answers as if they were findings) and no example answer to copy. Every strategy returns answer sentences whose
+citations name existing evidence only; verify and correct check them afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import prompts
+from agent.calls import chat
+from agent.compose import extractive_answer
+from agent.state import AnswerSentence, Deps, Evidence, Usage, Verdict
+from tools.citations import ParsedSentence, parse_answer
+
+Strategy = Literal["abstractive", "per_evidence", "extractive", "hybrid"]
+STANCE = {"supports": "supports the claim", "contradicts": "contradicts the claim"}
+_NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$")  # "1: ..." or "[1] ..."
+
+
+def findings_block(evidence: Sequence[Evidence]) -> str:
+    """The evidence as the answer prompts show it: one ``<finding>`` per item with its number, the study's year
+    and the verifier's stance, the sentence inside."""
+    items = []
+    for ev in evidence:
+        year = f' year="{ev.year}"' if ev.year else ""
+        items.append(f'<finding n="{ev.n}"{year} stance="{STANCE.get(ev.stance, "unclear")}">{ev.sentence}</finding>')
+    return "\n".join(items)
+
+
+def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:
+    """Answer sentences before verification; a stripped citation is recorded and stated as the reason."""
+    return [
+        AnswerSentence(
+            text=p.text,
+            citations=p.citations,
+            invalid_citations=p.invalid,
+            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
+        )
+        for p in parsed
+    ]
+
+
+def _ask(name: str, claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[str, Usage]:
+    values = {"claim": claim, "evidence": findings_block(evidence)}
+    if name == "answer":
+        values |= {
+            "numbers": ", ".join(f"[{ev.n}]" for ev in evidence),
+            "verdict": verdict.describe() if verdict else "unknown",
+        }
+    return chat(
+        deps.llm, prompts.load("answer_system"), prompts.render(name, **values), max_tokens=deps.settings.llm.max_tokens
+    )
+
+
+def abstractive(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
+    reply, usage = _ask("answer", claim, evidence, verdict, deps)
+    return answer_sentences(parse_answer(reply, {ev.n for ev in evidence})), usage
+
+
+def per_evidence(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
+    """One sentence per item, in the model's words; the line's number decides the citation, and a number that names
+    no item, or one already answered, is ignored."""
+    reply, usage = _ask("answer_per_evidence", claim, evidence, verdict, deps)
+    known = {ev.n for ev in evidence}
+    out: list[AnswerSentence] = []
+    for line in reply.splitlines():
+        m = _NUMBERED.match(line)
+        n = int(m.group(1) or m.group(2)) if m else 0
+        if not m or n not in known or any(s.citations == [n] for s in out):
+            continue
+        parsed = parse_answer(m.group(3), set())
+        if parsed:
+            out.append(AnswerSentence(text=parsed[0].text, citations=[n]))
+    return out, usage
+
+
+def hybrid(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
+    """One summing-up sentence citing every item it was given, then the quoted findings."""
+    quoted = extractive_answer(evidence, verdict)
+    reply, usage = _ask("answer_hybrid", claim, evidence, verdict, deps)
+    parsed = parse_answer(reply, set())
+    summary = [AnswerSentence(text=parsed[0].text, citations=[ev.n for ev in evidence])] if parsed else []
+    return summary + quoted, usage
+
+
+def write(
+    strategy: Strategy, claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps
+) -> tuple[list[AnswerSentence], Usage]:
+    """The answer sentences of ``strategy`` (raises LLMUnavailableError for the strategies that need the LLM)."""
+    if strategy == "extractive":
+        return extractive_answer(evidence, verdict), Usage()
+    write_with = {"abstractive": abstractive, "per_evidence": per_evidence, "hybrid": hybrid}[strategy]
+    sentences, usage = write_with(claim, evidence, verdict, deps)
+    return list(sentences), usage

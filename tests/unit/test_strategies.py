@@ -1,0 +1,70 @@
+"""The answer strategies (agent/strategies.py) on the same evidence with the scripted model: what each prompt
+shows, and how the reply becomes answer sentences whose citations name existing evidence only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import prompts
+from agent.scripted import ScriptedChatModel
+from agent.state import Deps, Evidence, Verdict
+from agent.strategies import findings_block, write
+
+CLAIM = "The MMR vaccine causes autism."
+EVIDENCE = [
+    Evidence(n=1, doc_id="101", title="MMR and autism", sentence="MMR was not associated with autism.",
+             sentence_index=2, year=2019, section="results; sentence 3 of 4", stance="contradicts"),
+    Evidence(n=2, doc_id="102", title="Vaccines", sentence="No link between vaccines and autism was found.",
+             sentence_index=4, stance="contradicts"),
+]  # fmt: skip
+REFUTED = Verdict(label="Generally refuted", score=-1.0, unweighted_score=-1.0)
+
+
+def deps(settings: Any, reply: str) -> Deps:
+    return Deps(settings=settings, llm=ScriptedChatModel(rules=[{"reply": reply}]), index=None, verifier=None)  # type: ignore[arg-type]
+
+
+def sent(d: Deps) -> str:
+    return str(d.llm.calls[-1][-1].content)  # type: ignore[attr-defined]
+
+
+def test_the_findings_block_has_no_titles_and_no_example_to_copy() -> None:
+    block = findings_block(EVIDENCE)
+    assert block.splitlines() == [
+        '<finding n="1" year="2019" stance="contradicts the claim">MMR was not associated with autism.</finding>',
+        '<finding n="2" stance="contradicts the claim">No link between vaccines and autism was found.</finding>',
+    ]
+    for name in ("answer", "answer_per_evidence", "answer_hybrid"):
+        assert "example" not in prompts.load(name).lower()
+
+
+def test_per_evidence_fixes_each_number_and_ignores_unknown_lines(settings: Any) -> None:
+    reply = "1: A 2019 cohort found no association with autism [2].\n7: Invented.\n1: Again.\n[2] No link was seen."
+    d = deps(settings, reply)
+    sentences, usage = write("per_evidence", CLAIM, EVIDENCE, REFUTED, d)
+    # the number at the start of a line decides the citation; the model's own [2] inside line 1 is dropped
+    assert [(s.text, s.citations) for s in sentences] == [
+        ("A 2019 cohort found no association with autism.", [1]),
+        ("No link was seen.", [2]),
+    ]
+    assert sent(d) == prompts.render("answer_per_evidence", claim=CLAIM, evidence=findings_block(EVIDENCE))
+    assert usage.calls == 1
+
+
+def test_hybrid_sums_up_then_quotes(settings: Any) -> None:
+    d = deps(settings, "Both studies found no link between MMR and autism [1].")
+    sentences, _ = write("hybrid", CLAIM, EVIDENCE, REFUTED, d)
+    assert [s.citations for s in sentences] == [[1, 2], [1], [2]]
+    assert sentences[0].text == "Both studies found no link between MMR and autism."
+    assert sentences[1].text == 'A 2019 study reports: "MMR was not associated with autism."'
+    assert sent(d) == prompts.render("answer_hybrid", claim=CLAIM, evidence=findings_block(EVIDENCE))
+
+
+def test_abstractive_strips_numbers_that_name_no_evidence_and_extractive_needs_no_llm(settings: Any) -> None:
+    d = deps(settings, "No study found a link [1, 9]. It is safe [4].")
+    sentences, _ = write("abstractive", CLAIM, EVIDENCE, REFUTED, d)
+    assert [(s.citations, s.invalid_citations) for s in sentences] == [([1], [9]), ([], [4])]
+    quiet = deps(settings, "unused")
+    quoted, usage = write("extractive", CLAIM, EVIDENCE, REFUTED, quiet)
+    assert not quiet.llm.calls and usage.calls == 0  # type: ignore[attr-defined]
+    assert [s.citations for s in quoted] == [[1], [2]]
