@@ -1,0 +1,80 @@
+"""Checks of an answer sentence that do not use the verifier: whether its words are in what it cites (the
+independent support check), and whether it copies a title, restates the claim or copies the prompt.
+
+* content-word support: the share of the sentence's content words (no stop words, no numbers, no words of the
+  extractive template) found in the sentences it cites, compared by a crude stem (the first 5 letters); a sentence
+  is supported when at least ``SUPPORT_SHARE`` of them are. It cannot see direction ("increased" and "decreased"
+  share no stem, but "not" is a stop word), so it is a floor, not a judge.
+* a copied title or a restated claim: a run of ``RUN`` consecutive words of the title (or the claim) that the
+  cited sentences do not contain; for a claim shorter than ``RUN`` words, the whole claim.
+* copied prompt text: the prompts' own phrases (the evidence tags and attributes, the verifier's stance phrases,
+  any run of ``RUN`` words of an answer prompt's instructions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import prompts
+
+SUPPORT_SHARE = 0.75
+RUN = 6
+_WORD = re.compile(r"[a-z][a-z0-9\-]*")
+STOP = set(
+    """a about above after again against all also although among an and any are as at be because been before being
+    between both but by can could did do does during each either for from further had has have having here how
+    however if in into is it its itself may might more most much must no nor not of on only or other our out over
+    own same should so some such than that the their them then there these they this those through to too under
+    until up very was we were what when where whether which while who whom why will with within would yet study
+    studies found find reports report reported states background showed shows show""".split()  # noqa: SIM905
+)
+PROMPT_MARKERS = ("<finding", "</finding", "stance=", "supports the claim", "contradicts the claim", "<evidence")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def content_stems(text: str) -> set[str]:
+    return {w[:5] for w in words(text) if w not in STOP and len(w) > 2}
+
+
+def support_share(sentence: str, cited: Sequence[str]) -> float | None:
+    """Share of the sentence's content stems found in the cited sentences (None when it has none)."""
+    mine = content_stems(sentence)
+    if not mine:
+        return None
+    theirs = set().union(*(content_stems(c) for c in cited)) if cited else set()
+    return len(mine & theirs) / len(mine)
+
+
+def _runs(tokens: Sequence[str], n: int) -> Iterable[str]:
+    return (" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+
+
+def copies(sentence: str, source: str, cited: Sequence[str], run: int = RUN) -> bool:
+    """Whether the sentence holds a run of ``run`` consecutive words of ``source`` (all of it when shorter) that no
+    cited sentence holds."""
+    src = words(source)
+    n = min(run, len(src))
+    if n < 3:
+        return False
+    mine = f" {' '.join(words(sentence))} "
+    evidence = f" {' '.join(words(' '.join(cited)))} "
+    return any(f" {r} " in mine and f" {r} " not in evidence for r in _runs(src, n))
+
+
+def prompt_runs(names: Sequence[str] = ("answer", "answer_per_evidence", "answer_hybrid", "correct")) -> set[str]:
+    """The runs of ``RUN`` words of the answer prompts' own instructions (placeholders removed)."""
+    out: set[str] = set()
+    for name in names:
+        text = re.sub(r"\{\w+\}", " ", prompts.load(name))
+        out |= set(_runs(words(text), RUN))
+    return out
+
+
+def copies_prompt(sentence: str, runs: set[str]) -> bool:
+    low = sentence.lower()
+    mine = f" {' '.join(words(sentence))} "
+    return any(m in low for m in PROMPT_MARKERS) or any(f" {r} " in mine for r in runs)
