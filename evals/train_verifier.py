@@ -19,6 +19,11 @@ Recipe
   training claim that a simple rule can negate (``negate_claim``: insert/remove "not" after an auxiliary,
   "reduces" -> "does not reduce", "does not affect" -> "affects", ...), add (negated claim, same rationale,
   flipped label). Held-out claims are never augmented, so held-out numbers stay comparable.
+* Optional claim-side direction flips (``--claim-flips``): the claim with its one direction word reversed
+  ("poorer prognosis" -> "better prognosis"), same rationale, flipped label (augment.py).
+* Trial levers: ``--base DIR`` starts from another sentence-transformers folder (e.g. all-mpnet-base-v2) and
+  ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
+  (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
 * Model selection: a held-out slice of TRAIN claims (grouped by claim text) is evaluated after every epoch
   with the same protocol as dev; the best epoch is kept. Optionally (--retrain) a final model is trained on
