@@ -10,8 +10,10 @@ Each artifact is read with the premise style it was trained on (its config's "pr
 premise with section, position and the sentence before; absent = "plain", "title: text"). A placed artifact is
 also measured on plain dev premises: the with / without context comparison. ``--calibrate NAME`` writes the fitted
 temperature into that artifact's config and draws its reliability diagram. ``--earlier FILE`` carries the trials of
-an earlier run's JSON into the tables, marked as such with that run's command, for trials whose premise code has
-since changed (they cannot be re-measured as they were trained); a name measured again in this run is not repeated.
+an earlier run's JSON (and the runs it carried) into the tables, marked as such with each run's command, for trials
+whose artifacts are gone or whose premise code has since changed (they cannot be re-measured as they were trained);
+a name measured again in this run is not repeated. ``--abstract-level`` adds abstract-level pairs: joint-reading
+artifacts are measured there, sentence-level ones by reading every sentence of each abstract.
 """
 
 from __future__ import annotations
@@ -110,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trial", action="append", required=True, metavar="NAME=DIR")
     p.add_argument("--calibrate", metavar="NAME", help="write the fitted temperature into this trial's artifact")
     p.add_argument("--note", default="", help="a line for the report (what each trial was trained with)")
-    p.add_argument("--earlier", type=Path, help="an earlier verifier_trials JSON whose trials the tables carry")
+    p.add_argument(
+        "--earlier", type=Path, help="an earlier verifier_trials JSON: the tables carry its trials and those it carried"
+    )
     p.add_argument("--earlier-note", default="", help="a line on how the earlier run differs")
     p.add_argument(
         "--abstract-level",
@@ -161,13 +165,24 @@ def main(argv: list[str] | None = None) -> int:
         "calibrated": args.calibrate,
     }
     if args.earlier:
-        before = json.loads(args.earlier.read_text())
-        res["earlier"] = {k: before[k] for k in ("command", "date", "git_commit")} | {
-            "trials": {n: m for n, m in before["trials"].items() if n not in measured},
-            "note": args.earlier_note,
-        }
+        res["earlier"] = carried_runs(json.loads(args.earlier.read_text()), args.earlier_note, set(measured))
     write_experiment(args.out, "verifier_trials", res, markdown)
     return 0
+
+
+def carried_runs(before: Mapping[str, Any], note: str, measured: set[str]) -> list[dict[str, Any]]:
+    """The runs an earlier trials JSON holds, newest first (its own trials, then those it carried), each with its
+    command and the trials not measured since."""
+    nested = before.get("earlier") or []
+    nested = [nested] if isinstance(nested, Mapping) else list(nested)
+    runs = [{k: before[k] for k in ("command", "date", "git_commit")} | {"trials": before["trials"], "note": note}]
+    out, seen = [], set(measured)
+    for run in [*runs, *nested]:
+        trials = {n: m for n, m in run["trials"].items() if n not in seen}
+        seen |= set(trials)
+        if trials:
+            out.append({**run, "trials": trials})
+    return out
 
 
 def markdown(res: Mapping[str, Any]) -> str:
@@ -189,8 +204,10 @@ def markdown(res: Mapping[str, Any]) -> str:
         "T | dev ECE before → after | probes right | pairs/s | training s |",
         "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
-    earlier = res.get("earlier", {}).get("trials", {})
-    every = {**res["trials"], **{f"{n} (earlier)": m for n, m in earlier.items()}}
+    runs = res.get("earlier", [])
+    earlier = {f"{n} (earlier{'' if len(runs) == 1 else f' {k}'})": m for k, run in enumerate(runs, start=1)
+               for n, m in run["trials"].items()}  # fmt: skip
+    every = {**res["trials"], **earlier}
     rows = {n: m for n, m in every.items() if m["premise"] != "abstract"}
     for name, m in rows.items():
         per = m["dev"]["per_class"]
@@ -202,9 +219,9 @@ def markdown(res: Mapping[str, Any]) -> str:
             f"{m['temperature']:.2f} | {cal['dev_before']['ece']:.3f} → {cal['dev_after']['ece']:.3f} | "
             f"{right}/{len(m['probes'])} | {m['pairs_per_s']} | {m['training_wall_time_s'] or '-'} |"
         )
-    if earlier:
-        e = res["earlier"]
-        lines += ["", f"(earlier): `{e['command']}` — {e['date']}, commit {e['git_commit']}. {e['note']}"]
+    for k, e in enumerate(runs, start=1):
+        tag = "earlier" if len(runs) == 1 else f"earlier {k}"
+        lines += ["", f"({tag}): `{e['command']}` — {e['date']}, commit {e['git_commit']}. {e['note']}".rstrip()]
     plain = {n: m for n, m in rows.items() if "dev_plain_premises" in m}
     if plain:
         lines += [
