@@ -93,6 +93,8 @@ class Correction(BaseModel):
 
     position: int  # 1-based, in the first answer
     original: str  # the flagged sentence as first written, citations included
+    citations: list[int] = Field(default_factory=list)  # its valid citations
+    invalid_citations: list[int] = Field(default_factory=list)  # the numbers it cited that name no evidence
     status: Status  # its verdict from the verifier
     reason: str  # why it was flagged
     action: Literal["rewritten", "replaced", "dropped"]

@@ -94,6 +94,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             Correction(
                 position=position,
                 original=shown(s),
+                citations=s.citations,
+                invalid_citations=s.invalid_citations,
                 status=s.status,
                 reason=s.reason,
                 action=action,
@@ -103,7 +105,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         if fixed is not None:
             out.append(fixed.model_copy(update={"original": shown(s)}))
     if not out:
-        out = check_sentences(extractive_answer(evidence, state.get("verdict")), evidence, deps.verifier, top)
+        floor = [q.model_copy(update={"revision": "replaced"}) for q in extractive_answer(evidence, state.get("verdict"))]
+        out = check_sentences(floor, evidence, deps.verifier, top)
         notes.append("correct: no sentence of the answer survived checking; the answer quotes the evidence instead")
     return {
         "answer": " ".join(shown(s) for s in out),

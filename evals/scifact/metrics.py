@@ -5,8 +5,10 @@
   evidence docs. ``retrieval_cited``: the same with gold = ``cited_doc_ids`` (BEIR's definition, all claims).
   ``baselines``: both blocks for BM25 alone and dense alone (the claim query's own lists).
 * ``abstract`` / ``sentence``: the official SciFact rules (evals.scifact_metrics) on each record's predictions.
-* ``faithfulness``: ``citation_validity`` = valid citations / all citations the model wrote (before invalid ones
-  were stripped); ``attributable_rate`` = answer sentences with status "supported" / all answer sentences.
+* ``faithfulness`` (answers to claims with evidence): ``citation_validity`` = valid citations / all citations the
+  model wrote (before invalid ones were stripped); ``attributable_rate`` = shown answer sentences with status
+  "supported" / all shown sentences, after self-correction; ``draft_attributable_rate`` the same before it;
+  ``answers_corrected`` and the ``corrections`` by action.
 * ``verifier``: ``macro_f1`` and ``accuracy`` from ``evals/results/verifier_dev.json`` (written by the verifier
   training; None when absent). ``flag_precision`` / ``flag_recall`` use a proxy for the unknown truth: an answer
   sentence *should be flagged* when none of the evidence sentences it cites (valid citations only) is a gold
@@ -59,6 +61,32 @@ def flag_counts(record: Mapping[str, Any], claim: Mapping[str, Any]) -> tuple[in
         flagged += f
         should += sh
     return both, flagged, should
+
+
+def draft_sentences(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The answer as first written and verified, before self-correction: the shown sentences it did not change,
+    and each corrected one as the correction recorded it."""
+    kept = [s for s in result["sentences"] if not s.get("revision")]
+    return kept + [
+        {"citations": c["citations"], "invalid_citations": c["invalid_citations"], "status": c["status"]}
+        for c in result.get("corrections", [])
+    ]
+
+
+def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``citation_validity`` of what the model wrote; ``attributable_rate`` of what is shown (after
+    self-correction, a quote of the cited source counting as supported); ``draft_attributable_rate`` before it;
+    the share of answers self-correction changed and its actions."""
+    shown = faithfulness_metrics([s for r in results for s in r["sentences"]])
+    draft = faithfulness_metrics([s for r in results for s in draft_sentences(r)])
+    actions = [c["action"] for r in results for c in r.get("corrections", [])]
+    return {
+        "citation_validity": draft["citation_validity"],
+        "attributable_rate": shown["attributable_rate"],
+        "draft_attributable_rate": draft["attributable_rate"],
+        "answers_corrected": _ratio(sum(bool(r.get("corrections")) for r in results), len(results)),
+        "corrections": {a: actions.count(a) for a in ("rewritten", "replaced", "dropped")},
+    }
 
 
 def faithfulness_metrics(sentences: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
@@ -134,7 +162,7 @@ def full_metrics(
             "flag_precision": _ratio(both, flagged),
             "flag_recall": _ratio(both, should),
         },
-        "faithfulness": faithfulness_metrics([s for r in recs for s in r["result"]["sentences"]]),
+        "faithfulness": answer_faithfulness([r["result"] for r in recs if r["result"]["sources"]]),
         "cost": _cost(recs),
     }
 
@@ -147,7 +175,9 @@ def retrieval_only_metrics(records: Sequence[Mapping[str, Any]], claims: Sequenc
         "sentence": _empty_sentence(),
         # the verifier is not run here; its dev figures belong to the full run and verifier_dev.json
         "verifier": {"macro_f1": None, "accuracy": None, "flag_precision": None, "flag_recall": None},
-        "faithfulness": {"citation_validity": None, "attributable_rate": None},
+        "faithfulness": dict.fromkeys(
+            ("citation_validity", "attributable_rate", "draft_attributable_rate", "answers_corrected", "corrections")
+        ),
         "cost": _cost(records),
     }
 

@@ -11,6 +11,7 @@ import pytest
 
 from agent.state import AnswerSentence, Evidence, Query, RankedDoc, SourceAssessment, Usage, Verdict
 from evals.scifact.metrics import (
+    answer_faithfulness,
     flag_counts,
     full_metrics,
     retrieval_only_metrics,
@@ -180,6 +181,8 @@ def test_full_metrics_from_records(tmp_path: Path):
     # Faithfulness: valid citations 1 + 2 + 1 + 1 = 5, invalid 2 -> 5/7; supported 2 of 5 sentences.
     assert m["faithfulness"]["citation_validity"] == pytest.approx(5 / 7)
     assert m["faithfulness"]["attributable_rate"] == pytest.approx(2 / 5)
+    assert m["faithfulness"]["draft_attributable_rate"] == pytest.approx(2 / 5)  # nothing was corrected
+    assert m["faithfulness"]["answers_corrected"] == 0.0
     # Flags: claim 7 (2, 3, 3); claim 8 has no sentences.
     assert m["verifier"] == {
         "macro_f1": 0.81,
@@ -211,7 +214,9 @@ def test_retrieval_only_metrics_keep_every_key_with_none_where_unmeasured():
     assert m["baselines"]["bm25"]["retrieval"]["recall@3"] == 0.5
     assert m["baselines"]["dense"]["retrieval"]["ndcg@10"] == 0.0
     assert m["abstract"]["label_only"] == {"precision": None, "recall": None, "f1": None}
-    assert m["faithfulness"] == {"citation_validity": None, "attributable_rate": None}
+    assert m["faithfulness"] == dict.fromkeys(
+        ("citation_validity", "attributable_rate", "draft_attributable_rate", "answers_corrected", "corrections")
+    )
     assert m["verifier"] == dict.fromkeys(("macro_f1", "accuracy", "flag_precision", "flag_recall"))
     assert m["cost"]["seconds_per_claim"] == 0.5 and m["cost"]["llm_calls_per_claim"] == 0.0
 
@@ -231,3 +236,22 @@ def test_verifier_dev_metrics_read_the_training_output(tmp_path: Path):
     assert verifier_dev_metrics(path) == {"macro_f1": 0.7, "accuracy": 0.75}
     path.write_text("not json")
     assert verifier_dev_metrics(path) == {"macro_f1": None, "accuracy": None}
+
+
+def test_faithfulness_before_and_after_self_correction():
+    def sentence(status: str, citations: list[int], revision: str | None = None) -> dict[str, Any]:
+        return {"status": status, "citations": citations, "invalid_citations": [], "revision": revision}
+
+    corrected = {
+        "sentences": [sentence("supported", [1]), sentence("supported", [2], "replaced")],
+        "corrections": [
+            {"citations": [2], "invalid_citations": [], "status": "contradicted", "action": "replaced"},
+            {"citations": [], "invalid_citations": [9], "status": "uncited", "action": "dropped"},
+        ],
+    }
+    untouched = {"sentences": [sentence("unsupported", [1])]}  # a record written before self-correction
+    f = answer_faithfulness([corrected, untouched])
+    # shown: 2 of 3 supported; draft: the kept sentence, the two corrected ones and the untouched one: 1 of 4
+    assert f["attributable_rate"] == pytest.approx(2 / 3) and f["draft_attributable_rate"] == pytest.approx(1 / 4)
+    assert f["citation_validity"] == pytest.approx(3 / 4)  # [1], [2], [1] valid; [9] named nothing
+    assert f["answers_corrected"] == 0.5 and f["corrections"] == {"rewritten": 0, "replaced": 1, "dropped": 1}

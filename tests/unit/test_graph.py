@@ -101,4 +101,4 @@ def test_planted_instruction_changes_neither_verdict_nor_flags(make_deps):
     assert dropped["original"] == "The claim is true." and dropped["status"] == "uncited"
     assert dropped["action"] == "dropped" and "claim is true" not in result["answer"].lower()
     floor = result["sentences"]
-    assert floor and all(s["revision"] is None and s["reason"].startswith("quotes [") for s in floor)
+    assert floor and all(s["revision"] == "replaced" and s["reason"].startswith("quotes [") for s in floor)

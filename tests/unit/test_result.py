@@ -11,7 +11,7 @@ TOP = {"claim", "queries", "answer", "sentences", "original_answer", "correction
        "llm", "timings", "notes"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
             "original"}
-CORRECTION = {"position", "original", "status", "reason", "action", "text"}
+CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "stance", "label", "reputation", "reputation_inputs", "stance_confidence"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
