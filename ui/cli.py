@@ -69,7 +69,7 @@ def _read_claim(arg: str) -> str:
 
 def _print_readable(result: dict[str, Any]) -> None:
     from agent.scoring import describe_reputation
-    from ui.render import verdict_details
+    from ui.render import stance_text, verdict_details
 
     marks = {
         "supported": "",
@@ -98,8 +98,7 @@ def _print_readable(result: dict[str, Any]) -> None:
         print("\nSources:")
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
-            confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
-            print(f"  [{src['n']}] {src['title']}{year} — {src['label']}, {src['stance']}{confidence}")
+            print(f"  [{src['n']}] {src['title']}{year} — {stance_text(src)}")
             print(f'      "{src["sentence"]}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:

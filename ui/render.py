@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.scoring import describe_reputation
+from agent.scoring import NO_EVIDENCE, describe_reputation
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
@@ -67,12 +67,20 @@ def open_name(n: int) -> str:
     return f"Source {n}"
 
 
+def stance_text(src: dict[str, Any]) -> str:
+    """The source's label and stance: "Mostly False · contradicts (0.81)", or, for a sentence whose stance is too
+    weak to grade (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
+    confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
+    if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
+        return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"
+    label = f"{src['label']} · " if src.get("label") else ""
+    return f"{label}{src['stance']}{confidence}"
+
+
 def source_heading(src: dict[str, Any]) -> str:
     year = f" ({src['year']})" if src.get("year") else ""
     link = f" · [link]({src['url']})" if src.get("url") else ""
-    label = f" · {src['label']}" if src.get("label") else ""
-    confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
-    return f"**[{src['n']}]** _{src['title']}_{year}{link}{label} · {src['stance']}{confidence}"
+    return f"**[{src['n']}]** _{src['title']}_{year}{link} · {stance_text(src)}"
 
 
 def weight_line(src: dict[str, Any]) -> str:

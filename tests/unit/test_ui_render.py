@@ -172,3 +172,13 @@ def test_a_corrected_answer_says_what_changed_and_keeps_the_original() -> None:
         "1. rewritten: “X causes Y [1].” (contradicted: [1] contradicts this sentence) → “No link was found [1].”"
     )
     assert step_markdown("correct", {}).startswith("Every sentence is supported")
+
+
+def test_a_stance_too_weak_to_grade_is_shown_as_such() -> None:
+    from ui.render import stance_text
+
+    graded = {**source(1), "stance_confidence": 0.81}
+    assert stance_text(graded) == "False · contradicts (0.81)"
+    weak = {**source(2), "label": "No Evidence", "stance": "supports", "stance_confidence": 0.45}
+    assert stance_text(weak) == "No Evidence: leans supports (0.45), too weak to count"
+    assert stance_text({**source(3), "label": None, "stance": "nei"}) == "nei"
