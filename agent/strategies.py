@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import prompts
 from agent.calls import chat
-from agent.compose import extractive_answer
+from agent.compose import extractive_answer, finding
 from agent.state import AnswerSentence, Deps, Evidence, Usage, Verdict
 from tools.citations import ParsedSentence, parse_answer
 
@@ -30,12 +30,15 @@ _NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$") 
 
 
 def findings_block(evidence: Sequence[Evidence]) -> str:
-    """The evidence as the answer prompts show it: one ``<finding>`` per item with its number, the study's year
-    and the verifier's stance, the sentence inside."""
+    """The evidence as the answer prompts show it: one ``<finding>`` per item with its number, the study's year, the
+    abstract section it comes from when the abstract names one, and the verifier's stance; inside, the sentence
+    without its section heading (agent.compose.finding)."""
     items = []
     for ev in evidence:
         year = f' year="{ev.year}"' if ev.year else ""
-        items.append(f'<finding n="{ev.n}"{year} stance="{STANCE.get(ev.stance, "unclear")}">{ev.sentence}</finding>')
+        section = f' section="{ev.section.split(";")[0]}"' if ";" in ev.section else ""
+        stance = STANCE.get(ev.stance, "unclear")
+        items.append(f'<finding n="{ev.n}"{year}{section} stance="{stance}">{finding(ev.sentence)}</finding>')
     return "\n".join(items)
 
 

@@ -6,7 +6,8 @@ independent support check), and whether it copies a title, restates the claim or
   is supported when at least ``SUPPORT_SHARE`` of them are. It cannot see direction ("increased" and "decreased"
   share no stem, but "not" is a stop word), so it is a floor, not a judge.
 * a copied title or a restated claim: a run of ``RUN`` consecutive words of the title (or the claim) that the
-  cited sentences do not contain; for a claim shorter than ``RUN`` words, the whole claim.
+  cited sentences do not contain; for a claim shorter than ``RUN`` words, the whole claim (tools.overlap; verify
+  flags a restated claim in the product, so shown answers should carry none).
 * copied prompt text: the prompts' own phrases (the evidence tags and attributes, the verifier's stance phrases,
   any run of ``RUN`` words of an answer prompt's instructions).
 """
@@ -14,13 +15,12 @@ independent support check), and whether it copies a title, restates the claim or
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import prompts
+from tools.overlap import RUN, runs, words
 
 SUPPORT_SHARE = 0.75
-RUN = 6
-_WORD = re.compile(r"[a-z][a-z0-9\-]*")
 STOP = set(
     """a about above after again against all also although among an and any are as at be because been before being
     between both but by can could did do does during each either for from further had has have having here how
@@ -30,10 +30,6 @@ STOP = set(
     studies found find reports report reported states background showed shows show""".split()  # noqa: SIM905
 )
 PROMPT_MARKERS = ("<finding", "</finding", "stance=", "supports the claim", "contradicts the claim", "<evidence")
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
 
 
 def content_stems(text: str) -> set[str]:
@@ -49,32 +45,16 @@ def support_share(sentence: str, cited: Sequence[str]) -> float | None:
     return len(mine & theirs) / len(mine)
 
 
-def _runs(tokens: Sequence[str], n: int) -> Iterable[str]:
-    return (" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
-
-
-def copies(sentence: str, source: str, cited: Sequence[str], run: int = RUN) -> bool:
-    """Whether the sentence holds a run of ``run`` consecutive words of ``source`` (all of it when shorter) that no
-    cited sentence holds."""
-    src = words(source)
-    n = min(run, len(src))
-    if n < 3:
-        return False
-    mine = f" {' '.join(words(sentence))} "
-    evidence = f" {' '.join(words(' '.join(cited)))} "
-    return any(f" {r} " in mine and f" {r} " not in evidence for r in _runs(src, n))
-
-
 def prompt_runs(names: Sequence[str] = ("answer", "answer_per_evidence", "answer_hybrid", "correct")) -> set[str]:
     """The runs of ``RUN`` words of the answer prompts' own instructions (placeholders removed)."""
     out: set[str] = set()
     for name in names:
         text = re.sub(r"\{\w+\}", " ", prompts.load(name))
-        out |= set(_runs(words(text), RUN))
+        out |= set(runs(words(text), RUN))
     return out
 
 
-def copies_prompt(sentence: str, runs: set[str]) -> bool:
+def copies_prompt(sentence: str, prompt: set[str]) -> bool:
     low = sentence.lower()
     mine = f" {' '.join(words(sentence))} "
-    return any(m in low for m in PROMPT_MARKERS) or any(f" {r} " in mine for r in runs)
+    return any(m in low for m in PROMPT_MARKERS) or any(f" {r} " in mine for r in prompt)

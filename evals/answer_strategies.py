@@ -22,11 +22,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.answer_checks import SUPPORT_SHARE, copies, copies_prompt, prompt_runs, support_share
+from evals.answer_checks import SUPPORT_SHARE, copies_prompt, prompt_runs, support_share
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import faithfulness_metrics
 from evals.scifact.records import read_records
+from tools.overlap import copies
 
 STRATEGIES = ("abstractive", "per_evidence", "extractive", "hybrid")
 

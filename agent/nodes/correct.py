@@ -82,7 +82,7 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                 draft, llm_ok = None, False
                 notes.append(f"correct: {e}; flagged sentences were replaced by quoted findings")
             if draft is not None:
-                (checked,) = check_sentences([draft], evidence, deps.verifier, top)
+                (checked,) = check_sentences([draft], evidence, deps.verifier, top, state.get("claim", ""))
                 fixed = checked if checked.status == "supported" else None
         if fixed is None and cited:
             quote = extractive_sentence(closest(s, cited)).model_copy(update={"revision": "replaced"})
@@ -105,7 +105,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         if fixed is not None:
             out.append(fixed.model_copy(update={"original": shown(s)}))
     if not out:
-        floor = [q.model_copy(update={"revision": "replaced"}) for q in extractive_answer(evidence, state.get("verdict"))]
+        quotes = extractive_answer(evidence, state.get("verdict"))
+        floor = [q.model_copy(update={"revision": "replaced"}) for q in quotes]
         out = check_sentences(floor, evidence, deps.verifier, top)
         notes.append("correct: no sentence of the answer survived checking; the answer quotes the evidence instead")
     return {

@@ -1,7 +1,8 @@
 """Verify (Verif.ai; attribution as in FRSC): each answer sentence against the sentences it cites, by the
 independent verifier (not the generator). Status: supported / contradicted / unsupported / uncited; attribution
 lists the best-matching source sentences of the whole evidence list. A sentence of the extractive template that
-quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads."""
+quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads; a
+sentence that restates the claim in words its sources do not use is not supported, whatever the verifier reads."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from agent.compose import quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
+from tools.overlap import copies
 
 
 def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
@@ -31,9 +33,11 @@ def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
 
 
 def check_sentences(
-    sentences: Sequence[AnswerSentence], evidence: Sequence[Evidence], verifier: StanceJudge, top: int
+    sentences: Sequence[AnswerSentence], evidence: Sequence[Evidence], verifier: StanceJudge, top: int, claim: str = ""
 ) -> list[AnswerSentence]:
-    """The sentences with their status, score, reason, attribution and flag."""
+    """The sentences with their status, score, reason, attribution and flag. A sentence the verifier finds supported
+    that carries a run of the claim's words its cited sources do not hold restates the claim instead of reporting a
+    source: unsupported (tools.overlap)."""
     if not evidence or not sentences:
         return list(sentences)
     pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
@@ -52,6 +56,8 @@ def check_sentences(
             status, score, reason = "supported", None, f"quotes [{quoted.n}] word for word"
         elif cited:
             status, score, reason = _status(cited)
+            if status == "supported" and copies(s.text, claim, [ev.sentence for ev, _ in cited]):
+                status, reason = "unsupported", "restates the claim in words its sources do not use"
         else:
             status, score, reason = "uncited", None, "cites no existing source"
         if s.invalid_citations:
@@ -71,6 +77,10 @@ def check_sentences(
 def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     checked = check_sentences(
-        state.get("sentences", []), state.get("evidence", []), deps.verifier, deps.settings.answer.top_attribution
+        state.get("sentences", []),
+        state.get("evidence", []),
+        deps.verifier,
+        deps.settings.answer.top_attribution,
+        state.get("claim", ""),
     )
     return {"sentences": checked}

@@ -7,8 +7,9 @@ from typing import Any
 
 from agent.result import CheckResult, Source
 from agent.state import Deps, Verdict
-from evals.answer_checks import copies, copies_prompt, prompt_runs, support_share
+from evals.answer_checks import copies_prompt, prompt_runs, support_share
 from evals.answer_strategies import measure, replay
+from tools.overlap import copies
 
 CLAIM = "MMR vaccination causes autism in young children."
 TITLE = "Measles-mumps-rubella vaccination and autism: a nationwide cohort study"

@@ -149,3 +149,23 @@ def test_without_an_llm_the_check_searches_the_claim_and_its_negation_and_quotes
     assert len(llm.calls) == 1  # the answer did not wait for a dead LLM again
     assert answered["answer"].startswith('A 2019 study reports: "MMR vaccination was not associated')
     assert [s.citations for s in answered["sentences"]] == [[1], [2]]
+
+
+class YesVerifier(ReadingVerifier):
+    """Stand-in that finds every sentence supported by every source, as a topic-reading verifier might."""
+
+    def predict(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
+        return [VerifierResult("supports", 0.9, 0.05, 0.05) for _ in pairs]
+
+
+def test_a_restated_claim_is_not_a_finding_even_when_the_verifier_passes_it(settings: Any) -> None:
+    restated = AnswerSentence(text="The MMR vaccine causes autism in children.", citations=[1])
+    reported = AnswerSentence(text="MMR vaccination was not associated with autism.", citations=[1])
+    checked = check_sentences([restated, reported], EVIDENCE, YesVerifier(), 2, claim=CLAIM)
+    assert checked[0].status == "unsupported" and checked[0].flagged
+    assert checked[0].reason == "restates the claim in words its sources do not use"
+    assert checked[1].status == "supported"  # its words are its source's, not the claim's
+    # without the claim (or when the cited source itself says it) nothing is flagged
+    assert check_sentences([restated], EVIDENCE, YesVerifier(), 2)[0].status == "supported"
+    says_it = EVIDENCE[1].model_copy(update={"n": 1, "sentence": "The MMR vaccine causes autism in children."})
+    assert check_sentences([restated], [says_it], YesVerifier(), 2, claim=CLAIM)[0].status == "supported"

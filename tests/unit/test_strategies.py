@@ -31,9 +31,12 @@ def sent(d: Deps) -> str:
 def test_the_findings_block_has_no_titles_and_no_example_to_copy() -> None:
     block = findings_block(EVIDENCE)
     assert block.splitlines() == [
-        '<finding n="1" year="2019" stance="contradicts the claim">MMR was not associated with autism.</finding>',
+        '<finding n="1" year="2019" section="results" stance="contradicts the claim">MMR was not associated with '
+        "autism.</finding>",
         '<finding n="2" stance="contradicts the claim">No link between vaccines and autism was found.</finding>',
     ]
+    headed = EVIDENCE[0].model_copy(update={"sentence": "RESULTS In conclusion, MMR was not associated with autism."})
+    assert ">MMR was not associated with autism.</finding>" in findings_block([headed])  # no heading to copy
     for name in ("answer", "answer_per_evidence", "answer_hybrid"):
         assert "example" not in prompts.load(name).lower()
 
