@@ -76,15 +76,24 @@ def _check_outputs(out: Path, name: str) -> dict[str, Any]:
     for block in (*result["abstract"].values(), *result["sentence"].values()):
         assert set(block) == {"precision", "recall", "f1"}
     assert set(result["verifier"]) == {"macro_f1", "accuracy", "flag_precision", "flag_recall"}
-    assert set(result["faithfulness"]) == {"citation_validity", "attributable_rate"}
+    assert set(result["faithfulness"]) == {
+        "citation_validity",
+        "attributable_rate",
+        "draft_attributable_rate",
+        "answers_corrected",
+        "corrections",
+    }
+    corrections = result["faithfulness"]["corrections"]
+    assert corrections is None or set(corrections) == {"rewritten", "replaced", "dropped"}
     assert set(result["cost"]) == {
         "seconds_per_claim",
         "llm_calls_per_claim",
         "prompt_tokens_per_claim",
         "completion_tokens_per_claim",
     }
-    for group in ("retrieval", "retrieval_cited", "faithfulness"):
-        assert all(v is None or 0.0 <= v <= 1.0 for v in result[group].values())
+    rates = {k: v for k, v in result["faithfulness"].items() if k != "corrections"}
+    for values in (result["retrieval"].values(), result["retrieval_cited"].values(), rates.values()):
+        assert all(v is None or 0.0 <= v <= 1.0 for v in values)
     assert (out / f"{name}.md").read_text().startswith("# SciFact dev")
     if (out / f"{name}.png").exists():
         assert (out / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
@@ -126,6 +135,9 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     assert result["cost"]["llm_calls_per_claim"] == 2.0 and result["cost"]["seconds_per_claim"] > 0
     # the script cites [1], [2] and the non-existent [77]: 2 valid of 3 written per answer
     assert result["faithfulness"]["citation_validity"] == pytest.approx(2 / 3)
+    # self-correction drops the sentence whose only citation does not exist; what is shown is then all supported
+    assert result["faithfulness"]["draft_attributable_rate"] < result["faithfulness"]["attributable_rate"] == 1.0
+    assert result["faithfulness"]["answers_corrected"] == 1.0 and result["faithfulness"]["corrections"]["dropped"] > 0
     assert result["abstract"]["label_only"]["precision"] is not None
     preds = tmp_path / "scifact_dev_full.predictions.jsonl"
     assert len(preds.read_text().splitlines()) == N_FULL
