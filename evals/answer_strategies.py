@@ -138,7 +138,8 @@ def markdown(res: Mapping[str, Any]) -> str:
         f"# Answer strategies on the same evidence ({res['claims']} SciFact dev claims)",
         "",
         f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Replayed `{res['replay']}`; "
-        f"LLM {res['llm']}, {res['llm_tokens_per_s']} completion tokens/s in this run.",
+        f"LLM {res['llm']}; {res['llm_tokens_per_s']} completion tokens per second of the replayed stages (answer, "
+        "verify, correct) in this run, a floor on the LLM's own decode rate.",
         "",
         "Draft = the strategy's sentences as verified; shown = after self-correction. Supported = status supported "
         "(a quote of the cited source counts, by the quote); verifier alone = the verifier itself finds a cited "
@@ -150,7 +151,7 @@ def markdown(res: Mapping[str, Any]) -> str:
         "|---|" + "---:|" * len(COLUMNS) + "---|",
     ]
     for name, m in res["strategies"].items():
-        cells = [("-" if m[k] is None else str(m[k])) for _, k in COLUMNS]
+        cells = ["-" if m[k] is None else f"{m[k]:.3f}".rstrip("0").rstrip(".") for _, k in COLUMNS]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['corrections']} |")
     return "\n".join(lines) + "\n"
 
