@@ -5,7 +5,7 @@ is, in this order of preference,
    kept if the verifier then finds it supported;
 2. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
    the cited sentence the verifier found closest to it;
-3. dropped, when it cites no existing source.
+3. dropped, when it cites no existing source, or when its replacement repeats a sentence already shown.
 
 A sentence that contradicts its own citation is therefore never shown as a finding. When nothing is left, the
 answer is the extractive floor. The first answer and every change with its reason stay in the state
