@@ -18,8 +18,9 @@ from typing import Any
 import torch
 
 from evals.verifier.data import Claim, Doc
-from evals.verifier.train import Selection, freeze_below, metrics, optimiser, training_data
-from tools.verifier import CrossEncoderNet, build_base_net
+from evals.verifier.recipe import Selection, optimiser, start, training_data, update
+from evals.verifier.train import metrics
+from tools.verifier import CrossEncoderNet
 
 
 class LowerCache:
@@ -124,11 +125,7 @@ def train_cached(
     tag: str,
 ) -> tuple[CrossEncoderNet, Any, dict[str, torch.Tensor], int]:
     """The recipe of evals.verifier.train.train with the lower layers frozen and cached."""
-    torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
-    net, tok = build_base_net(args.base)
-    base_state = {n: p.detach().clone() for n, p in net.named_parameters()}
-    body, head = freeze_below(net, args.train_layers)
+    rng, net, tok, base_state, body, head = start(args)
     encoder: Any = net.encoder
     frozen = len(encoder.encoder.layer) - args.train_layers
     cache = LowerCache(net, tok, frozen, args.max_len)
@@ -151,11 +148,7 @@ def train_cached(
             h, mask = cache.batch([p for p, _ in chunk])
             logits = top_forward(net, h, mask, frozen)
             loss = loss_fn(logits, torch.tensor([lab for _, lab in chunk]))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([*body, *head], 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
+            update(loss, [*body, *head], opt, sched)
             run_loss, steps = run_loss + loss.item(), steps + 1
             if steps % 50 == 0:
                 print(f"[{tag}] ep{ep} step {steps} loss {run_loss / steps:.4f} {time.time() - t0:.0f}s", flush=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from evals.verifier.frozen import LowerCache, top_forward
-from evals.verifier.train import freeze_below
+from evals.verifier.recipe import freeze_below
 from tools.verifier import build_base_net
 
 PAIRS = [
