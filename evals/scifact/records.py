@@ -9,6 +9,7 @@ records, so a finished run can be re-measured without running anything."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,9 +20,15 @@ from agent.result import CheckResult
 from agent.scoring import NO_EVIDENCE, UNDECIDED, to_scifact
 from agent.settings import Settings
 from agent.state import Evidence, SourceAssessment, Verdict
-from evals.scifact.data import EvalError
+from evals.scifact.data import REPO_ROOT, EvalError
 from evals.scifact_metrics import DocPrediction, Label, Prediction
 
+# The source a full run's answers depend on beyond its settings: a resumed run (possibly in a later session) must be
+# made by the same code and prompts, so their hash is part of the config it must match. The verifier's weights are
+# identified by verifier_id; its config (temperature, premise) is read here with the code.
+PIPELINE_SOURCES = ("agent", "tools", "prompts")
+PIPELINE_SUFFIXES = {".py", ".md", ".json"}
+PIPELINE_EXCLUDED = {"MODEL_CARD.md"}
 RANK_DEPTH = 20  # documents of each ranking kept per claim (nDCG@10 needs 10)
 # The retrieval tools whose single-query lists are the baselines (tool names of tools.search).
 BASELINE_TOOLS = {"bm25": "bm25_search", "dense": "dense_sentence_search"}
@@ -93,6 +100,23 @@ def llm_name(settings: Settings) -> str:
     return f"{provider}:{settings.llm.model}"
 
 
+def code_fingerprint(root: Path = REPO_ROOT) -> str:
+    """A short hash of the pipeline's source files (path and content) under ``root``'s agent/, tools/ and prompts/."""
+    h = hashlib.sha256()
+    files = sorted(
+        p
+        for top in PIPELINE_SOURCES
+        for p in (root / top).rglob("*")
+        if p.is_file()
+        and p.suffix in PIPELINE_SUFFIXES
+        and p.name not in PIPELINE_EXCLUDED
+        and "__pycache__" not in p.parts
+    )
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def run_config(settings: Settings, index: Any, retrieval_only: bool, verifier: Any = None) -> dict[str, Any]:
     """What the per-claim records depend on; a resumed run must match it."""
     r, j = settings.retrieval, settings.judge
@@ -106,6 +130,7 @@ def run_config(settings: Settings, index: Any, retrieval_only: bool, verifier: A
     if r.rerank_top or not retrieval_only:
         cfg["verifier"] = verifier_id(verifier)
     if not retrieval_only:
+        cfg["code"] = code_fingerprint()
         cfg.update({"top_docs": j.top_docs, "sentences_per_doc": j.sentences_per_doc})
         cfg["labels"] = [j.stance_min_prob, j.labelled_docs, j.min_confidence]
     return cfg

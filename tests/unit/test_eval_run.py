@@ -13,7 +13,7 @@ from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE
 from evals.experiments import git_commit
 from evals.scifact.data import EvalError, load_claims
 from evals.scifact.metrics import full_metrics
-from evals.scifact.records import read_records, resume_records
+from evals.scifact.records import code_fingerprint, read_records, resume_records
 from evals.scifact.run import EvalOptions
 from tests.unit.test_eval_metrics import CONFIG, GOLD_CLAIM, NEI_CLAIM, record_from_state, toy_state
 
@@ -37,6 +37,22 @@ def test_resume_refuses_records_of_another_configuration(tmp_path: Path):
         resume_records(path, CONFIG)
     assert e.value.code == EXIT_INPUT
     assert resume_records(tmp_path / "missing.jsonl", CONFIG) == {}
+
+
+def test_code_fingerprint_changes_with_pipeline_source_only(tmp_path: Path):
+    for top in ("agent", "tools", "prompts", "ui"):
+        (tmp_path / top).mkdir()
+    (tmp_path / "agent" / "graph.py").write_text("EDGES = []\n")
+    (tmp_path / "prompts" / "answer.md").write_text("Answer from the evidence.\n")
+    (tmp_path / "tools" / "models").mkdir()
+    (tmp_path / "tools" / "models" / "MODEL_CARD.md").write_text("v5\n")
+    first = code_fingerprint(tmp_path)
+    assert code_fingerprint(tmp_path) == first
+    (tmp_path / "ui" / "app.py").write_text("changed outside the pipeline\n")
+    (tmp_path / "tools" / "models" / "MODEL_CARD.md").write_text("a model card is documentation\n")
+    assert code_fingerprint(tmp_path) == first
+    (tmp_path / "prompts" / "answer.md").write_text("Answer from the evidence, briefly.\n")
+    assert code_fingerprint(tmp_path) != first
 
 
 # --- inputs, names, run info -----------------------------------------------------------------------------------
