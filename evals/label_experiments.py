@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import experiment_header, write_experiment
-from evals.risk_coverage import THRESHOLDS, risk_coverage, verdict_reliability
+from evals.risk_coverage import THRESHOLDS, calibration_lines, risk_coverage, verdict_reliability
 from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
 from evals.scifact.records import read_records, scifact_predictions
 from evals.scifact_metrics import abstract_metrics, sentence_metrics
@@ -231,22 +231,10 @@ def markdown(res: Mapping[str, Any]) -> str:
         "",
         f"## The shipped rule: {product['rule']}",
         "",
-        f"Verdicts before abstaining: {product['verdicts']}. Verdict confidence: ECE {rel['ece']:.3f} over "
-        f"{rel['n']} claims whose verdict takes a side or finds none ({rel['controversial_left_out']} controversial "
-        "left out); reliability diagram beside this file (`*_reliability.png`).",
+        f"Verdicts before abstaining: {product['verdicts']}.",
         "",
-        'Risk–coverage: below the threshold the verdict is "Cannot decide" and the claim gets no label. Coverage = '
-        "share of claims with evidence that still get a label.",
-        "",
-        "| min_confidence | Label-Only P | R | F1 | coverage |",
-        "|---:|---:|---:|---:|---:|",
+        *calibration_lines(rel, product["risk_coverage"], product["min_confidence"]),
     ]
-    for row in product["risk_coverage"]:
-        mark = " (shipped)" if row["threshold"] == product["min_confidence"] else ""
-        lines.append(
-            f"| {row['threshold']}{mark} | {row['precision']:.3f} | {row['recall']:.3f} | {row['f1']:.3f} | "
-            f"{row['coverage']:.2f} |"
-        )
     lines += [
         "",
         "## Every rule of the grid",

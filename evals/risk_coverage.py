@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.nodes.verdict import abstain
-from agent.scoring import NOT_ENOUGH, side
+from agent.result import Source
+from agent.scoring import NOT_ENOUGH, UNDECIDED, side
+from agent.state import SourceAssessment, Verdict
 from evals.scifact.records import scifact_predictions
 from evals.scifact_metrics import abstract_metrics
 from evals.verifier.calibration import confidence_reliability
@@ -68,3 +70,66 @@ def verdict_reliability(claims: Sequence[Mapping[str, Any]], verdicts: Mapping[i
         right_side.append(right)
     rel = confidence_reliability(confidence, right_side)
     return {**rel, "controversial_left_out": controversial}
+
+
+def undecided(verdict: Verdict) -> Verdict:
+    """The verdict before abstention: a "Cannot decide" verdict gives back the label it leaned to."""
+    if verdict.label == UNDECIDED and verdict.leaning:
+        return verdict.model_copy(update={"label": verdict.leaning, "leaning": None})
+    return verdict
+
+
+def decided_from_records(records: Sequence[Mapping[str, Any]]) -> dict[int, tuple[Any, Any, Any]]:
+    """claim id -> (evidence, assessments, verdict before abstention), read back from eval records."""
+    out: dict[int, tuple[Any, Any, Any]] = {}
+    for rec in records:
+        res = rec["result"]
+        if res.get("verdict") is None:
+            continue
+        out[int(rec["id"])] = (
+            [Source(**s) for s in res["sources"]],
+            [SourceAssessment(**a) for a in res["assessments"]],
+            undecided(Verdict(**res["verdict"])),
+        )
+    return out
+
+
+def run_calibration(
+    records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]], min_confidence: float | None
+) -> dict[str, Any] | None:
+    """How far the run's verdict confidence can be trusted: its reliability (ECE and bins, over the verdicts before
+    abstention) and the risk-coverage table, with the run's own threshold among the rows. None for records made
+    before verdicts carried a confidence."""
+    if not any("confidence" in (r["result"].get("verdict") or {}) for r in records):
+        return None
+    decided = decided_from_records(records)
+    thresholds = sorted({*THRESHOLDS, *([min_confidence] if min_confidence is not None else [])})
+    return {
+        "min_confidence": min_confidence,
+        "verdict_reliability": verdict_reliability(claims, {i: d[2] for i, d in decided.items()}),
+        "risk_coverage": risk_coverage(claims, decided, thresholds),
+    }
+
+
+def calibration_lines(
+    rel: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], min_confidence: float | None
+) -> list[str]:
+    """Markdown: the verdict confidence's ECE and the risk-coverage table, the threshold in force marked."""
+    lines = [
+        f"Verdict confidence: ECE {rel['ece']:.3f} over {rel['n']} claims whose verdict takes a side or finds none "
+        f"({rel['controversial_left_out']} controversial left out); reliability diagram beside this file "
+        "(`*_reliability.png`).",
+        "",
+        'Risk–coverage: below the threshold the verdict is "Cannot decide" and the claim gets no label. Coverage = '
+        "share of claims with evidence that still get a label.",
+        "",
+        "| min_confidence | Label-Only P | R | F1 | coverage |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        mark = " (in force)" if row["threshold"] == min_confidence else ""
+        lines.append(
+            f"| {row['threshold']}{mark} | {row['precision']:.3f} | {row['recall']:.3f} | {row['f1']:.3f} | "
+            f"{row['coverage']:.2f} |"
+        )
+    return lines

@@ -15,6 +15,9 @@
   rationale sentence of the claim. So an uncited sentence, and every sentence of an answer to an NEI claim, should
   be flagged. Precision = flagged and should / flagged; recall = flagged and should / should.
 * ``cost``: seconds, LLM calls, prompt and completion tokens per claim (means).
+* ``calibration`` (full run): the reliability of the verdict confidence (expected calibration error and bins) and the
+  risk-coverage table (Label-Only P / R / F1 and coverage of claims with evidence at each confidence threshold),
+  read back from the records (evals.risk_coverage).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.retrieval_metrics import retrieval_report
+from evals.risk_coverage import run_calibration
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
 from evals.scifact.records import BASELINE_TOOLS
 from evals.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence_metrics
@@ -164,7 +168,14 @@ def full_metrics(
         },
         "faithfulness": answer_faithfulness([r["result"] for r in recs if r["result"]["sources"]]),
         "cost": _cost(recs),
+        "calibration": run_calibration(recs, claims, _min_confidence(recs)),
     }
+
+
+def _min_confidence(records: Sequence[Mapping[str, Any]]) -> float | None:
+    """The verdict-confidence threshold the run used (the third of its config's ``labels``), when recorded."""
+    labels = (records[0].get("config") or {}).get("labels") if records else None
+    return float(labels[2]) if isinstance(labels, list) and len(labels) > 2 else None
 
 
 def retrieval_only_metrics(records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -179,6 +190,7 @@ def retrieval_only_metrics(records: Sequence[Mapping[str, Any]], claims: Sequenc
             ("citation_validity", "attributable_rate", "draft_attributable_rate", "answers_corrected", "corrections")
         ),
         "cost": _cost(records),
+        "calibration": None,
     }
 
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from evals.risk_coverage import calibration_lines
+
 RETRIEVAL_LABELS = {"recall@3": "Recall@3", "recall@5": "Recall@5", "map@5": "MAP@5", "ndcg@10": "nDCG@10"}
 
 # (group, metric path) -> (anchor text, value) and target text
@@ -110,7 +112,12 @@ def table(result: Mapping[str, Any]) -> str:
     render = [" | ".join(c.ljust(w) for c, w in zip(x, widths, strict=True)).rstrip() for x in [header, *lines]]
     run = result.get("run", {})
     title = f"SciFact {run.get('split', '?')} — {run.get('mode', '?')}, {run.get('claims_evaluated', '?')} claims"
-    return "\n".join([title, render[0], "-" * len(render[0]), *render[1:]])
+    tail = []
+    calibration = result.get("calibration")
+    if calibration:
+        rel = calibration["verdict_reliability"]
+        tail.append(f"verdict confidence ECE {rel['ece']:.3f} over {rel['n']} claims (risk–coverage in the report)")
+    return "\n".join([title, render[0], "-" * len(render[0]), *render[1:], *tail])
 
 
 def markdown(result: Mapping[str, Any]) -> str:
@@ -159,6 +166,16 @@ def markdown(result: Mapping[str, Any]) -> str:
                 for r in all_rows
                 if r["group"] == group
             ]
+    calibration = result.get("calibration")
+    if calibration:
+        lines += [
+            "",
+            "## Verdict confidence: calibration and risk–coverage",
+            "",
+            *calibration_lines(
+                calibration["verdict_reliability"], calibration["risk_coverage"], calibration["min_confidence"]
+            ),
+        ]
     lines += [
         "",
         "Anchors: VerT5erini (Pradeep et al. 2021) on SciFact dev; BM25 Recall@5 as reported in the VerT5erini paper; "
@@ -169,8 +186,14 @@ def markdown(result: Mapping[str, Any]) -> str:
     ]
     if run.get("settings"):
         settings = json.dumps(run["settings"], indent=1, ensure_ascii=False)
-        lines += [f"Settings of the run (preset {run.get('preset', 'default')}, secrets masked):", "", "```json",
-                  settings, "```", ""]
+        lines += [
+            f"Settings of the run (preset {run.get('preset', 'default')}, secrets masked):",
+            "",
+            "```json",
+            settings,
+            "```",
+            "",
+        ]
     return "\n".join(lines)
 
 

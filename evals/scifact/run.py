@@ -255,10 +255,21 @@ def evaluate(opts: EvalOptions) -> tuple[dict[str, Any], list[int]]:
 
 
 def write_outputs(result: Mapping[str, Any], out: Path, name: str) -> list[Path]:
-    """DIR/<name>.json, .md and .png."""
+    """DIR/<name>.json, .md and .png; a full run also DIR/<name>_reliability.png (the verdict confidence)."""
+    from evals.verifier.calibration import plot_reliability
+
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{name}.json", out / f"{name}.md", out / f"{name}.png"]
     paths[0].write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     paths[1].write_text(report.markdown(result))
     report.plot(result, paths[2])
+    calibration = result.get("calibration")
+    if calibration:
+        paths.append(out / f"{name}_reliability.png")
+        run = result.get("run", {})
+        plot_reliability(
+            {"verdict confidence": calibration["verdict_reliability"]},
+            paths[-1],
+            f"SciFact {run.get('split', '?')}: verdict confidence, {run.get('claims_evaluated', '?')} claims",
+        )
     return paths

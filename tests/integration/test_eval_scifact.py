@@ -18,7 +18,18 @@ from tests.conftest import RuleVerifier, scifact_or_skip, write_scifact_slice
 SLICE = 150
 N_RETRIEVAL = 20
 N_FULL = 2
-KEYS = {"run", "retrieval", "retrieval_cited", "abstract", "sentence", "verifier", "faithfulness", "cost", "baselines"}
+KEYS = {
+    "run",
+    "retrieval",
+    "retrieval_cited",
+    "abstract",
+    "sentence",
+    "verifier",
+    "faithfulness",
+    "cost",
+    "baselines",
+    "calibration",
+}
 RETRIEVAL_KEYS = {"recall@3", "recall@5", "map@5", "ndcg@10"}
 
 
@@ -139,6 +150,13 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     assert result["faithfulness"]["draft_attributable_rate"] < result["faithfulness"]["attributable_rate"] == 1.0
     assert result["faithfulness"]["answers_corrected"] == 1.0 and result["faithfulness"]["corrections"]["dropped"] > 0
     assert result["abstract"]["label_only"]["precision"] is not None
+    # the verdict confidence: its reliability and the risk-coverage rows, the run's own threshold among them
+    calibration = result["calibration"]
+    assert calibration["min_confidence"] == 0.5 and calibration["verdict_reliability"]["n"] >= 1
+    assert 0.5 in [row["threshold"] for row in calibration["risk_coverage"]]
+    name = f"scifact_dev_full_limit{N_FULL}"
+    assert "## Verdict confidence: calibration and risk–coverage" in (tmp_path / f"{name}.md").read_text()
+    assert (tmp_path / f"{name}_reliability.png").read_bytes()[:4] == b"\x89PNG"
     preds = tmp_path / "scifact_dev_full.predictions.jsonl"
     assert len(preds.read_text().splitlines()) == N_FULL
     seen = len(verifier.seen)

@@ -157,6 +157,7 @@ def test_full_metrics_from_records(tmp_path: Path):
         "faithfulness",
         "cost",
         "baselines",
+        "calibration",
     }
     # Abstract level: 3 predicted (10 SUPPORT ok, 20 CONTRADICT ok, 55 wrong), 2 relevant.
     # Label+Rationale: doc 10 predicts {2, 1} ⊇ {1, 2}; doc 20 predicts {5} ⊉ {0}.
@@ -196,6 +197,23 @@ def test_full_metrics_from_records(tmp_path: Path):
         "prompt_tokens_per_claim": 50.0,
         "completion_tokens_per_claim": 10.0,
     }
+
+
+def test_calibration_reads_each_verdict_before_abstention():
+    cfg = {**CONFIG, "labels": [0.0, 0, 0.5]}
+    unsure = Verdict(
+        label="Cannot decide", leaning="Generally supported", score=0.5, unweighted_score=0.5, confidence=0.4
+    )
+    rec = json.loads(json.dumps(record_from_state(GOLD_CLAIM, {**toy_state(), "verdict": unsure}, 3.0, cfg)))
+    m = full_metrics([rec], [GOLD_CLAIM], verifier_results=Path("/nonexistent.json"))
+    assert m["abstract"]["label_only"]["recall"] == 0.0  # the product abstained: no label
+    cal = m["calibration"]
+    assert cal["min_confidence"] == 0.5
+    rows = {r["threshold"]: r for r in cal["risk_coverage"]}
+    assert rows[0.0]["coverage"] == 1.0 and rows[0.0]["recall"] > 0  # without a threshold it leans supported
+    assert rows[0.5]["coverage"] == 0.0 and rows[0.5]["recall"] == 0.0
+    rel = cal["verdict_reliability"]  # leaning supported on a SUPPORT claim, at confidence 0.4: right, ECE 0.6
+    assert rel["n"] == 1 and rel["bins"][0]["accuracy"] == 1.0 and rel["ece"] == pytest.approx(0.6)
 
 
 def test_full_metrics_use_only_claims_with_a_record():
