@@ -14,22 +14,12 @@ import pytest
 from agent.settings import get_settings
 from evals.cli import main
 from tests.conftest import RuleVerifier, scifact_or_skip, write_scifact_slice
+from tests.unit.test_eval_metrics import METRIC_KEYS
 
 SLICE = 150
 N_RETRIEVAL = 20
 N_FULL = 2
-KEYS = {
-    "run",
-    "retrieval",
-    "retrieval_cited",
-    "abstract",
-    "sentence",
-    "verifier",
-    "faithfulness",
-    "cost",
-    "baselines",
-    "calibration",
-}
+KEYS = {"run", *METRIC_KEYS}
 RETRIEVAL_KEYS = {"recall@3", "recall@5", "map@5", "ndcg@10"}
 
 

@@ -22,6 +22,18 @@ from evals.scifact.records import make_record, rankings_from_state, scifact_pred
 
 CLAIM_TEXT = "Drug X lowers blood pressure."
 CONFIG = {"llm": "scripted:x", "index": "fp", "retrieval_depth": 50}
+# The metric groups of every evaluation result (a retrieval-only run has them too, None where unmeasured).
+METRIC_KEYS = {
+    "retrieval",
+    "retrieval_cited",
+    "abstract",
+    "sentence",
+    "verifier",
+    "faithfulness",
+    "cost",
+    "baselines",
+    "calibration",
+}
 
 # Gold: doc "10" SUPPORT with rationale {1, 2}; doc "20" CONTRADICT with rationale {0}; cited also "30".
 GOLD_CLAIM: dict[str, Any] = {
@@ -148,17 +160,7 @@ def test_full_metrics_from_records(tmp_path: Path):
     vfile.write_text(json.dumps({"dev": {"macro_f1": 0.81, "accuracy": 0.83}}))
     m = full_metrics([rec, nei], [GOLD_CLAIM, NEI_CLAIM], verifier_results=vfile)
 
-    assert set(m) == {
-        "retrieval",
-        "retrieval_cited",
-        "abstract",
-        "sentence",
-        "verifier",
-        "faithfulness",
-        "cost",
-        "baselines",
-        "calibration",
-    }
+    assert set(m) == METRIC_KEYS
     # Abstract level: 3 predicted (10 SUPPORT ok, 20 CONTRADICT ok, 55 wrong), 2 relevant.
     # Label+Rationale: doc 10 predicts {2, 1} ⊇ {1, 2}; doc 20 predicts {5} ⊉ {0}.
     lo = m["abstract"]["label_only"]
@@ -228,6 +230,7 @@ def test_retrieval_only_metrics_keep_every_key_with_none_where_unmeasured():
     rec["result"] = {"llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
     rec["rankings"] = {"fused": ["20", "10"], "bm25": ["10"], "dense": []}
     m = retrieval_only_metrics([rec], [GOLD_CLAIM])
+    assert set(m) == METRIC_KEYS and m["calibration"] is None
     assert m["retrieval"]["recall@3"] == 1.0
     assert m["baselines"]["bm25"]["retrieval"]["recall@3"] == 0.5
     assert m["baselines"]["dense"]["retrieval"]["ndcg@10"] == 0.0
