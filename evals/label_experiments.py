@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import experiment_header, write_experiment
-from evals.risk_coverage import THRESHOLDS, calibration_lines, risk_coverage, verdict_reliability
+from evals.reliability import plot_reliability
+from evals.scifact.calibration import THRESHOLDS, calibration_lines, risk_coverage, verdict_reliability
 from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
 from evals.scifact.records import read_records, scifact_predictions
 from evals.scifact_metrics import abstract_metrics, sentence_metrics
-from evals.verifier.calibration import plot_reliability
 
 MIN_PROBS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 LABELLED = (0, 1)

@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from evals.experiments import experiment_header, write_experiment
+from evals.reliability import plot_reliability, reliability
 from evals.scifact.data import RESULTS_DIR
-from evals.verifier.calibration import fit_temperature, plot_reliability, reliability, softmax
+from evals.verifier.calibration import fit_temperature, softmax
 from evals.verifier.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
 from evals.verifier.joint import joint_eval_pairs, joint_pairs, sentence_rule
 from evals.verifier.probes import probe_results

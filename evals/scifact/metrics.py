@@ -17,7 +17,7 @@
 * ``cost``: seconds, LLM calls, prompt and completion tokens per claim (means).
 * ``calibration`` (full run): the reliability of the verdict confidence (expected calibration error and bins) and the
   risk-coverage table (Label-Only P / R / F1 and coverage of claims with evidence at each confidence threshold),
-  read back from the records (evals.risk_coverage).
+  read back from the records (evals.scifact.calibration).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.retrieval_metrics import retrieval_report
-from evals.risk_coverage import run_calibration
+from evals.scifact.calibration import run_calibration
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
 from evals.scifact.records import BASELINE_TOOLS
 from evals.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence_metrics

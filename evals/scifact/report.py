@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.risk_coverage import calibration_lines
+from evals.scifact.calibration import calibration_lines
 
 RETRIEVAL_LABELS = {"recall@3": "Recall@3", "recall@5": "Recall@5", "map@5": "MAP@5", "ndcg@10": "nDCG@10"}
 

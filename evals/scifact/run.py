@@ -256,7 +256,7 @@ def evaluate(opts: EvalOptions) -> tuple[dict[str, Any], list[int]]:
 
 def write_outputs(result: Mapping[str, Any], out: Path, name: str) -> list[Path]:
     """DIR/<name>.json, .md and .png; a full run also DIR/<name>_reliability.png (the verdict confidence)."""
-    from evals.verifier.calibration import plot_reliability
+    from evals.reliability import plot_reliability
 
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{name}.json", out / f"{name}.md", out / f"{name}.png"]

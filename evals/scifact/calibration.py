@@ -16,9 +16,9 @@ from agent.nodes.verdict import abstain
 from agent.result import Source
 from agent.scoring import NOT_ENOUGH, UNDECIDED, side
 from agent.state import SourceAssessment, Verdict
+from evals.reliability import confidence_reliability
 from evals.scifact.records import scifact_predictions
 from evals.scifact_metrics import abstract_metrics
-from evals.verifier.calibration import confidence_reliability
 
 THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
