@@ -15,10 +15,11 @@ independent support check), and whether it copies a title, restates the claim or
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import prompts
-from tools.overlap import RUN, runs, words
+from tools.overlap import RUN, copies, runs, words
 
 SUPPORT_SHARE = 0.75
 STOP = set(
@@ -45,6 +46,7 @@ def support_share(sentence: str, cited: Sequence[str]) -> float | None:
     return len(mine & theirs) / len(mine)
 
 
+@lru_cache(maxsize=4)
 def prompt_runs(names: Sequence[str] = ("answer", "answer_per_evidence", "answer_hybrid", "correct")) -> set[str]:
     """The runs of ``RUN`` words of the answer prompts' own instructions (placeholders removed)."""
     out: set[str] = set()
@@ -58,3 +60,25 @@ def copies_prompt(sentence: str, prompt: set[str]) -> bool:
     low = sentence.lower()
     mine = f" {' '.join(words(sentence))} "
     return any(m in low for m in PROMPT_MARKERS) or any(f" {r} " in mine for r in prompt)
+
+
+def check_answer(
+    claim: str, sources: Sequence[Mapping[str, object]], shown: Sequence[Mapping[str, object]]
+) -> tuple[list[bool], dict[str, bool]]:
+    """Every shown sentence's independent support (content words of what it cites), and whether the answer copies
+    a title, restates the claim or copies prompt text. ``sources``: the numbered evidence (n, sentence, title)."""
+    text_of = {int(str(ev["n"])): str(ev["sentence"]) for ev in sources}
+    titles = {str(ev["title"]) for ev in sources}
+    prompt = prompt_runs()
+    supported: list[bool] = []
+    found = {"title": False, "claim": False, "prompt": False}
+    for s in shown:
+        text = str(s["text"])
+        citations = s["citations"]
+        cited = [text_of[n] for n in citations if n in text_of] if isinstance(citations, list) else []
+        share = support_share(text, cited)
+        supported.append(share is not None and share >= SUPPORT_SHARE)
+        found["title"] |= any(copies(text, t, cited) for t in titles)
+        found["claim"] |= copies(text, claim, cited)
+        found["prompt"] |= copies_prompt(text, prompt)
+    return supported, found

@@ -22,12 +22,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.answer_checks import SUPPORT_SHARE, copies_prompt, prompt_runs, support_share
+from evals.answer_checks import SUPPORT_SHARE, check_answer
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import faithfulness_metrics
 from evals.scifact.records import read_records
-from tools.overlap import copies
 
 STRATEGIES = ("abstractive", "per_evidence", "extractive", "hybrid")
 
@@ -76,23 +75,15 @@ def verifier_reads(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any]
 
 
 def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verifier: Any) -> dict[str, Any]:
-    runs = prompt_runs()
     drafts = [s for row in rows for s in row["draft"]]
     shown = [s for row in rows for s in row["shown"]]
     independent: list[bool] = []
     problems: Counter[str] = Counter()
     for row in rows:
         rec = records[row["id"]]
-        text_of = {ev.n: ev.sentence for ev in rec.sources}
-        titles = {ev.title for ev in rec.sources}
-        found: Counter[str] = Counter()
-        for s in row["shown"]:
-            cited = [text_of[n] for n in s["citations"] if n in text_of]
-            share = support_share(s["text"], cited)
-            independent.append(share is not None and share >= SUPPORT_SHARE)
-            found["title"] += any(copies(s["text"], t, cited) for t in titles)
-            found["claim"] += copies(s["text"], rec.claim, cited)
-            found["prompt"] += copies_prompt(s["text"], runs)
+        sources = [ev.model_dump(include={"n", "sentence", "title"}) for ev in rec.sources]
+        supported, found = check_answer(rec.claim, sources, row["shown"])
+        independent += supported
         problems.update({k: 1 for k, v in found.items() if v})
         problems["any"] += any(found.values())
     n = max(1, len(rows))

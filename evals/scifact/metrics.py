@@ -8,7 +8,8 @@
 * ``faithfulness`` (answers to claims with evidence): ``citation_validity`` = valid citations / all citations the
   model wrote (before invalid ones were stripped); ``attributable_rate`` = shown answer sentences with status
   "supported" / all shown sentences, after self-correction; ``draft_attributable_rate`` the same before it;
-  ``answers_corrected`` and the ``corrections`` by action.
+  ``independent_support_rate`` and ``answers_with_copies``, checks of the shown answer that do not use the verifier
+  (evals.answer_checks); ``answers_corrected`` and the ``corrections`` by action.
 * ``verifier``: ``macro_f1`` and ``accuracy`` from ``evals/results/verifier_dev.json`` (written by the verifier
   training; None when absent). ``flag_precision`` / ``flag_recall`` use a proxy for the unknown truth: an answer
   sentence *should be flagged* when none of the evidence sentences it cites (valid citations only) is a gold
@@ -27,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evals.answer_checks import check_answer
 from evals.retrieval_metrics import retrieval_report
 from evals.scifact.calibration import run_calibration
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
@@ -35,6 +37,15 @@ from evals.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence
 
 VERIFIER_RESULTS = RESULTS_DIR / "verifier_dev.json"
 RETRIEVAL_KEYS = ("recall@3", "recall@5", "map@5", "ndcg@10")
+FAITHFULNESS_KEYS = (
+    "citation_validity",
+    "attributable_rate",
+    "draft_attributable_rate",
+    "independent_support_rate",
+    "answers_with_copies",
+    "answers_corrected",
+    "corrections",
+)
 
 
 def _ratio(num: float, denom: float) -> float | None:
@@ -80,14 +91,24 @@ def draft_sentences(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``citation_validity`` of what the model wrote; ``attributable_rate`` of what is shown (after
     self-correction, a quote of the cited source counting as supported); ``draft_attributable_rate`` before it;
-    the share of answers self-correction changed and its actions."""
+    ``independent_support_rate``: shown sentences whose content words are in what they cite, a check that does not
+    use the verifier; ``answers_with_copies``: answers with a shown sentence copying a title, restating the claim or
+    copying prompt text (evals.answer_checks); the share of answers self-correction changed and its actions."""
     shown = faithfulness_metrics([s for r in results for s in r["sentences"]])
     draft = faithfulness_metrics([s for r in results for s in draft_sentences(r)])
     actions = [c["action"] for r in results for c in r.get("corrections", [])]
+    independent: list[bool] = []
+    copying = 0
+    for r in results:
+        supported, found = check_answer(r["claim"], r["sources"], r["sentences"])
+        independent += supported
+        copying += any(found.values())
     return {
         "citation_validity": draft["citation_validity"],
         "attributable_rate": shown["attributable_rate"],
         "draft_attributable_rate": draft["attributable_rate"],
+        "independent_support_rate": _ratio(sum(independent), len(independent)),
+        "answers_with_copies": _ratio(copying, len(results)),
         "answers_corrected": _ratio(sum(bool(r.get("corrections")) for r in results), len(results)),
         "corrections": {a: actions.count(a) for a in ("rewritten", "replaced", "dropped")},
     }
@@ -186,9 +207,7 @@ def retrieval_only_metrics(records: Sequence[Mapping[str, Any]], claims: Sequenc
         "sentence": _empty_sentence(),
         # the verifier is not run here; its dev figures belong to the full run and verifier_dev.json
         "verifier": {"macro_f1": None, "accuracy": None, "flag_precision": None, "flag_recall": None},
-        "faithfulness": dict.fromkeys(
-            ("citation_validity", "attributable_rate", "draft_attributable_rate", "answers_corrected", "corrections")
-        ),
+        "faithfulness": dict.fromkeys(FAITHFULNESS_KEYS),
         "cost": _cost(records),
         "calibration": None,
     }

@@ -13,6 +13,7 @@ import pytest
 
 from agent.settings import get_settings
 from evals.cli import main
+from evals.scifact.metrics import FAITHFULNESS_KEYS
 from tests.conftest import RuleVerifier, scifact_or_skip, write_scifact_slice
 from tests.unit.test_eval_metrics import METRIC_KEYS
 
@@ -77,13 +78,7 @@ def _check_outputs(out: Path, name: str) -> dict[str, Any]:
     for block in (*result["abstract"].values(), *result["sentence"].values()):
         assert set(block) == {"precision", "recall", "f1"}
     assert set(result["verifier"]) == {"macro_f1", "accuracy", "flag_precision", "flag_recall"}
-    assert set(result["faithfulness"]) == {
-        "citation_validity",
-        "attributable_rate",
-        "draft_attributable_rate",
-        "answers_corrected",
-        "corrections",
-    }
+    assert set(result["faithfulness"]) == set(FAITHFULNESS_KEYS)
     corrections = result["faithfulness"]["corrections"]
     assert corrections is None or set(corrections) == {"rewritten", "replaced", "dropped"}
     assert set(result["cost"]) == {

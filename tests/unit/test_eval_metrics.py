@@ -11,6 +11,7 @@ import pytest
 
 from agent.state import AnswerSentence, Evidence, Query, RankedDoc, SourceAssessment, Usage, Verdict
 from evals.scifact.metrics import (
+    FAITHFULNESS_KEYS,
     answer_faithfulness,
     flag_counts,
     full_metrics,
@@ -235,9 +236,7 @@ def test_retrieval_only_metrics_keep_every_key_with_none_where_unmeasured():
     assert m["baselines"]["bm25"]["retrieval"]["recall@3"] == 0.5
     assert m["baselines"]["dense"]["retrieval"]["ndcg@10"] == 0.0
     assert m["abstract"]["label_only"] == {"precision": None, "recall": None, "f1": None}
-    assert m["faithfulness"] == dict.fromkeys(
-        ("citation_validity", "attributable_rate", "draft_attributable_rate", "answers_corrected", "corrections")
-    )
+    assert m["faithfulness"] == dict.fromkeys(FAITHFULNESS_KEYS)
     assert m["verifier"] == dict.fromkeys(("macro_f1", "accuracy", "flag_precision", "flag_recall"))
     assert m["cost"]["seconds_per_claim"] == 0.5 and m["cost"]["llm_calls_per_claim"] == 0.0
 
@@ -260,19 +259,36 @@ def test_verifier_dev_metrics_read_the_training_output(tmp_path: Path):
 
 
 def test_faithfulness_before_and_after_self_correction():
-    def sentence(status: str, citations: list[int], revision: str | None = None) -> dict[str, Any]:
-        return {"status": status, "citations": citations, "invalid_citations": [], "revision": revision}
+    def sentence(text: str, status: str, citations: list[int], revision: str | None = None) -> dict[str, Any]:
+        return {"text": text, "status": status, "citations": citations, "invalid_citations": [], "revision": revision}
 
+    sources = [
+        {"n": 1, "sentence": "Aspirin lowered fever in children within an hour.", "title": "Antipyretic trials"},
+        {"n": 2, "sentence": "Fever fell in both arms.", "title": "Paracetamol versus placebo in febrile adults"},
+    ]
     corrected = {
-        "sentences": [sentence("supported", [1]), sentence("supported", [2], "replaced")],
+        "claim": "Aspirin reduces fever in children.",
+        "sources": sources,
+        "sentences": [
+            sentence("Aspirin lowered fever in children [1].", "supported", [1]),  # its words are in [1]
+            sentence("Paracetamol worked better than aspirin [2].", "supported", [2], "replaced"),  # they are not
+        ],
         "corrections": [
             {"citations": [2], "invalid_citations": [], "status": "contradicted", "action": "replaced"},
             {"citations": [], "invalid_citations": [9], "status": "uncited", "action": "dropped"},
         ],
     }
-    untouched = {"sentences": [sentence("unsupported", [1])]}  # a record written before self-correction
+    # a record written before self-correction, whose sentence copies the title of what it cites
+    untouched = {
+        "claim": "Aspirin reduces fever in children.",
+        "sources": sources,
+        "sentences": [sentence("Paracetamol versus placebo in febrile adults: fever fell [2].", "unsupported", [2])],
+    }
     f = answer_faithfulness([corrected, untouched])
     # shown: 2 of 3 supported; draft: the kept sentence, the two corrected ones and the untouched one: 1 of 4
     assert f["attributable_rate"] == pytest.approx(2 / 3) and f["draft_attributable_rate"] == pytest.approx(1 / 4)
     assert f["citation_validity"] == pytest.approx(3 / 4)  # [1], [2], [1] valid; [9] named nothing
+    # without the verifier: the first sentence's words are all in [1]; the other two lean on words [2] lacks
+    assert f["independent_support_rate"] == pytest.approx(1 / 3)
+    assert f["answers_with_copies"] == 0.5  # the untouched answer copies a title
     assert f["answers_corrected"] == 0.5 and f["corrections"] == {"rewritten": 0, "replaced": 1, "dropped": 1}
