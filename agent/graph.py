@@ -5,7 +5,7 @@ decompose -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess 
 
 The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict and
 never decides it; the answer's sentences are then checked against what they cite, and those their sources do not
-support are rewritten, replaced by the quoted finding or dropped.
+support are re-cited to the source they repeat, rewritten, replaced by the quoted finding or dropped.
 
 `build_graph(first, last)` compiles any contiguous span of the pipeline with the same edges: the stages of
 agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans.

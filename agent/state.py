@@ -23,7 +23,9 @@ QueryKind = Literal["claim", "question", "opposite"]
 Status = Literal["supported", "contradicted", "unsupported", "uncited"]
 # rewritten: the LLM restated the sentence from its cited evidence alone; replaced: an extractive statement of the
 # cited finding (agent.compose) took its place
-Revision = Literal["rewritten", "replaced"]
+Revision = Literal["recited", "rewritten", "replaced"]
+# What self-correction can do to a flagged sentence, cheapest faithful fix first (agent/nodes/correct.py).
+CORRECTION_ACTIONS: tuple[str, ...] = ("recited", "rewritten", "replaced", "dropped")
 
 
 class Query(BaseModel):
@@ -97,7 +99,7 @@ class Correction(BaseModel):
     invalid_citations: list[int] = Field(default_factory=list)  # the numbers it cited that name no evidence
     status: Status  # its verdict from the verifier
     reason: str  # why it was flagged
-    action: Literal["rewritten", "replaced", "dropped"]
+    action: Literal["recited", "rewritten", "replaced", "dropped"]
     text: str = ""  # what the user sees instead ("" when dropped)
 
 

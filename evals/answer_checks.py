@@ -1,10 +1,9 @@
 """Checks of an answer sentence that do not use the verifier: whether its words are in what it cites (the
 independent support check), and whether it copies a title, restates the claim or copies the prompt.
 
-* content-word support: the share of the sentence's content words (no stop words, no numbers, no words of the
-  extractive template) found in the sentences it cites, compared by a crude stem (the first 5 letters); a sentence
-  is supported when at least ``SUPPORT_SHARE`` of them are. It cannot see direction ("increased" and "decreased"
-  share no stem, but "not" is a stop word), so it is a floor, not a judge.
+* content-word support (tools.overlap.support_share): the share of the sentence's content words found in the
+  sentences it cites; a sentence is supported when at least ``SUPPORT_SHARE`` of them are. It cannot see direction,
+  so it is a floor, not a judge. (verify uses the same overlap to catch a sentence quoting an uncited source.)
 * a copied title or a restated claim: a run of ``RUN`` consecutive words of the title (or the claim) that the
   cited sentences do not contain; for a claim shorter than ``RUN`` words, the whole claim (tools.overlap; verify
   flags a restated claim in the product, so shown answers should carry none).
@@ -19,31 +18,10 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import prompts
-from tools.overlap import RUN, copies, runs, words
+from tools.overlap import RUN, copies, runs, support_share, words
 
 SUPPORT_SHARE = 0.75
-STOP = set(
-    """a about above after again against all also although among an and any are as at be because been before being
-    between both but by can could did do does during each either for from further had has have having here how
-    however if in into is it its itself may might more most much must no nor not of on only or other our out over
-    own same should so some such than that the their them then there these they this those through to too under
-    until up very was we were what when where whether which while who whom why will with within would yet study
-    studies found find reports report reported states background showed shows show""".split()  # noqa: SIM905
-)
 PROMPT_MARKERS = ("<finding", "</finding", "stance=", "supports the claim", "contradicts the claim", "<evidence")
-
-
-def content_stems(text: str) -> set[str]:
-    return {w[:5] for w in words(text) if w not in STOP and len(w) > 2}
-
-
-def support_share(sentence: str, cited: Sequence[str]) -> float | None:
-    """Share of the sentence's content stems found in the cited sentences (None when it has none)."""
-    mine = content_stems(sentence)
-    if not mine:
-        return None
-    theirs = set().union(*(content_stems(c) for c in cited)) if cited else set()
-    return len(mine & theirs) / len(mine)
 
 
 @lru_cache(maxsize=4)

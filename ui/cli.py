@@ -69,7 +69,7 @@ def _read_claim(arg: str) -> str:
 
 def _print_readable(result: dict[str, Any]) -> None:
     from agent.scoring import describe_reputation
-    from ui.render import stance_text, verdict_details
+    from ui.render import REVISED, stance_text, verdict_details
 
     marks = {
         "supported": "",
@@ -84,8 +84,8 @@ def _print_readable(result: dict[str, Any]) -> None:
         flag = marks[s["status"]]
         if s["invalid_citations"]:
             flag += f"  [FLAG: removed citation(s) to non-existent source(s) {s['invalid_citations']}]"
-        revised = {"rewritten": "  (rewritten from its sources)", "replaced": "  (quoted from its source)"}
-        print(f"  {i}. {s['text']}{cites}{flag}{revised.get(s.get('revision') or '', '')}")
+        revised = f"  ({REVISED[s['revision']]})" if s.get("revision") else ""
+        print(f"  {i}. {s['text']}{cites}{flag}{revised}")
     if result.get("corrections"):
         print("\nSelf-correction (the first answer's flagged sentences):")
         for c in result["corrections"]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.scoring import NO_EVIDENCE, describe_reputation
+from agent.state import CORRECTION_ACTIONS
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
@@ -23,7 +24,11 @@ def cite(text: str, citations: list[int]) -> str:
     return f"{body} [{', '.join(map(str, citations))}]{end}"
 
 
-REVISED = {"rewritten": "rewritten from its sources", "replaced": "quoted from its source"}
+REVISED = {
+    "recited": "cited to the source whose words it repeats",
+    "rewritten": "rewritten from its sources",
+    "replaced": "quoted from its source",
+}
 ORIGINAL = "Original answer"  # the side panel with the answer before self-correction
 
 
@@ -121,7 +126,7 @@ def corrections_line(corrections: list[dict[str, Any]]) -> str:
         return ""
     actions = ", ".join(
         f"{sum(c['action'] == a for c in corrections)} {a}"
-        for a in ("rewritten", "replaced", "dropped")
+        for a in CORRECTION_ACTIONS
         if any(c["action"] == a for c in corrections)
     )
     return f"_Self-correction changed {len(corrections)} sentence(s) of the first answer ({actions}): {ORIGINAL}._"

@@ -1,11 +1,14 @@
 """Correct: one self-correction pass over the verified answer. Each sentence that its cited sources do not support
 is, in this order of preference,
 
-1. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
+1. recited: when it repeats the words of one evidence sentence it does not cite (a quote under the wrong number, or
+   with none), it cites that one instead, and is kept if the verifier then finds it supported (no LLM call);
+2. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
    kept if the verifier then finds it supported;
-2. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
+3. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
    the cited sentence the verifier found closest to it;
-3. dropped, when it cites no existing source, or when its replacement repeats a sentence already shown.
+4. dropped, when it states nothing or cites no existing source, or when its replacement repeats a sentence
+   already shown.
 
 A sentence that contradicts its own citation is therefore never shown as a finding. When nothing is left, the
 answer is the extractive floor. The first answer and every change with its reason stay in the state
@@ -27,6 +30,7 @@ from agent.nodes._timing import timed
 from agent.nodes.verify import check_sentences
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.citations import ParsedSentence, parse_answer, render
+from tools.overlap import repeated_source, words
 
 
 def shown(s: AnswerSentence) -> str:
@@ -48,6 +52,14 @@ def rewrite(s: AnswerSentence, cited: Sequence[Evidence], deps: Deps) -> tuple[A
     if not parsed:
         return None, usage
     return AnswerSentence(text=parsed[0].text, citations=list(s.citations), revision="rewritten"), usage
+
+
+def recite(s: AnswerSentence, evidence: Sequence[Evidence]) -> AnswerSentence | None:
+    """``s`` citing the one evidence sentence whose words it repeats, when it does not cite that one already."""
+    source = repeated_source(s.text, {ev.n: ev.sentence for ev in evidence})
+    if source is None or s.citations == [source]:
+        return None
+    return AnswerSentence(text=s.text, citations=[source], revision="recited")
 
 
 def closest(s: AnswerSentence, cited: Sequence[Evidence]) -> Evidence:
@@ -72,9 +84,12 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         if s.status == "supported":
             out.append(s)
             continue
-        cited = [by_n[n] for n in s.citations if n in by_n]
+        cited = [by_n[n] for n in s.citations if n in by_n] if words(s.text) else []  # a wordless one is dropped
         fixed: AnswerSentence | None = None
-        if cited and llm_ok:
+        if (moved := recite(s, evidence)) is not None:
+            (checked,) = check_sentences([moved], evidence, deps.verifier, top, state.get("claim", ""))
+            fixed = checked if checked.status == "supported" else None
+        if fixed is None and cited and llm_ok:
             try:
                 draft, used = rewrite(s, cited, deps)
                 usage += used

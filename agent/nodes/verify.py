@@ -1,8 +1,10 @@
 """Verify (Verif.ai; attribution as in FRSC): each answer sentence against the sentences it cites, by the
 independent verifier (not the generator). Status: supported / contradicted / unsupported / uncited; attribution
 lists the best-matching source sentences of the whole evidence list. A sentence of the extractive template that
-quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads; a
-sentence that restates the claim in words its sources do not use is not supported, whatever the verifier reads."""
+quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads. Not
+supported, whatever the verifier reads (it reads topic, and passes all three): a sentence that restates the claim
+in words its sources do not use, one that repeats the words of an uncited source while what it cites holds few of
+them (a quote under the wrong number), and one without a single word."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from agent.compose import quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
-from tools.overlap import copies
+from tools.overlap import copies, misattributed, words
 
 
 def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
@@ -54,10 +56,15 @@ def check_sentences(
         score: float | None
         if quoted is not None:
             status, score, reason = "supported", None, f"quotes [{quoted.n}] word for word"
+        elif cited and not words(s.text):
+            status, score, reason = "unsupported", None, "states nothing"
         elif cited:
             status, score, reason = _status(cited)
+            other = misattributed(s.text, s.citations, {ev.n: ev.sentence for ev in evidence})
             if status == "supported" and copies(s.text, claim, [ev.sentence for ev, _ in cited]):
                 status, reason = "unsupported", "restates the claim in words its sources do not use"
+            elif other is not None:
+                status, reason = "unsupported", f"repeats [{other}], not what it cites"
         else:
             status, score, reason = "uncited", None, "cites no existing source"
         if s.invalid_citations:

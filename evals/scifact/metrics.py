@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent.state import CORRECTION_ACTIONS
 from evals.answer_checks import check_answer
 from evals.retrieval_metrics import retrieval_report
 from evals.scifact.calibration import run_calibration
@@ -110,7 +111,7 @@ def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "independent_support_rate": _ratio(sum(independent), len(independent)),
         "answers_with_copies": _ratio(copying, len(results)),
         "answers_corrected": _ratio(sum(bool(r.get("corrections")) for r in results), len(results)),
-        "corrections": {a: actions.count(a) for a in ("rewritten", "replaced", "dropped")},
+        "corrections": {a: actions.count(a) for a in CORRECTION_ACTIONS},
     }
 
 

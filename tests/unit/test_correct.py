@@ -1,6 +1,7 @@
 """Self-correction (agent/nodes/correct.py) and the extractive floor (agent/compose.py): a flagged sentence is
-rewritten from its cited evidence and kept only if then supported, else replaced by the quoted finding, else
-dropped; the first answer and every change stay on record; without an LLM the answer quotes the evidence."""
+re-cited to the source whose words it repeats, else rewritten from its cited evidence and kept only if then
+supported, else replaced by the quoted finding, else dropped; the first answer and every change stay on record;
+without an LLM the answer quotes the evidence."""
 
 from __future__ import annotations
 
@@ -117,6 +118,39 @@ def test_an_unreachable_llm_is_tried_once_and_flagged_sentences_are_replaced(set
     # both sentences would be the same quote: it is shown once, the second is dropped
     assert [c.action for c in out["corrections"]] == ["replaced", "dropped"]
     assert [s.revision for s in out["sentences"]] == ["replaced"]
+
+
+class TopicVerifier:
+    """Stand-in for a verifier that reads topic: every sentence is supported by every source on the subject."""
+
+    def predict(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
+        return [VerifierResult("supports", 0.8, 0.1, 0.1) for _ in pairs]
+
+
+def test_a_quote_under_the_wrong_number_is_recited_and_a_wordless_sentence_dropped(settings: Any) -> None:
+    seizures = "Febrile seizures after MMR vaccination were rare in the cohort."
+    evidence = [*EVIDENCE, Evidence(n=3, doc_id="103", title="Febrile seizures", sentence=seizures, sentence_index=4)]
+    drafted = [
+        AnswerSentence(text=seizures, citations=[1]),
+        AnswerSentence(text=",,,,,.", citations=[1, 2]),
+    ]
+    top = settings.answer.top_attribution
+    checked = check_sentences(drafted, evidence, TopicVerifier(), top, CLAIM)
+    # the topic-reading verifier passes both; the words say otherwise
+    assert [(s.status, s.reason) for s in checked] == [
+        ("unsupported", "repeats [3], not what it cites"),
+        ("unsupported", "states nothing"),
+    ]
+    llm = ScriptedChatModel(rules=[])  # neither fix needs the LLM
+    deps = Deps(settings=settings, llm=llm, index=None, verifier=TopicVerifier())  # type: ignore[arg-type]
+    out = correct({"claim": CLAIM, "evidence": evidence, "sentences": checked}, Runtime(context=deps))
+    assert not llm.calls
+    (s,) = out["sentences"]
+    assert (s.citations, s.revision, s.status) == ([3], "recited", "supported")
+    assert [(c.action, c.text) for c in out["corrections"]] == [
+        ("recited", seizures.replace(".", " [3].")),
+        ("dropped", ""),
+    ]
 
 
 def test_a_supported_answer_is_left_alone(settings: Any) -> None:

@@ -291,4 +291,5 @@ def test_faithfulness_before_and_after_self_correction():
     # without the verifier: the first sentence's words are all in [1]; the other two lean on words [2] lacks
     assert f["independent_support_rate"] == pytest.approx(1 / 3)
     assert f["answers_with_copies"] == 0.5  # the untouched answer copies a title
-    assert f["answers_corrected"] == 0.5 and f["corrections"] == {"rewritten": 0, "replaced": 1, "dropped": 1}
+    assert f["answers_corrected"] == 0.5
+    assert f["corrections"] == {"recited": 0, "rewritten": 0, "replaced": 1, "dropped": 1}

@@ -8,9 +8,11 @@ from ui.render import (
     ORIGINAL,
     answer_markdown,
     cite,
+    corrections_line,
     followup_markdown,
     open_name,
     original_detail,
+    sentence_line,
     sentence_sources_markdown,
     source_detail,
     split_neighbours,
@@ -163,6 +165,15 @@ def test_a_corrected_answer_says_what_changed_and_keeps_the_original() -> None:
     assert detail.index("X causes Y [1]. X is harmful [2]. It is true.") < detail.index("What was changed")
     assert "3. “It is true.” — uncited: _cites no existing source_; **dropped** → not shown" in detail
     assert "**rewritten** → shown instead: “No link was found [1].”" in detail
+
+
+def test_a_recited_sentence_says_its_citation_was_moved() -> None:
+    recited = sentence("Evidence sentence 2.", [2], "supported", False, revision="recited",
+                       original="Evidence sentence 2 [1].")  # fmt: skip
+    line = sentence_line(1, recited)
+    assert "✅ _(cited to the source whose words it repeats in place of a flagged sentence)_" in line
+    changed = [{"action": "recited"}, {"action": "dropped"}]
+    assert "(1 recited, 1 dropped)" in corrections_line(changed)
     assert "Self-correction" not in answer_markdown(RESULT)
     follow = followup_markdown({"kind": "answer", "sentences": CORRECTED["sentences"], "evidence_count": 2,
                                 "corrections": CORRECTED["corrections"][2:]})  # fmt: skip
