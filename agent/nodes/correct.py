@@ -8,7 +8,7 @@ is, in this order of preference,
 3. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
    the cited sentence the verifier found closest to it;
 4. dropped, when it states nothing or cites no existing source, or when its replacement repeats a sentence
-   already shown.
+   already shown. Any sentence whose words are already shown is dropped too.
 
 A sentence that contradicts its own citation is therefore never shown as a finding. When nothing is left, the
 answer is the extractive floor. The first answer and every change with its reason stay in the state
@@ -62,6 +62,21 @@ def recite(s: AnswerSentence, evidence: Sequence[Evidence]) -> AnswerSentence | 
     return AnswerSentence(text=s.text, citations=[source], revision="recited")
 
 
+def correction(position: int, s: AnswerSentence, fixed: AnswerSentence | None, reason: str = "") -> Correction:
+    """The record of what happened to sentence ``position``: its replacement (recited, rewritten, replaced) or
+    nothing (dropped), and why it was touched (its flag's reason unless ``reason`` says otherwise)."""
+    return Correction(
+        position=position,
+        original=shown(s),
+        citations=s.citations,
+        invalid_citations=s.invalid_citations,
+        status=s.status,
+        reason=reason or s.reason,
+        action=fixed.revision if fixed is not None and fixed.revision else "dropped",
+        text=shown(fixed) if fixed is not None else "",
+    )
+
+
 def closest(s: AnswerSentence, cited: Sequence[Evidence]) -> Evidence:
     """The cited evidence the sentence leans on most: the first of its best attribution among its citations."""
     rank = {a.source: k for k, a in enumerate(s.attribution)}
@@ -73,7 +88,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     evidence = state.get("evidence", [])
     sentences = state.get("sentences", [])
-    if not evidence or all(s.status == "supported" for s in sentences):
+    repeated = len({s.text for s in sentences}) < len(sentences)
+    if not evidence or (all(s.status == "supported" for s in sentences) and not repeated):
         return {}
     by_n = {ev.n: ev for ev in evidence}
     top = deps.settings.answer.top_attribution
@@ -81,6 +97,9 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     out: list[AnswerSentence] = []
     corrections: list[Correction] = []
     for position, s in enumerate(sentences, start=1):
+        if any(s.text == o.text for o in out):  # the same words are already shown, under their own citations
+            corrections.append(correction(position, s, None, "repeats a sentence already shown"))
+            continue
         if s.status == "supported":
             out.append(s)
             continue
@@ -104,19 +123,7 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             (fixed,) = check_sentences([quote], evidence, deps.verifier, top)
         if fixed is not None and any(fixed.text == o.text for o in out):
             fixed = None  # the same quote twice says nothing new
-        action = fixed.revision if fixed is not None and fixed.revision else "dropped"
-        corrections.append(
-            Correction(
-                position=position,
-                original=shown(s),
-                citations=s.citations,
-                invalid_citations=s.invalid_citations,
-                status=s.status,
-                reason=s.reason,
-                action=action,
-                text=shown(fixed) if fixed is not None else "",
-            )
-        )
+        corrections.append(correction(position, s, fixed))
         if fixed is not None:
             out.append(fixed.model_copy(update={"original": shown(s)}))
     if not out:

@@ -153,6 +153,20 @@ def test_a_quote_under_the_wrong_number_is_recited_and_a_wordless_sentence_dropp
     ]
 
 
+def test_the_same_sentence_twice_is_shown_once(settings: Any) -> None:
+    twice = verified(settings, AnswerSentence(text="A cohort found no association with autism.", citations=[1]),
+                     AnswerSentence(text="A cohort found no association with autism.", citations=[2]))  # fmt: skip
+    assert [s.status for s in twice] == ["supported", "unsupported"]
+    once = verified(settings, AnswerSentence(text="A cohort found no association with autism.", citations=[1]))
+    llm = ScriptedChatModel(rules=[])
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": [*once, *once]}, settings, llm)
+    assert not llm.calls and [s.citations for s in out["sentences"]] == [[1]]
+    (c,) = out["corrections"]
+    assert (c.position, c.status, c.action, c.reason) == (2, "supported", "dropped", "repeats a sentence already shown")
+    out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": twice}, settings, llm)
+    assert [s.citations for s in out["sentences"]] == [[1]] and out["corrections"][0].action == "dropped"
+
+
 def test_a_supported_answer_is_left_alone(settings: Any) -> None:
     good = verified(settings, AnswerSentence(text="A cohort found no association with autism.", citations=[1]))
     out = run(correct, {"claim": CLAIM, "evidence": EVIDENCE, "sentences": good}, settings, DownModel())
