@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 import prompts
 from tools.overlap import RUN, copies, runs, support_share, words
@@ -41,19 +42,18 @@ def copies_prompt(sentence: str, prompt: set[str]) -> bool:
 
 
 def check_answer(
-    claim: str, sources: Sequence[Mapping[str, object]], shown: Sequence[Mapping[str, object]]
+    claim: str, sources: Sequence[Mapping[str, Any]], shown: Sequence[Mapping[str, Any]]
 ) -> tuple[list[bool], dict[str, bool]]:
     """Every shown sentence's independent support (content words of what it cites), and whether the answer copies
     a title, restates the claim or copies prompt text. ``sources``: the numbered evidence (n, sentence, title)."""
-    text_of = {int(str(ev["n"])): str(ev["sentence"]) for ev in sources}
-    titles = {str(ev["title"]) for ev in sources}
+    text_of = {ev["n"]: ev["sentence"] for ev in sources}
+    titles = {ev["title"] for ev in sources}
     prompt = prompt_runs()
     supported: list[bool] = []
     found = {"title": False, "claim": False, "prompt": False}
     for s in shown:
-        text = str(s["text"])
-        citations = s["citations"]
-        cited = [text_of[n] for n in citations if n in text_of] if isinstance(citations, list) else []
+        text = s["text"]
+        cited = [text_of[n] for n in s["citations"] if n in text_of]
         share = support_share(text, cited)
         supported.append(share is not None and share >= SUPPORT_SHARE)
         found["title"] |= any(copies(text, t, cited) for t in titles)

@@ -29,7 +29,7 @@ from typing import Any
 
 from evals.experiments import experiment_header, write_experiment
 from evals.reliability import plot_reliability
-from evals.scifact.calibration import THRESHOLDS, calibration_lines, risk_coverage, verdict_reliability
+from evals.scifact.calibration import calibration, calibration_lines
 from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
 from evals.scifact.records import read_records, scifact_predictions
 from evals.scifact_metrics import abstract_metrics, sentence_metrics
@@ -200,9 +200,7 @@ def product_rule(
     decided = {i: rule_verdict(x, docs, j.top_docs, judge_rule(settings), 0.0) for i, x in judged[rerank].items()}
     return {
         "rule": variant_name(rerank, j.top_docs, j.stance_min_prob, j.labelled_docs, j.min_confidence),
-        "min_confidence": j.min_confidence,
-        "risk_coverage": risk_coverage(claims, decided, sorted({*THRESHOLDS, j.min_confidence})),
-        "verdict_reliability": verdict_reliability(claims, {i: d[2] for i, d in decided.items()}),
+        **calibration(claims, decided, j.min_confidence),
         "verdicts": dict(Counter(d[2].label for d in decided.values())),
     }
 

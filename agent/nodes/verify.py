@@ -44,6 +44,7 @@ def check_sentences(
         return list(sentences)
     pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
     results = verifier.predict(pairs)
+    texts = {ev.n: ev.sentence for ev in evidence}
     out: list[AnswerSentence] = []
     for k, s in enumerate(sentences):
         row = list(zip(evidence, results[k * len(evidence) : (k + 1) * len(evidence)], strict=True))
@@ -60,7 +61,7 @@ def check_sentences(
             status, score, reason = "unsupported", None, "states nothing"
         elif cited:
             status, score, reason = _status(cited)
-            other = misattributed(s.text, s.citations, {ev.n: ev.sentence for ev in evidence})
+            other = misattributed(s.text, s.citations, texts)
             if status == "supported" and copies(s.text, claim, [ev.sentence for ev, _ in cited]):
                 status, reason = "unsupported", "restates the claim in words its sources do not use"
             elif other is not None:

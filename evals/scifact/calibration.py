@@ -94,21 +94,27 @@ def decided_from_records(records: Sequence[Mapping[str, Any]]) -> dict[int, tupl
     return out
 
 
-def run_calibration(
-    records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]], min_confidence: float | None
-) -> dict[str, Any] | None:
-    """How far the run's verdict confidence can be trusted: its reliability (ECE and bins, over the verdicts before
-    abstention) and the risk-coverage table, with the run's own threshold among the rows. None for records made
-    before verdicts carried a confidence."""
-    if not any("confidence" in (r["result"].get("verdict") or {}) for r in records):
-        return None
-    decided = decided_from_records(records)
+def calibration(
+    claims: Sequence[Mapping[str, Any]], decided: Mapping[int, tuple[Any, Any, Any]], min_confidence: float | None
+) -> dict[str, Any]:
+    """The threshold in force, the reliability of the verdict confidence (over the verdicts before abstention) and
+    the risk-coverage table with that threshold among its rows. ``decided`` as for ``risk_coverage``."""
     thresholds = sorted({*THRESHOLDS, *([min_confidence] if min_confidence is not None else [])})
     return {
         "min_confidence": min_confidence,
         "verdict_reliability": verdict_reliability(claims, {i: d[2] for i, d in decided.items()}),
         "risk_coverage": risk_coverage(claims, decided, thresholds),
     }
+
+
+def run_calibration(
+    records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]], min_confidence: float | None
+) -> dict[str, Any] | None:
+    """``calibration`` of a run, read back from its records; None for records made before verdicts carried a
+    confidence."""
+    if not any("confidence" in (r["result"].get("verdict") or {}) for r in records):
+        return None
+    return calibration(claims, decided_from_records(records), min_confidence)
 
 
 def calibration_lines(
