@@ -1,14 +1,20 @@
 """The claim-checking graph. This is the only place where edges live.
 
-decompose -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict -> answer -> verify
-    -> correct
+claim_queries -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict
+    verdict (provisional) -> decompose -> retrieve ... -> verdict (final)
+    verdict (final) -> answer -> verify -> correct
 
-The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict and
-never decides it; the answer's sentences are then checked against what they cite, and those their sources do not
-support are re-cited to the source they repeat, rewritten, replaced by the quoted finding or dropped.
+Nothing waits for the LLM that does not need it: the claim and its rule-made negation are searched and judged at
+once, so the sources and a provisional verdict are there within a second; then the LLM writes search questions,
+which are searched (retrieve searches only queries it has not searched) and judged with the first lists, and the
+final verdict replaces the provisional one. When the LLM gives no new question, the verdict is made final as it
+stands. The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict
+and never decides it; the answer's sentences are then checked against what they cite, and those their sources do
+not support are re-cited to the source they repeat, rewritten, replaced by the quoted finding or dropped.
 
 `build_graph(first, last)` compiles any contiguous span of the pipeline with the same edges: the stages of
-agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans.
+agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans. The second pass
+exists only in a span holding both retrieve and decompose.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.nodes.answer import answer
 from agent.nodes.assess import assess
+from agent.nodes.claim_queries import claim_queries
 from agent.nodes.context import context
 from agent.nodes.correct import correct
 from agent.nodes.decompose import decompose
@@ -31,7 +38,7 @@ from agent.nodes.verify import verify
 from agent.state import ClaimState, Deps
 
 PIPELINE = [
-    ("decompose", decompose),
+    ("claim_queries", claim_queries),
     ("retrieve", retrieve),
     ("fuse", fuse),
     ("rerank", rerank),
@@ -39,6 +46,7 @@ PIPELINE = [
     ("context", context),
     ("assess", assess),
     ("verdict", verdict),
+    ("decompose", decompose),
     ("answer", answer),
     ("verify", verify),
     ("correct", correct),
@@ -46,19 +54,40 @@ PIPELINE = [
 NODE_NAMES = [name for name, _ in PIPELINE]
 
 
-def build_graph(checkpointer: Any = None, first: str = "decompose", last: str = "correct") -> Any:
+def after_verdict(state: ClaimState) -> str:
+    """A provisional verdict asks for the LLM's search questions; a final one goes on to the answer."""
+    v = state.get("verdict")
+    return "decompose" if v is not None and v.provisional else "final"
+
+
+def after_decompose(state: ClaimState) -> str:
+    """New queries are searched; without any, the verdict is made final as it stands."""
+    searched = set(state.get("searched", []))
+    return "retrieve" if any(q.text not in searched for q in state.get("queries", [])) else "verdict"
+
+
+def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: str = "correct") -> Any:
     """The pipeline from node `first` to node `last` (both included), compiled. Raises ValueError for a name
     that is not a node or a span that runs backwards."""
     start, end = NODE_NAMES.index(first), NODE_NAMES.index(last)
     if start > end:
         raise ValueError(f"{first!r} comes after {last!r} in the pipeline")
-    span = PIPELINE[start : end + 1]
+    names = NODE_NAMES[start : end + 1]
+    second_pass = "retrieve" in names and "decompose" in names
+    if len(names) > 1 and not second_pass and "decompose" in names:
+        names.remove("decompose")  # without retrieve in the span its questions would never be searched
     builder = StateGraph(ClaimState, context_schema=Deps)
-    for name, node in span:
-        builder.add_node(name, node)
-    builder.add_edge(START, span[0][0])
-    for (a, _), (b, _) in zip(span, span[1:], strict=False):
-        builder.add_edge(a, b)
-    builder.add_edge(span[-1][0], END)
+    for name, node in PIPELINE:
+        if name in names:
+            builder.add_node(name, node)
+    following = dict(zip(names, names[1:], strict=False))
+    builder.add_edge(START, names[0])
+    for name in names:
+        if not (second_pass and name in ("verdict", "decompose")):
+            builder.add_edge(name, following.get(name, END))
+    if second_pass:
+        final = following.get("decompose", END)
+        builder.add_conditional_edges("verdict", after_verdict, {"decompose": "decompose", "final": final})
+        builder.add_conditional_edges("decompose", after_decompose, {"retrieve": "retrieve", "verdict": "verdict"})
     name = "claimtrace" if (first, last) == (NODE_NAMES[0], NODE_NAMES[-1]) else f"claimtrace:{first}-{last}"
     return builder.compile(checkpointer=checkpointer, name=name)

@@ -2,7 +2,8 @@
 the state after it. The CLI and the UI run the whole graph; the evals, their replays and the follow-ups run
 stages, so every caller goes through the same nodes and edges.
 
-* retrieval: decompose -> rerank (or retrieve -> rerank when the queries are given, as the evals do)
+* retrieval: claim_queries -> rerank (the claim and its negation; retrieve -> rerank when the queries are given, as
+  the evals do)
 * evidence: select_evidence -> context (the candidates the judge reads)
 * judgement: select_evidence -> verdict
 * answer: answer -> correct (verify and self-correction included)
@@ -31,9 +32,9 @@ def run_span(state: ClaimState, deps: Deps, first: str, last: str) -> ClaimState
 
 
 def retrieval(claim: str, deps: Deps, queries: Sequence[Query] | None = None) -> ClaimState:
-    """Search questions (unless given), retrieval, fusion and reranking for one claim."""
+    """Retrieval, fusion and reranking for one claim: of the given queries, or of the claim and its negation."""
     if queries is None:
-        return run_span({"claim": claim}, deps, "decompose", "rerank")
+        return run_span({"claim": claim}, deps, "claim_queries", "rerank")
     return run_span({"claim": claim, "queries": list(queries)}, deps, "retrieve", "rerank")
 
 

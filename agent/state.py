@@ -117,6 +117,8 @@ class Verdict(BaseModel):
     contradicting: int = 0
     irrelevant: int = 0  # sources read that bear on the claim neither way
     leaning: str | None = None
+    # judged from the claim queries alone, while the LLM's search questions are still to be searched
+    provisional: bool = False
 
     def describe(self) -> str:
         """The verdict in one line for the LLM's prompts: label, leaning, confidence and the sources on each side."""
@@ -140,8 +142,9 @@ class Usage(BaseModel):
         )
 
 
-def _merge(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
-    return {**a, **b}
+def _add_times(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    """Seconds per node, summed over the passes of a node that runs twice (the search after the LLM's questions)."""
+    return {**a, **{k: round(a.get(k, 0.0) + v, 3) for k, v in b.items()}}
 
 
 def _add_usage(a: Usage | None, b: Usage | None) -> Usage:
@@ -151,6 +154,8 @@ def _add_usage(a: Usage | None, b: Usage | None) -> Usage:
 class ClaimState(TypedDict, total=False):
     claim: str
     queries: list[Query]
+    searched: list[str]  # query texts already searched
+    questions_asked: bool  # decompose has run (whether or not the LLM gave questions)
     ranked_lists: dict[str, list[str]]  # "<retriever>|<query>" -> doc ids, best first
     candidates: list[RankedDoc]
     evidence: list[Evidence]
@@ -165,7 +170,7 @@ class ClaimState(TypedDict, total=False):
     llm_error: str  # why the LLM failed during this check ("" while it answers): later steps do without it
     notes: Annotated[list[str], operator.add]
     usage: Annotated[Usage, _add_usage]
-    timings: Annotated[dict[str, float], _merge]
+    timings: Annotated[dict[str, float], _add_times]
 
 
 class SearchIndex(Protocol):

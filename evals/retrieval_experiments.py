@@ -257,7 +257,7 @@ def markdown(res: Mapping[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.nodes.decompose import fallback_opposite
+    from agent.nodes.claim_queries import negation as fallback_opposite
     from agent.settings import get_settings
     from tools.index import CorpusIndex
 
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     abstracts = AbstractVectors(index)
     t0 = time.perf_counter()
     claim_lists = gather(index, abstracts, [c["claim"] for c in claims])
-    # fallback_opposite is what decompose uses when the LLM gives no opposite claim
+    # the rule-made negation the claim_queries node searches
     opp_lists = gather(index, abstracts, [fallback_opposite(c["claim"]) for c in claims])
     res = {
         **experiment_header("evals.retrieval_experiments", argv, args.split, claims),

@@ -1,5 +1,7 @@
 """Live Chainlit steps for one check: a step opens when its pipeline node starts and closes with the node's update;
-the answer step streams the model's tokens."""
+the answer step streams the model's tokens. The verdict and its sources are shown as a message of their own the
+moment the verdict is reached (marked provisional while the LLM's search questions are to come), and the message is
+removed when the final answer comes."""
 
 from __future__ import annotations
 
@@ -9,9 +11,22 @@ import chainlit as cl
 from chainlit.utils import utc_now
 
 from agent.graph import PIPELINE
+from ui.render import early_markdown
 from ui.steps import STEP_NAMES, as_json, step_markdown
 
 ORDER = [name for name, _ in PIPELINE]
+SECOND_PASS = " (with the search questions)"
+
+
+def following(node: str, update: dict[str, Any]) -> str | None:
+    """The node expected to run after `node` (agent.graph's routing, read off the update): a provisional verdict is
+    followed by the search questions, the search questions by a second search, anything else by the next node."""
+    if node == "verdict":
+        return "decompose" if (update.get("verdict") or {}).get("provisional") else "answer"
+    if node == "decompose":
+        return "retrieve" if update.get("queries") else "verdict"
+    at = ORDER.index(node) + 1 if node in ORDER else len(ORDER)
+    return ORDER[at] if at < len(ORDER) and ORDER[at] != "decompose" else None
 
 
 class CheckProgress:
@@ -19,6 +34,9 @@ class CheckProgress:
         self.parent: cl.Step | None = None
         self.claim = ""
         self.current: tuple[str, cl.Step] | None = None
+        self.second_pass = False
+        self.evidence: list[dict[str, Any]] = []
+        self.early: cl.Message | None = None
 
     async def begin(self, claim: str) -> None:
         self.parent = cl.Step(name="Checking the claim", type="run", default_open=True)
@@ -29,7 +47,8 @@ class CheckProgress:
 
     async def _open(self, node: str) -> None:
         assert self.parent is not None
-        step = cl.Step(name=STEP_NAMES.get(node, node), type="tool", parent_id=self.parent.id)
+        name = STEP_NAMES.get(node, node) + (SECOND_PASS if self.second_pass and node != "decompose" else "")
+        step = cl.Step(name=name, type="tool", parent_id=self.parent.id)
         step.start = utc_now()
         await step.send()
         self.current = (node, step)
@@ -39,23 +58,38 @@ class CheckProgress:
             await self.current[1].stream_token(text)
 
     async def node_done(self, node: str, update: Any) -> None:
-        if self.current is None or self.current[0] != node:
+        if self.current is not None and self.current[0] != node:  # the routing took another way than expected
+            await self.current[1].remove()
+            self.current = None
+        if self.current is None:
             await self._open(node)
         assert self.current is not None
         step = self.current[1]
-        step.output = step_markdown(node, as_json(update))
+        data = as_json(update)
+        step.output = step_markdown(node, data)
         step.end = utc_now()
         await step.update()
         self.current = None
-        following = ORDER.index(node) + 1 if node in ORDER else len(ORDER)
-        if following < len(ORDER):
-            await self._open(ORDER[following])
+        if node == "decompose":
+            self.second_pass = True
+        if "evidence" in data:
+            self.evidence = data["evidence"]
+        if node == "verdict" and data.get("verdict"):
+            if self.early is not None:
+                await self.early.remove()
+            self.early = cl.Message(content=early_markdown(data["verdict"], self.evidence))
+            await self.early.send()
+        after = following(node, data)
+        if after is not None:
+            await self._open(after)
 
     async def finish(self, error: str | None = None) -> None:
         if self.current is not None:
             step = self.current[1]
             step.is_error, step.output, step.end = bool(error), error or step.output, utc_now()
             await step.update()
+        if self.early is not None and not error:  # the final answer replaces it; after a failure it stays
+            await self.early.remove()
         if self.parent is not None:
             self.parent.is_error = bool(error)
             self.parent.output = error or f"Checked: {self.claim}"

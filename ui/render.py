@@ -53,6 +53,24 @@ def verdict_badge(verdict: dict[str, Any] | None) -> str:
     return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict)
 
 
+def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]]) -> str:
+    """What the user reads while the LLM writes: the verdict (marked provisional while the LLM's search questions
+    are still to be searched) and the evidence sentences it rests on. The final answer replaces it."""
+    if verdict.get("provisional"):
+        head = (
+            f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_From the claim and its negation alone; the search questions are being written, and the final verdict "
+            "and answer replace this._"
+        )
+    else:
+        head = (
+            f"⏳ **Judged:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_The answer is being written and checked; it replaces this._"
+        )
+    rows = [f"- **[{e['n']}]** _{e['title']}_ · {e.get('stance', 'nei')} — “{e['sentence']}”" for e in evidence]
+    return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
+
+
 def verdict_details(verdict: dict[str, Any]) -> str:
     """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
     leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""

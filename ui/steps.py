@@ -12,7 +12,7 @@ from ui.render import cite, verdict_details
 Update = dict[str, Any]
 
 STEP_NAMES = {
-    "decompose": "Search questions",
+    "claim_queries": "The claim and its negation",
     "retrieve": "Searching",
     "fuse": "Sources found",
     "rerank": "Reranked by the verifier",
@@ -20,6 +20,7 @@ STEP_NAMES = {
     "context": "Supplementary context",
     "assess": "Assessment",
     "verdict": "Verdict",
+    "decompose": "Search questions (LLM)",
     "answer": "Answer",
     "verify": "Verification",
     "correct": "Self-correction",
@@ -33,7 +34,7 @@ def as_json(update: Any) -> Update:
     return out if isinstance(out, dict) else {}
 
 
-def _decompose(u: Update) -> str:
+def _queries(u: Update) -> str:
     return "\n".join(f"- ({q['kind']}) {q['text']}" for q in u.get("queries", []))
 
 
@@ -108,7 +109,7 @@ def _correct(u: Update) -> str:
 
 
 RENDERERS: dict[str, Callable[[Update], str]] = {
-    "decompose": _decompose,
+    "claim_queries": _queries,
     "retrieve": _retrieve,
     "fuse": _fuse,
     "rerank": _rerank,
@@ -116,6 +117,7 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
     "context": _context,
     "assess": _assess,
     "verdict": _verdict,
+    "decompose": _queries,
     "answer": _answer,
     "verify": _verify,
     "correct": _correct,

@@ -1,5 +1,6 @@
-"""Decompose (RAG-fusion; the opposite claim as in FRSC): the claim -> search questions plus the opposite claim.
-When the LLM fails, the claim and its rule-made negation are searched and the later steps do without the LLM."""
+"""Decompose (RAG-fusion; the opposite claim as in FRSC): the LLM's search questions and its opposite claim, added to
+the claim queries already searched. The pipeline then searches again with them and replaces the provisional verdict.
+When the LLM fails, the check goes on with what the claim queries found and the later steps do without the LLM."""
 
 from __future__ import annotations
 
@@ -25,14 +26,11 @@ def _clean(items: Any, limit: int) -> list[str]:
     return out[:limit]
 
 
-def fallback_opposite(claim: str) -> str:
-    return f"It is not true that {claim[0].lower()}{claim[1:]}" if claim else claim
-
-
 @timed("decompose")
 def decompose(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     claim = state["claim"]
     settings = runtime.context.settings
+    asked = list(state.get("queries", [Query(text=claim, kind="claim")]))
     try:
         reply, usage = chat(
             runtime.context.llm,
@@ -42,18 +40,16 @@ def decompose(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             max_tokens=settings.llm.max_tokens,
         )
     except LLMUnavailableError as e:
-        queries = [Query(text=claim, kind="claim"), Query(text=fallback_opposite(claim), kind="opposite")]
         note = f"{e}: searched with the claim and its negation, and the answer quotes the evidence"
-        return {"queries": queries, "llm_error": str(e), "notes": [note]}
+        return {"questions_asked": True, "llm_error": str(e), "notes": [note]}
     obj = parse_json_object(reply) or {}
-    questions = _clean(obj.get("questions"), settings.retrieval.max_questions)
-    opposite = obj.get("opposite_claim")
+    known = {q.text for q in asked}
+    questions = [q for q in _clean(obj.get("questions"), settings.retrieval.max_questions) if q not in known]
     notes: list[str] = []
     if not questions:
-        notes.append("decompose: the model gave no usable questions; searching with the claim and its negation")
-    if not isinstance(opposite, str) or not opposite.strip() or opposite.strip() == claim:
-        opposite = fallback_opposite(claim)
-    queries = [Query(text=claim, kind="claim")]
-    queries += [Query(text=q, kind="question") for q in questions if q != claim]
-    queries.append(Query(text=opposite.strip(), kind="opposite"))
-    return {"queries": queries, "usage": usage, "notes": notes}
+        notes.append("decompose: the model gave no usable questions; the claim and its negation were searched")
+    queries = [*asked, *(Query(text=q, kind="question") for q in questions)]
+    opposite = obj.get("opposite_claim")
+    if isinstance(opposite, str) and opposite.strip() and opposite.strip() not in known | set(questions):
+        queries.append(Query(text=opposite.strip(), kind="opposite"))
+    return {"queries": queries, "questions_asked": True, "usage": usage, "notes": notes}

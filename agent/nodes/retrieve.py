@@ -1,5 +1,6 @@
 """Retrieve (hybrid search as in Verif.ai, title-prepended sentences as in the semantic-search study): every
-search question through every retrieval tool.
+search question through every retrieval tool, once: a second pass (after the LLM's questions) searches only the new
+questions and keeps the lists of the first.
 
 Live tools (Europe PMC, PubMed, OpenAlex, Semantic Scholar; tools.live) search the literature first, for the
 sources the settings select, concurrently and within a time budget; the abstracts they fetch are added to the index.
@@ -16,18 +17,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
-from agent.state import ClaimState, Deps
+from agent.state import ClaimState, Deps, Query
 from tools.search import make_search_tools
 
 log = logging.getLogger(__name__)
 
 
-def _live(state: ClaimState, deps: Deps, local: bool, sources: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
+def _live(new: list[Query], deps: Deps, local: bool, sources: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
     """Ranked lists of the live sources and their notes; fetched abstracts are added to the index."""
     from tools.live.retrieval import live_queries, run_live, search_live
 
     settings = deps.settings
-    queries = live_queries([(q.text, q.kind) for q in state["queries"]], settings.live.queries)
+    queries = live_queries([(q.text, q.kind) for q in new], settings.live.queries)
     find = getattr(deps.index, "find_doc", None)
     try:
         search = search_live(sources, queries, settings.live, settings.stores.live_cache_dir, find, local=local)
@@ -47,20 +48,24 @@ def _live(state: ClaimState, deps: Deps, local: bool, sources: list[Any]) -> tup
 
 @timed("retrieve")
 def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+    """Searches the queries not searched yet (the claim queries first, then the LLM's questions) and adds their
+    ranked lists to those already found."""
     from tools.live.sources import select_sources
 
     deps = runtime.context
+    searched = list(state.get("searched", []))
+    new = [q for q in state["queries"] if q.text not in searched]
     selection = select_sources(deps.settings.live)
-    notes = list(selection.notes)
-    ranked: dict[str, list[str]] = {}
-    if selection.live:
-        live_ranked, live_notes = _live(state, deps, selection.local, selection.live)
+    notes = [] if searched else list(selection.notes)  # said once per check
+    ranked: dict[str, list[str]] = dict(state.get("ranked_lists", {}))
+    if selection.live and new:
+        live_ranked, live_notes = _live(new, deps, selection.local, selection.live)
         ranked.update(live_ranked)
         notes.extend(live_notes)
-    if selection.local:
-        queries = [q.text for q in state["queries"]]
+    if selection.local and new:
+        texts = [q.text for q in new]
         for tool in make_search_tools(deps.index, deps.settings.retrieval.depth):
-            results = tool.batch([{"query": q} for q in queries])
-            for query, hits in zip(queries, results, strict=True):
+            results = tool.batch([{"query": q} for q in texts])
+            for query, hits in zip(texts, results, strict=True):
                 ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]
-    return {"ranked_lists": ranked, "notes": notes}
+    return {"ranked_lists": ranked, "searched": searched + [q.text for q in new], "notes": notes}

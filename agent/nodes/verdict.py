@@ -1,5 +1,6 @@
 """Verdict (FRSC): the reputation-weighted mean of the local scores of every source whose stance counts -> global
-label, with a calibrated confidence; below ``judge.min_confidence`` the verdict is "Cannot decide"."""
+label, with a calibrated confidence; below ``judge.min_confidence`` the verdict is "Cannot decide". A verdict reached
+before the LLM's search questions were searched is marked provisional (the graph then asks for them)."""
 
 from __future__ import annotations
 
@@ -46,4 +47,5 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         state.get("no_stance_confidence", 1.0),
         runtime.context.settings.judge.min_confidence,
     )
-    return {"verdict": v}
+    pending = runtime.context.settings.retrieval.llm_questions and not state.get("questions_asked", False)
+    return {"verdict": v.model_copy(update={"provisional": pending})}

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 import prompts
 from agent.compose import extractive_answer, extractive_sentence, finding, quotes
 from agent.nodes.answer import answer
+from agent.nodes.claim_queries import claim_queries
 from agent.nodes.correct import correct
 from agent.nodes.decompose import decompose
 from agent.nodes.verify import check_sentences
@@ -189,8 +190,10 @@ def test_the_extractive_template_quotes_what_the_study_reports() -> None:
 
 def test_without_an_llm_the_check_searches_the_claim_and_its_negation_and_quotes_the_evidence(settings: Any) -> None:
     llm = DownModel()
-    out = run(decompose, {"claim": CLAIM}, settings, llm)
-    assert [q.kind for q in out["queries"]] == ["claim", "opposite"] and out["llm_error"]
+    asked = run(claim_queries, {"claim": CLAIM}, settings, llm)["queries"]
+    out = run(decompose, {"claim": CLAIM, "queries": asked}, settings, llm)
+    assert "queries" not in out and out["llm_error"] and out["questions_asked"]
+    assert [q.kind for q in asked] == ["claim", "opposite"]
     assert "searched with the claim and its negation" in out["notes"][0]
     state = {"claim": CLAIM, "evidence": EVIDENCE, "verdict": REFUTED, "llm_error": out["llm_error"]}
     answered = run(answer, state, settings, llm)

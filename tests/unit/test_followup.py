@@ -57,7 +57,7 @@ def test_first_message_is_checked_and_kept(make_deps: Any):
     assert shown["citations"] == [1] and shown["revision"] == "replaced" and shown["status"] == "supported"
     assert [(c["action"], c["status"]) for c in result["corrections"]] == [
         ("replaced", "contradicted"), ("dropped", "uncited")]
-    assert "total" in result["timings"] and result["llm"]["calls"] == 3
+    assert "total" in result["timings"] and result["llm"]["calls"] == 2  # answer and one rewrite: no questions
 
 
 def test_sources_behind_a_sentence_need_no_llm(make_deps: Any):

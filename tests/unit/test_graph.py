@@ -19,8 +19,9 @@ VERIFIER_RULES = {
 
 
 def test_nodes_run_in_pipeline_order_and_the_answer_is_told_the_verdict(make_deps):
-    """The order the nodes report their updates in, and what the answer prompt carries: the verdict was computed
-    from the verifier before the generator wrote a word."""
+    """The order the nodes report their updates in: the claim queries are judged into a provisional verdict before
+    the LLM is asked anything, its questions are searched in a second pass that keeps the first pass's lists, and
+    the answer prompt carries the final verdict, computed from the verifier before the generator wrote a word."""
     deps = make_deps(
         [
             decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
@@ -28,10 +29,21 @@ def test_nodes_run_in_pipeline_order_and_the_answer_is_told_the_verdict(make_dep
         ],
         verifier_rules=VERIFIER_RULES,
     )
-    ran = [name for update in build_graph().stream({"claim": CLAIM}, context=deps, stream_mode="updates")
-           for name in update]
-    assert ran == ["decompose", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict",
-                   "answer", "verify", "correct"]
+    deps.settings = deps.settings.with_values(retrieval={"llm_questions": True})
+    updates = [(name, u) for update in build_graph().stream({"claim": CLAIM}, context=deps, stream_mode="updates")
+               for name, u in update.items()]
+    judged = ["retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict"]
+    assert [name for name, _ in updates] == ["claim_queries", *judged, "decompose", *judged, "answer", "verify",
+                                             "correct"]
+    first, second = [u for name, u in updates if name == "verdict"]
+    assert first["verdict"].provisional and not second["verdict"].provisional
+    assert len(deps.llm.calls[0]) and "search questions" in str(deps.llm.calls[0][-1].content)  # no LLM call before
+    searches = [u for name, u in updates if name == "retrieve"]
+    assert searches[0]["searched"] == [CLAIM, "It is not true that the MMR vaccine causes autism."]
+    assert searches[1]["searched"][2:] == [
+        "Is MMR vaccination linked to autism?", "The MMR vaccine does not cause autism."
+    ]
+    assert set(searches[0]["ranked_lists"]) < set(searches[1]["ranked_lists"])
     answer_prompt = "\n".join(str(m.content) for m in deps.llm.calls[1])
     assert "<evidence>" in answer_prompt and "Generally refuted" in answer_prompt
 
@@ -43,6 +55,26 @@ def test_a_span_runs_only_its_nodes(make_deps):
     assert state["candidates"] and "evidence" not in state and set(state["timings"]) == {"retrieve", "fuse"}
     with pytest.raises(ValueError):
         build_graph(first="verify", last="decompose")
+
+
+def test_by_default_the_first_verdict_is_final_and_the_llm_only_answers(make_deps):
+    deps = make_deps([{"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."}],
+                     verifier_rules=VERIFIER_RULES)
+    state = run_claim(CLAIM, deps)
+    assert not state["verdict"].provisional and len(deps.llm.calls) >= 1
+    assert all("<evidence>" in "\n".join(str(m.content) for m in call) for call in deps.llm.calls[:1])
+    assert "decompose" not in state["timings"] and [q.kind for q in state["queries"]] == ["claim", "opposite"]
+
+
+def test_a_failed_llm_makes_the_provisional_verdict_final(make_deps):
+    deps = make_deps([{"when": "search questions", "reply": "not json"},
+                      {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."}],
+                     verifier_rules=VERIFIER_RULES)
+    deps.settings = deps.settings.with_values(retrieval={"llm_questions": True})
+    updates = [name for update in build_graph().stream({"claim": CLAIM}, context=deps, stream_mode="updates")
+               for name in update]
+    assert updates.count("retrieve") == 1 and updates.count("verdict") == 2
+    assert updates[updates.index("decompose") + 1] == "verdict"
 
 
 def test_full_run_matches_the_json_contract(make_deps):
@@ -57,14 +89,16 @@ def test_full_run_matches_the_json_contract(make_deps):
         ],
         verifier_rules=VERIFIER_RULES,
     )
+    deps.settings = deps.settings.with_values(retrieval={"llm_questions": True})
     result = CheckResult.from_state(run_claim(CLAIM, deps)).model_dump(mode="json")
     assert set(result) >= {"claim", "queries", "answer", "sentences", "sources", "verdict", "llm", "timings"}
     assert result["queries"][0] == CLAIM and result["queries"][-1] == "The MMR vaccine does not cause autism."
+    assert result["queries"][1] == "It is not true that the MMR vaccine causes autism."
     assert result["verdict"]["label"] == "Generally refuted"
     # decompose, answer, then one rewrite per flagged sentence that cites an existing source
     rewrites = ["<draft>" in "\n".join(str(m.content) for m in call) for call in deps.llm.calls[2:]]
     assert result["llm"]["calls"] == 2 + len(rewrites) and all(rewrites)
-    assert set(result["timings"]) >= {"decompose", "retrieve", "answer", "verify", "correct", "total"}
+    assert set(result["timings"]) >= {"claim_queries", "decompose", "retrieve", "answer", "verify", "correct", "total"}
     ns = {s["n"] for s in result["sources"]}
     assert ns == set(range(1, len(ns) + 1))
     assert {s["doc_id"] for s in result["sources"]} <= {"101", "102"}

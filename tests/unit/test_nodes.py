@@ -9,6 +9,7 @@ import pytest
 from langgraph.runtime import Runtime
 
 from agent.nodes.assess import JudgeRule, assess, judge_sources
+from agent.nodes.claim_queries import claim_queries
 from agent.nodes.context import context
 from agent.nodes.decompose import decompose
 from agent.nodes.fuse import fuse
@@ -62,13 +63,28 @@ def test_decompose_caps_questions_and_drops_duplicates(make_deps):
     assert questions == [f"Question {i}?" for i in range(5)]
 
 
+def test_claim_queries_are_the_claim_and_its_negation(make_deps):
+    out = claim_queries({"claim": CLAIM}, rt(make_deps([])))
+    assert [(q.kind, q.text) for q in out["queries"]] == [
+        ("claim", CLAIM), ("opposite", "It is not true that the MMR vaccine causes autism.")
+    ]
+
+
 @pytest.mark.parametrize("reply", ["not json at all", '```json\n{"questions": 5}\n```', '{"questions": []}'])
-def test_decompose_falls_back_when_json_is_broken(make_deps, reply):
+def test_decompose_adds_nothing_when_json_is_broken(make_deps, reply):
     deps = make_deps([{"when": "search questions", "reply": reply}])
-    out = decompose({"claim": CLAIM}, rt(deps))
-    assert [q.kind for q in out["queries"]] == ["claim", "opposite"]
-    assert out["queries"][1].text == "It is not true that the MMR vaccine causes autism."
+    asked = claim_queries({"claim": CLAIM}, rt(deps))["queries"]
+    out = decompose({"claim": CLAIM, "queries": asked}, rt(deps))
+    assert out["queries"] == asked and out["questions_asked"]
     assert out["notes"]
+
+
+def test_decompose_adds_only_queries_not_yet_asked(make_deps):
+    negation = "It is not true that the MMR vaccine causes autism."
+    deps = make_deps([decompose_rule([CLAIM, "Q1?", negation], negation)])
+    asked = claim_queries({"claim": CLAIM}, rt(deps))["queries"]
+    out = decompose({"claim": CLAIM, "queries": asked}, rt(deps))
+    assert [(q.kind, q.text) for q in out["queries"]] == [("claim", CLAIM), ("opposite", negation), ("question", "Q1?")]
 
 
 def test_decompose_accepts_code_fenced_json(make_deps):

@@ -15,7 +15,7 @@ CORRECTION = {"position", "original", "citations", "invalid_citations", "status"
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "stance", "label", "reputation", "reputation_inputs", "stance_confidence"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
-           "irrelevant", "leaning"}
+           "irrelevant", "leaning", "provisional"}
 LLM = {"calls", "prompt_tokens", "completion_tokens"}
 
 
