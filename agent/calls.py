@@ -21,6 +21,7 @@ def usage_of(msg: AIMessage) -> Usage:
         calls=1,
         prompt_tokens=int(meta.get("input_tokens", 0)),
         completion_tokens=int(meta.get("output_tokens", 0)),
+        cached_tokens=int((meta.get("input_token_details") or {}).get("cache_read", 0) or 0),
     )
 
 

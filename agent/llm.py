@@ -73,36 +73,56 @@ def _free_port() -> int:
 
 
 class EmbeddedServer:
-    """xllamacpp serving the local GGUF on a loopback port; stopped at exit."""
+    """xllamacpp serving the local GGUF on a loopback port; stopped at exit. The model loads in a background thread
+    (seconds), so the CLI and the UI are usable at once; the first request waits for it (`wait_ready`)."""
 
     _lock = threading.Lock()
     _instance: EmbeddedServer | None = None
+    START_TIMEOUT_S = 300.0
 
     def __init__(self, model_path: Path, n_ctx: int, threads: int) -> None:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        import xllamacpp
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._server: Any = None
+        self._error: LLMUnavailableError | None = None
+        self._ready = threading.Event()
+        threading.Thread(
+            target=self._start, args=(model_path, n_ctx, threads), name="embedded-llm", daemon=True
+        ).start()
 
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_path)
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.port = _free_port()
-        params.verbosity = 0
-        params.warmup = False
-        self._server: Any = xllamacpp.Server(params)
-        self.base_url = f"http://127.0.0.1:{params.port}/v1"
+    def _start(self, model_path: Path, n_ctx: int, threads: int) -> None:
+        try:
+            import xllamacpp
+
+            params = xllamacpp.CommonParams()
+            params.model.path = str(model_path)
+            params.n_ctx = n_ctx
+            params.n_parallel = 1
+            params.cpuparams.n_threads = threads
+            params.cpuparams_batch.n_threads = threads
+            params.port = self.port
+            params.verbosity = 0
+            params.warmup = False
+            self._server = xllamacpp.Server(params)
+        except Exception as e:  # the native server reports start-up failures as plain exceptions
+            self._error = LLMUnavailableError(f"the embedded LLM could not start: {e}")
+        finally:
+            self._ready.set()
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Block until the model is loaded; LLMUnavailableError when it failed or took longer than `timeout`."""
+        if not self._ready.wait(self.START_TIMEOUT_S if timeout is None else timeout):
+            raise LLMUnavailableError("the embedded LLM did not finish loading in time")
+        if self._error is not None:
+            raise self._error
 
     @classmethod
     def get(cls, settings: Settings) -> EmbeddedServer:
         with cls._lock:
             if cls._instance is None:
                 path = ensure_gguf(settings.stores.model_dir)
-                try:
-                    cls._instance = EmbeddedServer(path, settings.llm.embedded_ctx, settings.llm.embedded_threads)
-                except Exception as e:  # the native server reports start-up failures as plain exceptions
-                    raise LLMUnavailableError(f"the embedded LLM could not start: {e}") from e
+                cls._instance = EmbeddedServer(path, settings.llm.embedded_ctx, settings.llm.embedded_threads)
                 atexit.register(cls.stop)
             return cls._instance
 
@@ -112,6 +132,25 @@ class EmbeddedServer:
             if cls._instance is not None:
                 cls._instance._server = None
                 cls._instance = None
+
+
+def _waiting_clients(server: EmbeddedServer) -> dict[str, Any]:
+    """httpx clients whose every request first waits for the embedded model to be loaded (a request hook), so the
+    chat model can be made before the server is up."""
+    import asyncio
+
+    import httpx
+
+    def wait(_request: httpx.Request) -> None:
+        server.wait_ready()
+
+    async def await_ready(_request: httpx.Request) -> None:
+        await asyncio.to_thread(server.wait_ready)
+
+    return {
+        "http_client": httpx.Client(event_hooks={"request": [wait]}),
+        "http_async_client": httpx.AsyncClient(event_hooks={"request": [await_ready]}),
+    }
 
 
 def make_chat_model(settings: Settings) -> BaseChatModel:
@@ -134,6 +173,7 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
             temperature=0,
             timeout=settings.llm.timeout,
             max_retries=settings.llm.max_retries,
+            **_waiting_clients(server),
         )
     if provider == "openai":
         return ChatOpenAI(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from agent.graph import build_graph
@@ -43,10 +44,19 @@ def load_deps(settings: Settings) -> Deps:
     return Deps(settings=settings, llm=make_chat_model(settings), index=index, verifier=get_verifier())
 
 
-def run_claim(claim: str, deps: Deps, graph: Any = None) -> ClaimState:
-    """The final state of the claim graph; `CheckResult.from_state` turns it into the result."""
+def run_claim(
+    claim: str, deps: Deps, graph: Any = None, on_update: Callable[[str, dict[str, Any]], None] | None = None
+) -> ClaimState:
+    """The final state of the claim graph; `CheckResult.from_state` turns it into the result. `on_update(node,
+    update)` is called as each node finishes (the CLI shows the verdict before the answer is written)."""
     graph = graph or build_graph()
     t0 = time.perf_counter()
-    state: ClaimState = graph.invoke({"claim": claim}, context=deps)
+    state: ClaimState = {"claim": claim}
+    for mode, data in graph.stream({"claim": claim}, context=deps, stream_mode=["updates", "values"]):
+        if mode == "values":
+            state = data
+        elif on_update is not None:
+            for node, update in data.items():
+                on_update(node, update)
     state["timings"] = {**state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
     return state

@@ -133,9 +133,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
         claim, notes = validate_claim(_read_claim(args.claim), settings.answer.max_claim_chars)
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
+    def early(node: str, update: dict[str, Any]) -> None:
+        """The verdict on stderr the moment it is reached, before the LLM writes the answer."""
+        v = update.get("verdict") if node == "verdict" else None
+        if v is not None and not args.json:
+            kind = "Provisional verdict" if v.provisional else "Verdict"
+            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.supporting} source(s) support, "
+                  f"{v.contradicting} contradict); writing the answer...", file=sys.stderr, flush=True)
+
     try:
         deps = load_deps(settings)
-        state = run_claim(claim, deps)
+        state = run_claim(claim, deps, on_update=early)
     except IndexMissingError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     except (LLMUnavailableError, VerifierArtifactError) as e:

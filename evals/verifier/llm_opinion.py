@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         sets = {k: (ps[: args.limit], ls[: args.limit]) for k, (ps, ls) in sets.items()}
     verifier = Verifier(args.artifact) if args.artifact else Verifier()
     server = EmbeddedServer.get(Settings())
+    server.wait_ready()
     args.out.mkdir(parents=True, exist_ok=True)
     client = openai.OpenAI(base_url=server.base_url, api_key="embedded", timeout=120)
     ask = Asker(client, "qwen2.5-coder-1.5b-instruct", args.out / "llm_opinion_cache.jsonl")

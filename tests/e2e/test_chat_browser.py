@@ -5,8 +5,10 @@ follow-up is answered in it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +75,21 @@ def answer_text(page: Any) -> str:
 def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_path: Path):
     page = browser.new_page(viewport={"width": 1280, "height": 2000})
     log_in(page, server.url)
+    t0 = time.perf_counter()
     send(page, CLAIM)
+    # the first source on screen: in the verdict shown before the answer, or in the answer itself
+    page.locator(".message-content").filter(has_text=re.compile("Sources so far|Source 1")).first.wait_for(
+        timeout=ANSWER_TIMEOUT_MS
+    )
+    first_source = time.perf_counter() - t0
     text = answer_text(page)
+    answered = time.perf_counter() - t0
+    timings = {"enter_to_first_source_s": round(first_source, 3), "enter_to_answer_s": round(answered, 3)}
+    print(f"\nchat timings (scripted LLM): {timings}")
+    if os.environ.get("CLAIMTRACE_E2E_TIMINGS"):  # the benchmark's record; speed is never asserted in a test
+        Path(os.environ["CLAIMTRACE_E2E_TIMINGS"]).write_text(json.dumps(timings) + "\n")
     assert "Verdict:" in text and "weighted score" in text and "unweighted" in text
+    assert "Sources so far" not in page.content()  # the early verdict is replaced by the answer
     assert re.search(r"\[\d+(, \d+)*\]", text)  # what is shown cites [n]
     assert re.search(r"Self-correction changed \d sentence\(s\) of the first answer \(.*1 dropped\)", text), text
     assert "Sources" in text and "source 1" in text.lower()  # the link that opens source [1]

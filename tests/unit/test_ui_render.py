@@ -193,3 +193,21 @@ def test_a_stance_too_weak_to_grade_is_shown_as_such() -> None:
     weak = {**source(2), "label": "No Evidence", "stance": "supports", "stance_confidence": 0.45}
     assert stance_text(weak) == "No Evidence: leans supports (0.45), too weak to count"
     assert stance_text({**source(3), "label": None, "stance": "nei"}) == "nei"
+
+
+def test_the_early_verdict_is_marked_and_lists_its_sources():
+    from ui.progress import following
+    from ui.render import early_markdown
+
+    verdict = {**RESULT["verdict"], "provisional": True}
+    evidence = [{"n": 1, "title": "A cohort", "sentence": "No link was found.", "stance": "contradicts"}]
+    text = early_markdown(verdict, evidence)
+    assert text.startswith(f"⏳ **Provisional:** `{verdict['label']}`") and "search questions are being written" in text
+    assert "- **[1]** _A cohort_ · contradicts — “No link was found.”" in text
+    final = early_markdown({**verdict, "provisional": False}, [])
+    assert final.startswith("⏳ **Judged:**") and "Provisional" not in final and "No source bears on it." in final
+    assert following("verdict", {"verdict": verdict}) == "decompose"
+    assert following("verdict", {"verdict": {**verdict, "provisional": False}}) == "answer"
+    assert following("decompose", {"queries": [{"kind": "question", "text": "Q?"}]}) == "retrieve"
+    assert following("decompose", {"notes": ["no questions"]}) == "verdict"
+    assert following("assess", {}) == "verdict" and following("correct", {}) is None
