@@ -68,7 +68,8 @@ from evals.verifier.data import Claim, Doc, bm25_neighbours, build_eval_pairs, l
 from evals.verifier.frozen import train_cached
 from evals.verifier.joint import joint_eval_pairs, joint_pairs
 from evals.verifier.train import metrics, speed, train, write_md
-from tools.verifier import Verifier, save_artifact
+from tools.verifier import Verifier
+from tools.verifier_net import save_artifact
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,7 +20,7 @@ import torch
 from evals.verifier.data import Claim, Doc
 from evals.verifier.recipe import Selection, optimiser, start, training_data, update
 from evals.verifier.train import metrics
-from tools.verifier import CrossEncoderNet
+from tools.verifier_net import CrossEncoderNet
 
 
 class LowerCache:

@@ -24,7 +24,7 @@ from evals.verifier.data import (
     sample_per_label,
 )
 from evals.verifier.joint import joint_augmentation, joint_epoch_examples
-from tools.verifier import CrossEncoderNet, build_base_net
+from tools.verifier_net import CrossEncoderNet, build_base_net
 
 
 class Start(NamedTuple):

@@ -17,7 +17,8 @@ import torch
 
 from evals.verifier.data import Claim, Doc, Example
 from evals.verifier.recipe import Selection, optimiser, start, training_data, update
-from tools.verifier import LABELS, CrossEncoderNet, Verifier
+from tools.verifier import LABELS, Verifier
+from tools.verifier_net import CrossEncoderNet
 
 
 def metrics(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, Any]:

@@ -49,14 +49,14 @@ def test_order_is_kept_across_batches(verifier: Verifier) -> None:
 
 
 # Probes the shipped verifier still gets wrong, by name (evals/results/verifier_trials.md lists every trial's
-# answers). Strict: when a better verifier gets one right, its name must leave this set.
+# answers; the probabilities are the run time's, the int8 ONNX network). Strict: when a better verifier gets one
+# right, its name must leave this set.
 KNOWN_MISSES: dict[str, str] = {
-    "poor prognosis vs better outcomes": "read as supports (p 0.69): the topic, not the direction",
-    "no effect vs protects": "read as supports (p 0.46 vs contradicts 0.28)",
-    "less likely vs lower risk": "paraphrased direction read as contradicts (p 0.61)",
-    "reduced risk vs reduces": "a supporting finding read as nei (p 0.47)",
-    "increased risk vs reduces": "an opposite finding read as nei (p 0.55)",
-    "no association vs causes": "a null finding read as nei (p 0.59)",
+    "poor prognosis vs better outcomes": "read as supports (p 0.68): the topic, not the direction",
+    "no effect vs protects": "read as supports (p 0.49 vs contradicts 0.31)",
+    "less likely vs lower risk": "paraphrased direction read as contradicts (p 0.62)",
+    "reduced risk vs reduces": "a supporting finding read as nei (p 0.40)",
+    "increased risk vs reduces": "an opposite finding read as nei (p 0.50)",
 }
 
 
@@ -71,7 +71,7 @@ def test_contrast_probes(verifier: Verifier, probe: Probe, request: pytest.Fixtu
 @pytest.mark.xfail(
     strict=True,
     reason="the labels are right (supports / contradicts / nei) but the margin is small: the supporting sentence "
-    "gets p_supports 0.50 vs p_contradicts 0.39 after calibration, its negation 0.39 vs 0.56",
+    "gets p_supports 0.48 vs p_contradicts 0.42 after calibration, its negation 0.36 vs 0.59",
 )
 def test_a_finding_outscores_its_negation(verifier: Verifier) -> None:
     """The aspirin pair read as the run time reads it: the supporting sentence scores above the one that says the
@@ -82,7 +82,7 @@ def test_a_finding_outscores_its_negation(verifier: Verifier) -> None:
     assert unr.label == "nei" and unr.p_nei > sup.p_nei
 
 
-@pytest.mark.xfail(strict=True, reason="'markedly higher incidence' is read as nei (p 0.40 vs contradicts 0.34)")
+@pytest.mark.xfail(strict=True, reason="'markedly higher incidence' is read as nei (p 0.42 vs contradicts 0.34)")
 def test_more_obvious_pairs(verifier: Verifier) -> None:
     cohort = "We followed a cohort of 50,000 adults for ten years."
     findings = (

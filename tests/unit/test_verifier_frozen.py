@@ -7,7 +7,7 @@ import torch
 
 from evals.verifier.frozen import LowerCache, top_forward
 from evals.verifier.recipe import freeze_below
-from tools.verifier import build_base_net
+from tools.verifier_net import build_base_net
 
 PAIRS = [
     ("Aspirin reduces fever.", "Aspirin trial [results; sentence 2 of 2]: Aspirin significantly reduced fever."),

@@ -1,0 +1,337 @@
+"""ONNX Runtime copies of the two CPU models: the MiniLM sentence embedder and the stance verifier network.
+
+Each is exported from its PyTorch weights with ``torch.onnx.export`` on first use (or ahead of time by
+``export_all``) into ``DATA_DIR/cache/onnx`` (``ONNX_CACHE_DIR`` overrides), optionally int8-quantised with
+``onnxruntime.quantization.quantize_dynamic``. A file's name carries the sha256 of the weights it came from, so
+changed weights (a retrained verifier delta) export again instead of reusing a stale graph; files are written to a
+temporary name and renamed, so a reader never sees half a file.
+
+Run time needs only numpy, onnxruntime and tokenizers: torch and transformers are imported by the export alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import warnings
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from tools.config import SettingsGroup
+from tools.files import sha256_file
+from tools.minilm import base_model_path
+from tools.verifier_artifact import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, base_dir, check_base, read_config
+
+Backend = Literal["onnx", "torch"]
+Precision = Literal["fp32", "int8"]
+OPSET = 17
+# Bumped when the exported graph changes for the same weights (inputs, outputs, pooling, quantisation recipe), so
+# cached files of an older recipe are not reused.
+EXPORT_RECIPE = 1
+
+
+class ModelRuntimeSettings(SettingsGroup):
+    """How the embedder and the verifier run (environment variables of the same names, upper case)."""
+
+    # the application's data folder (the same variable and default as the stores' data_dir)
+    data_dir: Path = Path.home() / ".local" / "share" / "claimtrace"
+    # where exported ONNX files are kept; DATA_DIR/cache/onnx when unset
+    onnx_cache_dir: Path | None = None
+    # onnx: ONNX Runtime (no torch at run time); torch: the PyTorch models (training, comparisons)
+    model_backend: Backend = "onnx"
+    # int8 holds retrieval Recall@5 and verifier dev macro-F1 within 0.005 of fp32 (evals/results/onnx_quality.md)
+    embedder_precision: Precision = "int8"
+    verifier_precision: Precision = "int8"
+    # the sentence-embedding store (tools.embed_cache); DATA_DIR/cache/embeddings.sqlite when unset
+    embed_cache_path: Path | None = None
+    # rows run in parallel by the ONNX backends (and PyTorch threads); 0 = min(2, CPU count)
+    model_threads: int = Field(0, ge=0)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.onnx_cache_dir or self.data_dir / "cache" / "onnx"
+
+    def threads(self) -> int:
+        return self.model_threads or max(1, min(2, os.cpu_count() or 1))
+
+
+def runtime_settings() -> ModelRuntimeSettings:
+    return ModelRuntimeSettings()
+
+
+# --- source digests ------------------------------------------------------------------------------------------------
+
+_digest_lock = threading.Lock()
+
+
+def file_digest(path: Path, cache_dir: Path) -> str:
+    """sha256 of ``path``, remembered in ``cache_dir/digests.json`` by (path, size, mtime) so that start-up does not
+    re-read 90 MB of weights each time."""
+    st = path.stat()
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    memo = cache_dir / "digests.json"
+    with _digest_lock:
+        try:
+            known: dict[str, str] = json.loads(memo.read_text())
+        except (OSError, ValueError):
+            known = {}
+        if key in known:
+            return known[key]
+        digest = sha256_file(path)
+        known[key] = digest
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        _write_atomic_text(memo, json.dumps(known, indent=1))
+    return digest
+
+
+def _write_atomic_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _tmp_for(path: Path) -> Path:
+    return path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.onnx")
+
+
+# --- export --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OnnxModel:
+    """One exported graph: where it is and what it came from."""
+
+    kind: Literal["embedder", "verifier"]
+    precision: Precision
+    path: Path
+    source_digest: str
+
+
+def _combined(*digests: str) -> str:
+    return hashlib.sha256(("|".join(digests) + f"|recipe{EXPORT_RECIPE}").encode()).hexdigest()[:16]
+
+
+def embedder_model(precision: Precision, cache_dir: Path | None = None) -> OnnxModel:
+    """The embedder graph of ``precision``, exported first if it is not in the cache."""
+    cache = cache_dir or runtime_settings().cache_dir
+    digest = _combined(file_digest(base_model_path() / "model.safetensors", cache))
+    fp32 = cache / f"minilm-embedder-{digest}-fp32.onnx"
+    if not fp32.is_file():
+        _export_embedder(fp32)
+    model = OnnxModel("embedder", precision, fp32, digest)
+    return _quantised(model) if precision == "int8" else model
+
+
+def verifier_model(artifact_dir: Path, precision: Precision, cache_dir: Path | None = None) -> OnnxModel:
+    """The verifier network of the artifact in ``artifact_dir`` (base weights + its delta), exported first if it is
+    not in the cache. The key covers the base weights, the delta and the config that rebuilds the network."""
+    cache = cache_dir or runtime_settings().cache_dir
+    config = read_config(artifact_dir)
+    base = base_dir(config)
+    base_digest = file_digest(base / "model.safetensors", cache)
+    check_base(config, base, base_digest)
+    digest = _combined(
+        base_digest,
+        file_digest(artifact_dir / DELTA_FILE, cache),
+        file_digest(artifact_dir / CONFIG_FILE, cache),
+    )
+    fp32 = cache / f"verifier-{digest}-fp32.onnx"
+    if not fp32.is_file():
+        _export_verifier(artifact_dir, fp32)
+    model = OnnxModel("verifier", precision, fp32, digest)
+    return _quantised(model) if precision == "int8" else model
+
+
+def export_all(cache_dir: Path | None = None, artifact_dir: Path | None = None) -> list[Path]:
+    """Export (if not cached yet) every graph the run time loads with the current settings; the set-up step calls
+    this so that the first question does not pay for it. Returns the files."""
+    s = runtime_settings()
+    cache = cache_dir or s.cache_dir
+    return [
+        embedder_model(s.embedder_precision, cache).path,
+        verifier_model(artifact_dir or ARTIFACT_DIR, s.verifier_precision, cache).path,
+    ]
+
+
+def _quantised(fp32: OnnxModel) -> OnnxModel:
+    """int8 dynamic quantisation of the MatMul weights (activations quantised per batch at run time). The
+    embedding tables stay fp32: quantising them costs accuracy and saves no time."""
+    path = fp32.path.with_name(fp32.path.name.replace("-fp32.onnx", "-int8.onnx"))
+    if not path.is_file():
+        import logging
+
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        tmp = _tmp_for(path)
+        root = logging.getLogger()
+        level = root.level
+        root.setLevel(logging.ERROR)  # the quantiser advises a pre-processing pass on the root logger
+        try:
+            quantize_dynamic(
+                fp32.path, tmp, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+            )
+            os.replace(tmp, path)
+        finally:
+            root.setLevel(level)
+            tmp.unlink(missing_ok=True)
+    return OnnxModel(fp32.kind, "int8", path, fp32.source_digest)
+
+
+def _export(module: Any, inputs: tuple[Any, ...], names: list[str], output: str, path: Path) -> None:
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp_for(path)
+    axes = {n: {0: "batch", 1: "seq"} for n in names}
+    axes[output] = {0: "batch"}
+    try:
+        # The tracer warns about shape-dependent Python branches and index ops; the graph is checked against the
+        # PyTorch outputs (tests/unit/test_onnx_models.py), so the warnings are noise here.
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                module.eval(),
+                inputs,
+                str(tmp),
+                input_names=names,
+                output_names=[output],
+                dynamic_axes=axes,
+                opset_version=OPSET,
+                dynamo=False,
+            )
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _sample_inputs(tokenizer: Any, first: list[str], second: list[str] | None = None) -> tuple[Any, ...]:
+    enc = tokenizer(first, second, padding=True, truncation=True, max_length=64, return_tensors="pt")
+    return enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]
+
+
+def _export_embedder(path: Path) -> None:
+    """BertModel + masked mean pooling + L2 normalisation in one graph: (input_ids, attention_mask,
+    token_type_ids) -> embeddings [batch, 384], as sentence-transformers computes them."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    src = str(base_model_path())
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the unused pooler weights trigger a noisy load report
+    try:
+        bert = AutoModel.from_pretrained(
+            src, local_files_only=True, add_pooling_layer=False, attn_implementation="eager"
+        )
+    finally:
+        hf_logging.set_verbosity(level)
+
+    class PooledEncoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            h = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            m = attention_mask.unsqueeze(-1).to(h.dtype)
+            pooled = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+
+    tok = AutoTokenizer.from_pretrained(src, local_files_only=True)
+    inputs = _sample_inputs(tok, ["a short text", "a somewhat longer text to pad the batch with"])
+    _export(PooledEncoder(), inputs, ["input_ids", "attention_mask", "token_type_ids"], "embeddings", path)
+
+
+def _export_verifier(artifact_dir: Path, path: Path) -> None:
+    """The fine-tuned cross-encoder: (input_ids, attention_mask, token_type_ids) -> logits [batch, 3]."""
+    from tools.verifier_net import load_net
+
+    net, tok, _, _ = load_net(artifact_dir, attn_implementation="eager")
+    inputs = _sample_inputs(tok, ["a claim", "another claim"], ["a premise", "a longer premise to pad with"])
+    _export(net, inputs, ["input_ids", "attention_mask", "token_type_ids"], "logits", path)
+
+
+# --- run time ------------------------------------------------------------------------------------------------------
+
+
+def session(path: Path, threads: int = 1) -> Any:
+    """An ONNX Runtime CPU session: all graph optimisations, ``threads`` intra-op threads that sleep rather than
+    spin when idle (spinning threads steal the cores other work needs on a small shared machine)."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    so.log_severity_level = 3
+    return ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+
+
+def load_tokenizer(model_dir: Path, max_len: int) -> Any:
+    """The fast (Rust) tokenizer of a model folder, truncating like the transformers tokenizer does (longest first
+    for pairs) and not padding: batches are padded to their own longest row by ``pad_batch``."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_len, strategy="longest_first")
+    return tok
+
+
+class RowRunner:
+    """Runs a graph one row (text or pair) per call, rows spread over ``threads`` worker threads sharing one
+    single-threaded session (ONNX Runtime sessions are thread-safe and release the GIL while they run).
+
+    One row per call means no padding and a result that never depends on the other rows of a batch: int8 graphs
+    quantise their activations per call, so a batched row would move with its neighbours. On a 2-core CPU this
+    was faster than padded batches of 8 or 32 under one 2-thread session, and two rows in flight on 1-thread
+    sessions were faster than one row on a 2-thread session.
+    """
+
+    def __init__(self, path: Path, output: str, threads: int | None = None) -> None:
+        self.threads = threads or runtime_settings().threads()
+        self._session = session(path, 1)
+        self._output = output
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _one(self, encoding: Any) -> np.ndarray:
+        out: np.ndarray = self._session.run([self._output], pad_batch([encoding]))[0][0]
+        return out
+
+    def run(self, encodings: Sequence[Any]) -> np.ndarray:
+        """Stacked outputs of tokenizers ``Encoding`` rows, in their order."""
+        with self._lock:
+            if len(encodings) < 2 or self.threads < 2:
+                return np.stack([self._one(e) for e in encodings])
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="onnx-rows")
+            return np.stack(list(self._pool.map(self._one, encodings, chunksize=16)))
+
+
+def pad_batch(encodings: Sequence[Any], pad_id: int = 0) -> dict[str, np.ndarray]:
+    """int64 input_ids / attention_mask / token_type_ids of tokenizers ``Encoding`` objects, right-padded to the
+    longest of them."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.full((len(encodings), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.int64)
+    types = np.zeros((len(encodings), width), dtype=np.int64)
+    for row, e in enumerate(encodings):
+        n = len(e.ids)
+        ids[row, :n] = e.ids
+        mask[row, :n] = 1
+        types[row, :n] = e.type_ids
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
