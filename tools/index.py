@@ -96,10 +96,10 @@ def chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
     return chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=chroma_settings)
 
 
-def sentences_collection(client: Any, fp: str, create: bool) -> Any:
-    """The sentence collection of build `fp`. (Indexes built before sentences were the only dense unit also hold an
-    abstract collection; nothing reads it, and a rebuild deletes it.)"""
-    ef = ChromaEmbeddingFunction()
+def sentences_collection(client: Any, fp: str, create: bool, embedder: Embedder | None = None) -> Any:
+    """The sentence collection of build `fp`, whose texts `embedder` embeds. (Indexes built before sentences were
+    the only dense unit also hold an abstract collection; nothing reads it, and a rebuild deletes it.)"""
+    ef = ChromaEmbeddingFunction(embedder)
     name = f"ct_sentences_{fp}"
     if create:
         return client.get_or_create_collection(name, embedding_function=ef, metadata={"hnsw:space": "cosine"})
@@ -178,10 +178,12 @@ class CorpusIndex:
         for doc in live.values():
             self._remember_ids(doc)
         self._rebuild_live_bm25(list(live))
-        self._embedder = embedder or get_embedder()
+        # Queries are embedded by the model variant that embedded the index (an index built before variants were
+        # recorded holds sentence-transformers fp32 vectors).
+        self._embedder = embedder or get_embedder(manifest.get("embedder", "torch-fp32"))
         try:
             client = chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
-            self._sentences = sentences_collection(client, manifest["fingerprint"], create=False)
+            self._sentences = sentences_collection(client, manifest["fingerprint"], False, self._embedder)
         except Exception as e:  # chromadb raises several types for a missing collection or server
             raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e
 

@@ -1,6 +1,10 @@
 """Building the local index from a corpus file: "title: sentence" embeddings into Chroma, BM25 over title and
-abstract, the corpus copied beside them, and a manifest whose fingerprint (corpus + embedding model + index
-version) says when a rebuild is needed. tools.index reads what this writes."""
+abstract, the corpus copied beside them, and a manifest whose fingerprint (corpus + embedding model variant + index
+version) says when a rebuild is needed. tools.index reads what this writes.
+
+Embeddings go through the content-addressed store of tools.embed_cache, so a rebuild embeds only texts that the
+same model variant has not embedded before. The manifest records the variant (queries must be embedded by the
+same one) and the seconds each stage took."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from typing import Any
 from tqdm import tqdm
 
 from tools.corpus import load_corpus
+from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import MODEL_NAME, Embedder, get_embedder
 from tools.index import (
     INDEX_VERSION,
@@ -29,14 +34,13 @@ from tools.index import (
 )
 
 
-def fingerprint(corpus_file: Path, limit: int | None) -> str:
+def fingerprint(corpus_file: Path, limit: int | None, variant: str) -> str:
     h = hashlib.sha256()
     with corpus_file.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
-    h.update(f"|{MODEL_NAME}|v{INDEX_VERSION}|limit={limit}".encode())
+    h.update(f"|{MODEL_NAME}|{variant}|v{INDEX_VERSION}|limit={limit}".encode())
     return h.hexdigest()[:16]
-
 
 
 def build_index(
@@ -48,29 +52,40 @@ def build_index(
     progress: bool = True,
     embedder: Embedder | None = None,
     on_problem: Callable[[str], None] | None = None,
+    cache: EmbeddingCache | None = None,
 ) -> dict[str, Any]:
-    """Build (or reuse) the index. Rebuilds only when corpus, model or index version changed."""
-    fp = fingerprint(corpus_file, limit)
+    """Build (or reuse) the index. Rebuilds only when corpus, embedding model variant or index version changed.
+    ``cache`` is the embedding store (the default one when None)."""
+    embedder = embedder or get_embedder()
+    fp = fingerprint(corpus_file, limit, embedder.variant)
     manifest = read_manifest(index_dir)
     if manifest and manifest.get("fingerprint") == fp and manifest.get("chroma_url") == chroma_url and not force:
         manifest["reused"] = True
         return manifest
 
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(stage: str, since: float) -> float:
+        now = time.perf_counter()
+        timings[stage] = round(timings.get(stage, 0.0) + now - since, 2)
+        return now
+
     docs, report = load_corpus(corpus_file, limit)  # CorpusError when nothing is usable
     for problem in report.problems:
         if on_problem:
             on_problem(problem)
+    t = lap("corpus_load", t0)
 
-    t0 = time.perf_counter()
     index_dir.mkdir(parents=True, exist_ok=True)
     (index_dir / MANIFEST).unlink(missing_ok=True)  # an interrupted build is never mistaken for a good one
-    embedder = embedder or get_embedder()
+    cached = CachedEmbedder(embedder, cache or EmbeddingCache())
     client = chroma_client(index_dir, chroma_url)
     for col in client.list_collections():
         name = col if isinstance(col, str) else col.name
         if name.startswith("ct_"):
             client.delete_collection(name)
-    sentences_col = sentences_collection(client, fp, create=True)
+    sentences_col = sentences_collection(client, fp, create=True, embedder=embedder)
 
     # Sentences: "title: sentence" embeddings.
     ids: list[str] = []
@@ -83,9 +98,12 @@ def build_index(
             metas.append({"doc_id": doc.doc_id, "idx": i})
     batch = min(2048, int(client.get_max_batch_size()))
     bar = tqdm(total=len(texts), desc="embedding", unit="text", disable=not progress)
+    t = lap("setup", t)
     for start in range(0, len(texts), batch):
-        vecs = embedder.encode(texts[start : start + batch])
-        sentences_col.add(ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch])
+        vecs = cached.encode(texts[start : start + batch])
+        t = lap("embedding", t)
+        sentences_col.add(ids=ids[start : start + batch], embeddings=vecs, metadatas=metas[start : start + batch])
+        t = lap("chroma_add", t)
         bar.update(len(vecs))
     bar.close()
 
@@ -94,17 +112,21 @@ def build_index(
     retriever = bm25_index(docs)
     retriever.save(str(bm25_dir), show_progress=False)
     (bm25_dir / "doc_ids.json").write_text(json.dumps([d.doc_id for d in docs]))
+    t = lap("bm25", t)
 
     with (index_dir / "corpus.jsonl").open("w") as out:
         for d in docs:
             out.write(d.model_dump_json(exclude_defaults=True) + "\n")
+    t = lap("corpus_copy", t)
     live = list(read_live_docs(index_dir, skip={d.doc_id: d for d in docs}).values())
     if live:  # abstracts fetched from live sources outlive a rebuild
-        upsert_embeddings(sentences_col, live, embedder)
+        upsert_embeddings(sentences_col, live, cached)
+        t = lap("live_docs", t)
 
     manifest = {
         "fingerprint": fp,
         "model": MODEL_NAME,
+        "embedder": embedder.variant,
         "index_version": INDEX_VERSION,
         "corpus_file": str(corpus_file),
         "chroma_url": chroma_url,
@@ -112,6 +134,8 @@ def build_index(
         "sentences": len(texts),
         "skipped_lines": len(report.problems),
         "build_seconds": round(time.perf_counter() - t0, 1),
+        "stage_seconds": timings,
+        "embed_cache": {"hits": cached.hits, "misses": cached.misses},
         "reused": False,
     }
     (index_dir / MANIFEST).write_text(json.dumps(manifest, indent=2))
