@@ -43,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--limit", type=int, help="index only the first N abstracts")
     index.add_argument("--force", action="store_true", help="rebuild even when up to date")
 
-    sub.add_parser("model", help="assemble and verify the embedded LLM (done once)")
+    sub.add_parser("model", help="assemble and verify the embedded LLM, export the CPU models to ONNX (done once)")
 
     ui = sub.add_parser("ui", help="serve the chat UI (Chainlit)")
     ui.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -193,11 +193,16 @@ def cmd_model(args: argparse.Namespace) -> int:
     from agent.llm import LLMUnavailableError, ensure_gguf
     from agent.settings import get_settings
 
+    from tools.onnx_models import export_all
+
     try:
         path = ensure_gguf(get_settings().stores.model_dir)
     except LLMUnavailableError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     print(f"embedded model ready (sha256 verified): {path}")
+    # the embedder and the verifier as ONNX graphs now, so the first check does not wait for their export
+    for onnx_path in export_all():
+        print(f"ONNX model ready: {onnx_path}")
     return 0
 
 

@@ -112,9 +112,10 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
         "Generally controversial",
         "Not enough evidence",
     }
-    # decompose and answer, then one rewrite per flagged sentence that cites an existing source
+    # the answer (no search questions by default), then one rewrite per flagged sentence that cites an existing source
     rewrites = sum(c["action"] != "dropped" for c in result["corrections"])
-    assert result["llm"]["calls"] == (2 + rewrites if result["sources"] else 1)
+    assert result["llm"]["calls"] == 1 + rewrites
+    assert "decompose" not in result["timings"] and len(result["queries"]) == 2
     ns = {s["n"] for s in result["sources"]}
     for s in result["sentences"]:
         assert set(s["citations"]) <= ns
