@@ -192,7 +192,6 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_model(args: argparse.Namespace) -> int:
     from agent.llm import LLMUnavailableError, ensure_gguf
     from agent.settings import get_settings
-
     from tools.onnx_models import export_all
 
     try:
