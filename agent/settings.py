@@ -18,6 +18,7 @@ from pydantic_settings import SettingsConfigDict
 
 from tools.config import SettingsGroup
 from tools.live.config import LiveSettings
+from tools.onnx_models import ModelRuntimeSettings
 from tools.premise import CONTEXT_CHARS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -154,6 +155,9 @@ class Settings(SettingsGroup):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     live: LiveSettings = Field(default_factory=LiveSettings)
+    # how the embedder and the verifier run; the tools read it themselves (tools.onnx_models), it is here so that a
+    # bad value stops the application with one line, like every other setting
+    models: ModelRuntimeSettings = Field(default_factory=ModelRuntimeSettings)
     ui: UISettings = Field(default_factory=UISettings)
 
     def with_values(self, **groups: dict[str, Any]) -> Settings:
