@@ -73,8 +73,10 @@ def _free_port() -> int:
 
 
 class EmbeddedServer:
-    """xllamacpp serving the local GGUF on a loopback port; stopped at exit. The model loads in a background thread
-    (seconds), so the CLI and the UI are usable at once; the first request waits for it (`wait_ready`)."""
+    """xllamacpp serving the local GGUF on a loopback port; stopped at exit. The model loads on first need, in a
+    background thread (`start`; the first request waits for it in `wait_ready`): loading holds the interpreter lock
+    for about two seconds, so it never runs while the CLI or the UI is starting, and a check's sources and verdict
+    (which need no LLM) come first. The chat starts it once it is up (`preload`)."""
 
     _lock = threading.Lock()
     _instance: EmbeddedServer | None = None
@@ -87,9 +89,16 @@ class EmbeddedServer:
         self._server: Any = None
         self._error: LLMUnavailableError | None = None
         self._ready = threading.Event()
-        threading.Thread(
+        self._thread = threading.Thread(
             target=self._start, args=(model_path, n_ctx, threads), name="embedded-llm", daemon=True
-        ).start()
+        )
+        self._start_lock = threading.Lock()
+
+    def start(self) -> None:
+        """Begin loading the model in the background (once)."""
+        with self._start_lock:
+            if not self._thread.is_alive() and not self._ready.is_set():
+                self._thread.start()
 
     def _start(self, model_path: Path, n_ctx: int, threads: int) -> None:
         try:
@@ -111,7 +120,9 @@ class EmbeddedServer:
             self._ready.set()
 
     def wait_ready(self, timeout: float | None = None) -> None:
-        """Block until the model is loaded; LLMUnavailableError when it failed or took longer than `timeout`."""
+        """Start the model if needed and block until it is loaded; LLMUnavailableError when it failed or took longer
+        than `timeout`."""
+        self.start()
         if not self._ready.wait(self.START_TIMEOUT_S if timeout is None else timeout):
             raise LLMUnavailableError("the embedded LLM did not finish loading in time")
         if self._error is not None:
@@ -132,6 +143,13 @@ class EmbeddedServer:
             if cls._instance is not None:
                 cls._instance._server = None
                 cls._instance = None
+
+
+def preload(settings: Settings) -> None:
+    """Start loading the embedded model now (no-op for the other providers): the chat calls it after start-up, so
+    the first answer does not wait for the load."""
+    if settings.llm.resolved_provider() == "embedded":
+        EmbeddedServer.get(settings).start()
 
 
 def _waiting_clients(server: EmbeddedServer) -> dict[str, Any]:

@@ -82,8 +82,8 @@ class StoreSettings(SettingsGroup):
 
 class RetrievalSettings(SettingsGroup):
     # After the provisional verdict from the claim and its negation, ask the LLM for search questions, search them
-    # and judge again. Off by default: on SciFact dev they moved Recall@5 from 0.924 to 0.932 and Label-Only F1 from
-    # 0.359 to 0.338, for 7-10 s of LLM time per claim (evals/results/question_value.md).
+    # and judge again. Off by default: on SciFact dev they raise Recall@5 from 0.924 to 0.951 but leave Label-Only F1
+    # where it is (0.345 / 0.343), for a median 7.3 s of LLM time per claim (evals/results/question_value.md).
     llm_questions: bool = False
     # search questions kept per claim
     max_questions: int = Field(5, ge=0)

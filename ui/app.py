@@ -18,7 +18,7 @@ from chainlit.types import ThreadDict
 from agent.checkpoint import CheckpointUnavailableError
 from agent.feedback import record_feedback
 from agent.followup.sources import sources_behind
-from agent.llm import LLMUnavailableError
+from agent.llm import LLMUnavailableError, preload
 from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings import get_settings
@@ -50,13 +50,15 @@ async def login(username: str, password: str) -> cl.User | None:
 
 @cl.on_app_startup
 async def warm_up() -> None:
-    """Load the index, verifier and model before the first message (errors are reported per turn instead)."""
+    """Load the index and the verifier before the first message, then start loading the embedded model (errors are
+    reported per turn instead)."""
     try:
         await chat_runtime()
     except UNAVAILABLE as e:
         log.error("claimtrace is not ready: %s", e)
         return
     log.info("claimtrace is ready")
+    preload(get_settings())
 
 
 @cl.on_chat_start
