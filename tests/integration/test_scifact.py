@@ -107,13 +107,16 @@ def test_embedded_llm_end_to_end(indexed, monkeypatch, capsys):
     corpus = _corpus(indexed["corpus"])
     for claim in indexed["claims"]:
         result = _ask(capsys, claim["claim"])
-        assert len(result["queries"]) >= 3  # the model's questions plus claim and opposite
+        # the default searches the claim and its negation; the LLM writes no search questions
+        text = result["claim"]
+        assert result["queries"] == [text, f"It is not true that {text[0].lower()}{text[1:]}"]
         assert result["sentences"] and result["answer"]
         if result["sources"]:
             break
-        assert result["llm"]["calls"] == 1 and result["verdict"]["label"] == "Not enough evidence"
+        assert result["llm"]["calls"] == 0 and result["verdict"]["label"] == "Not enough evidence"
     assert result["sources"], "no claim of the slice kept any evidence"
-    assert result["llm"]["calls"] == 2 and result["llm"]["completion_tokens"] > 0
+    # the answer, and one call per flagged sentence that self-correction rewrote
+    assert result["llm"]["calls"] >= 1 and result["llm"]["completion_tokens"] > 0
     ns = {s["n"] for s in result["sources"]}
     for s in result["sentences"]:
         assert set(s["citations"]) <= ns
