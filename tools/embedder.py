@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from tools.minilm import base_model_path
-from tools.onnx_models import Precision, RowRunner, embedder_model, file_digest, load_tokenizer, runtime_settings
+from tools.onnx_models import Precision, embedder_model, file_digest, runtime_settings
+from tools.onnx_runtime import RowRunner, load_tokenizer
 
 # Spin-waiting BLAS/OpenMP threads make embedding several times slower on a busy 2-core machine (530 ms against
 # 21 ms per dense query, measured): threads sleep while they wait.
@@ -49,7 +50,7 @@ class Embedder:
 
 class OnnxEmbedder(Embedder):
     """The exported graph (pooling and normalisation inside it) under ONNX Runtime, one text per call
-    (tools.onnx_models.RowRunner: no padding, and a text's vector never depends on the texts beside it)."""
+    (tools.onnx_runtime.RowRunner: no padding, and a text's vector never depends on the texts beside it)."""
 
     def __init__(self, precision: Precision = "int8") -> None:
         model = embedder_model(precision)

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from tools.onnx_models import Backend, Precision, RowRunner, load_tokenizer, runtime_settings, verifier_model
+from tools.onnx_models import Backend, Precision, runtime_settings, verifier_model
+from tools.onnx_runtime import RowRunner, load_tokenizer
 from tools.verifier_artifact import (
     ARTIFACT_DIR,
     CONFIG_FILE,
@@ -71,7 +72,7 @@ class VerifierResult:
 
 class OnnxPairScorer:
     """Raw logits of (hypothesis, premise) batches through the verifier's ONNX graph and the fast tokenizer, one
-    pair per call (tools.onnx_models.RowRunner)."""
+    pair per call (tools.onnx_runtime.RowRunner)."""
 
     def __init__(self, artifact_dir: Path, precision: Precision, max_len: int) -> None:
         model = verifier_model(artifact_dir, precision)

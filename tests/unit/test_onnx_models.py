@@ -18,7 +18,8 @@ from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import DIM, Embedder, get_embedder
 from tools.index_build import fingerprint
 from tools.minilm import base_model_path
-from tools.onnx_models import load_tokenizer, verifier_model
+from tools.onnx_models import verifier_model
+from tools.onnx_runtime import load_tokenizer
 from tools.premise import abstract_premise
 from tools.verifier import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, Verifier
 
