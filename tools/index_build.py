@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from tools.corpus import load_corpus
 from tools.embed_cache import CachedEmbedder, EmbeddingCache
-from tools.embedder import MODEL_NAME, Embedder, get_embedder
+from tools.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
 from tools.index import (
     INDEX_VERSION,
     MANIFEST,
@@ -56,8 +56,8 @@ def build_index(
 ) -> dict[str, Any]:
     """Build (or reuse) the index. Rebuilds only when corpus, embedding model variant or index version changed.
     ``cache`` is the embedding store (the default one when None)."""
-    embedder = embedder or get_embedder()
-    fp = fingerprint(corpus_file, limit, embedder.variant)
+    variant = embedder.variant if embedder else default_variant()  # an index that is up to date loads no model
+    fp = fingerprint(corpus_file, limit, variant)
     manifest = read_manifest(index_dir)
     if manifest and manifest.get("fingerprint") == fp and manifest.get("chroma_url") == chroma_url and not force:
         manifest["reused"] = True
@@ -79,6 +79,7 @@ def build_index(
 
     index_dir.mkdir(parents=True, exist_ok=True)
     (index_dir / MANIFEST).unlink(missing_ok=True)  # an interrupted build is never mistaken for a good one
+    embedder = embedder or get_embedder(variant)
     cached = CachedEmbedder(embedder, cache or EmbeddingCache())
     client = chroma_client(index_dir, chroma_url)
     for col in client.list_collections():
