@@ -70,6 +70,7 @@ def _read_claim(arg: str) -> str:
 def _print_readable(result: dict[str, Any]) -> None:
     from agent.scoring import describe_reputation
     from ui.render import REVISED, stance_text, verdict_details
+    from ui.untrusted import plain
 
     marks = {
         "supported": "",
@@ -77,7 +78,7 @@ def _print_readable(result: dict[str, Any]) -> None:
         "unsupported": "  [FLAG: not supported by its sources]",
         "uncited": "  [FLAG: cites no source]",
     }
-    print(f"Claim: {result['claim']}\n")
+    print(f"Claim: {plain(result['claim'])}\n")
     print("Answer:")
     for i, s in enumerate(result["sentences"], start=1):
         cites = f" [{', '.join(map(str, s['citations']))}]" if s["citations"] else ""
@@ -85,12 +86,13 @@ def _print_readable(result: dict[str, Any]) -> None:
         if s["invalid_citations"]:
             flag += f"  [FLAG: removed citation(s) to non-existent source(s) {s['invalid_citations']}]"
         revised = f"  ({REVISED[s['revision']]})" if s.get("revision") else ""
-        print(f"  {i}. {s['text']}{cites}{flag}{revised}")
+        print(f"  {i}. {plain(s['text'])}{cites}{flag}{revised}")
     if result.get("corrections"):
         print("\nSelf-correction (the first answer's flagged sentences):")
         for c in result["corrections"]:
-            instead = f' -> "{c["text"]}"' if c["text"] else ""
-            print(f'  {c["position"]}. {c["action"]}: "{c["original"]}" ({c["status"]}: {c["reason"]}){instead}')
+            instead = f' -> "{plain(c["text"])}"' if c["text"] else ""
+            print(f'  {c["position"]}. {c["action"]}: "{plain(c["original"])}" ({c["status"]}: {plain(c["reason"])})'
+                  f"{instead}")
     v = result["verdict"]
     if v:
         print(f"\nVerdict: {v['label']} ({verdict_details(v)})")
@@ -98,15 +100,15 @@ def _print_readable(result: dict[str, Any]) -> None:
         print("\nSources:")
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
-            print(f"  [{src['n']}] {src['title']}{year} — {stance_text(src)}")
-            print(f'      "{src["sentence"]}"')
+            print(f"  [{src['n']}] {plain(src['title'])}{year} — {stance_text(src)}")
+            print(f'      "{plain(src["sentence"])}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:
-                print(f"      {weight}")
+                print(f"      {plain(weight)}")
             if src["url"]:
-                print(f"      {src['url']}")
+                print(f"      {plain(src['url'])}")
     for note in result["notes"]:
-        print(f"\nNote: {note}")
+        print(f"\nNote: {plain(note)}")
     t, llm = result["timings"], result["llm"]
     print(
         f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "

@@ -13,6 +13,7 @@ from chainlit.utils import utc_now
 from agent.graph import PIPELINE
 from ui.render import early_markdown
 from ui.steps import STEP_NAMES, as_json, step_markdown
+from ui.untrusted import md
 
 ORDER = [name for name, _ in PIPELINE]
 SECOND_PASS = " (with the search questions)"
@@ -55,7 +56,7 @@ class CheckProgress:
 
     async def token(self, node: str, text: str) -> None:
         if self.current and self.current[0] == node == "answer" and text:
-            await self.current[1].stream_token(text)
+            await self.current[1].stream_token(md(text))  # escaped one token at a time: escaping is per character
 
     async def node_done(self, node: str, update: Any) -> None:
         if self.current is not None and self.current[0] != node:  # the routing took another way than expected
@@ -86,12 +87,12 @@ class CheckProgress:
     async def finish(self, error: str | None = None) -> None:
         if self.current is not None:
             step = self.current[1]
-            step.is_error, step.output, step.end = bool(error), error or step.output, utc_now()
+            step.is_error, step.output, step.end = bool(error), md(error) if error else step.output, utc_now()
             await step.update()
         if self.early is not None and not error:  # the final answer replaces it; after a failure it stays
             await self.early.remove()
         if self.parent is not None:
             self.parent.is_error = bool(error)
-            self.parent.output = error or f"Checked: {self.claim}"
+            self.parent.output = md(error) if error else f"Checked: {md(self.claim)}"
             self.parent.end = utc_now()
             await self.parent.update()

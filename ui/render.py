@@ -1,5 +1,8 @@
 """Markdown for the chat: pure functions of a check result as JSON (`CheckResult.model_dump()`, the `claimtrace
-ask --json` object) and of follow-up replies. Nothing here computes a result; it only shows one."""
+ask --json` object) and of follow-up replies. Nothing here computes a result; it only shows one.
+
+Every text that comes from a source, the user or the LLM (titles, sentences, context, venues, links, answer
+sentences, reasons and notes that quote them) goes through ui.untrusted, so it shows as the literal text it is."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import Any
 
 from agent.scoring import NO_EVIDENCE, describe_reputation
 from agent.state import CORRECTION_ACTIONS
+from ui.untrusted import link, md
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
@@ -16,12 +20,12 @@ FLAG_LABEL = {
 
 
 def cite(text: str, citations: list[int]) -> str:
-    """A sentence with its [n] markers before the final punctuation."""
+    """A sentence (untrusted text, shown literally) with its [n] markers before the final punctuation."""
     if not citations:
-        return text
+        return md(text)
     end = text[-1] if text[-1:] in ".!?" else ""
     body = text[:-1] if end else text
-    return f"{body} [{', '.join(map(str, citations))}]{end}"
+    return f"{md(body)} [{', '.join(map(str, citations))}]{md(end)}"
 
 
 REVISED = {
@@ -44,7 +48,7 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
     if s.get("invalid_citations") and s["status"] == "supported":
         what = "cited a source that does not exist"
     score = f", verifier score {s['score']:+.2f}" if s.get("score") is not None else ""
-    return f"{line}\\\n   ⚠️ **Flagged: {what}** — _{s.get('reason') or what}{score}_"
+    return f"{line}\\\n   ⚠️ **Flagged: {what}** — _{md(s.get('reason') or what)}{score}_"
 
 
 def verdict_badge(verdict: dict[str, Any] | None) -> str:
@@ -67,7 +71,7 @@ def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]]) -> s
             f"⏳ **Judged:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
             "_The answer is being written and checked; it replaces this._"
         )
-    rows = [f"- **[{e['n']}]** _{e['title']}_ · {e.get('stance', 'nei')} — “{e['sentence']}”" for e in evidence]
+    rows = [f"- **[{e['n']}]** _{md(e['title'])}_ · {e.get('stance', 'nei')} — “{md(e['sentence'])}”" for e in evidence]
     return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
 
 
@@ -102,22 +106,24 @@ def stance_text(src: dict[str, Any]) -> str:
 
 def source_heading(src: dict[str, Any]) -> str:
     year = f" ({src['year']})" if src.get("year") else ""
-    link = f" · [link]({src['url']})" if src.get("url") else ""
-    return f"**[{src['n']}]** _{src['title']}_{year}{link} · {stance_text(src)}"
+    target = link(src["url"]) if src.get("url") else None
+    opens = f" · [link]({target})" if target else ""
+    return f"**[{src['n']}]** _{md(src['title'])}_{year}{opens} · {stance_text(src)}"
 
 
 def weight_line(src: dict[str, Any]) -> str:
-    """How much the source counts in the verdict, and why (empty before assessment)."""
+    """How much the source counts in the verdict, and why (empty before assessment); the venue's name in it is the
+    source's."""
     text = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
-    return f"_Verdict {text}_" if text else ""
+    return f"_Verdict {md(text)}_" if text else ""
 
 
 def source_line(src: dict[str, Any]) -> str:
     """Heading and the name that opens the source, its verdict weight, then the evidence sentence highlighted after
     its supplementary context."""
-    context = f"{src['context']} " if src.get("context") else ""
+    context = f"{md(src['context'])} " if src.get("context") else ""
     weight = f"\n  {weight_line(src)}" if weight_line(src) else ""
-    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n  > {context}**{src['sentence']}**"
+    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n  > {context}**{md(src['sentence'])}**"
 
 
 def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[str]]:
@@ -129,12 +135,12 @@ def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[
 def source_detail(src: dict[str, Any], window: int) -> str:
     """What opens for one [n]: the evidence sentence highlighted within its +-window neighbours."""
     before, after = split_neighbours(src, window)
-    body = " ".join([*before, f"**==› {src['sentence']} ‹==**", *after])
+    body = " ".join([*map(md, before), f"**==› {md(src['sentence'])} ‹==**", *map(md, after)])
     parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the abstract, with its neighbours:", body]
     if weight_line(src):
         parts.insert(1, weight_line(src))
     if src.get("context"):
-        parts.append(f"_Supplementary context:_ {src['context']}")
+        parts.append(f"_Supplementary context:_ {md(src['context'])}")
     return "\n\n".join(parts)
 
 
@@ -154,11 +160,17 @@ def original_detail(result: dict[str, Any]) -> str:
     """What opens for the original answer: the answer as first written, and each change with its reason."""
     rows = []
     for c in result.get("corrections", []):
-        instead = f" → shown instead: “{c['text']}”" if c["text"] else " → not shown"
-        rows.append(f"{c['position']}. “{c['original']}” — {c['status']}: _{c['reason']}_; **{c['action']}**{instead}")
+        instead = f" → shown instead: “{md(c['text'])}”" if c["text"] else " → not shown"
+        rows.append(
+            f"{c['position']}. “{md(c['original'])}” — {c['status']}: _{md(c['reason'])}_; **{c['action']}**{instead}"
+        )
     return "\n\n".join(
-        ["**The answer as first written**", result.get("original_answer") or "", "**What was changed, and why**",
-         "\n".join(rows)]
+        [
+            "**The answer as first written**",
+            md(result.get("original_answer") or ""),
+            "**What was changed, and why**",
+            "\n".join(rows),
+        ]
     )
 
 
@@ -173,14 +185,14 @@ def answer_markdown(result: dict[str, Any]) -> str:
         parts.append(corrections_line(result["corrections"]))
     if result["sources"]:
         parts.append("**Sources**\n" + "\n".join(source_line(src) for src in result["sources"]))
-    parts.extend(f"_Note: {note}_" for note in result.get("notes", []))
+    parts.extend(f"_Note: {md(note)}_" for note in result.get("notes", []))
     return "\n\n".join(parts)
 
 
 def sentence_sources_markdown(reply: dict[str, Any]) -> str:
     """The exact source sentences behind one answer sentence, each with its supplementary context."""
     if reply.get("error"):
-        return f"⚠️ {reply['error']}"
+        return f"⚠️ {md(reply['error'])}"
     head = f"**Sentence {reply['sentence']}:** {cite(reply['text'], reply['citations'])}"
     if not reply["sources"]:
         return f"{head}\n\nThis sentence cites no source."

@@ -1,4 +1,6 @@
-"""Markdown for the live steps: one per pipeline node update (pure; input is the update as plain JSON)."""
+"""Markdown for the live steps: one per pipeline node update (pure; input is the update as plain JSON). Text from
+sources, the user or the LLM (queries, document ids, titles, sentences, answers, reasons, notes) goes through
+ui.untrusted and shows literally."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ui.render import cite, verdict_details
+from ui.untrusted import md
 
 Update = dict[str, Any]
 
@@ -35,20 +38,20 @@ def as_json(update: Any) -> Update:
 
 
 def _queries(u: Update) -> str:
-    return "\n".join(f"- ({q['kind']}) {q['text']}" for q in u.get("queries", []))
+    return "\n".join(f"- ({q['kind']}) {md(q['text'])}" for q in u.get("queries", []))
 
 
 def _retrieve(u: Update) -> str:
     lists = u.get("ranked_lists", {})
     hits = {d for docs in lists.values() for d in docs}
-    by = ", ".join(sorted({key.split("|", 1)[0] for key in lists})) or "no retriever"
+    by = md(", ".join(sorted({key.split("|", 1)[0] for key in lists}))) or "no retriever"
     return f"{len(lists)} ranked list(s) (from {by}, per question), {len(hits)} distinct abstract(s)."
 
 
 def _fuse(u: Update) -> str:
     rows = u.get("candidates", [])[:MAX_ROWS]
     return "Top abstracts after reciprocal rank fusion:\n" + "\n".join(
-        f"- doc {c['doc_id']} · RRF {c['score']:.4f} · found by {', '.join(c['found_by'])}" for c in rows
+        f"- doc {md(c['doc_id'])} · RRF {c['score']:.4f} · found by {md(', '.join(c['found_by']))}" for c in rows
     )
 
 
@@ -57,25 +60,27 @@ def _rerank(u: Update) -> str:
     if not rows:
         return "Reranking is off (RERANK_TOP=0): the fused order is kept."
     return "Top abstracts after the verifier read their sentences closest to the claim:\n" + "\n".join(
-        f"- doc {c['doc_id']} · evidence {c['evidence_score']:.2f} · RRF {c['score']:.4f}" for c in rows
+        f"- doc {md(c['doc_id'])} · evidence {c['evidence_score']:.2f} · RRF {c['score']:.4f}" for c in rows
     )
 
 
 def _evidence(u: Update) -> str:
     rows = u.get("evidence", [])[:MAX_ROWS]
-    return "\n".join(f"- _{e['title']}_ — “{e['sentence']}”" for e in rows) or "No evidence sentence."
+    return "\n".join(f"- _{md(e['title'])}_ — “{md(e['sentence'])}”" for e in rows) or "No evidence sentence."
 
 
 def _context(u: Update) -> str:
     rows = u.get("evidence", [])[:MAX_ROWS]
-    return "\n".join(f"- “{e['sentence']}”\n  > context: {e['context'] or '(opens its abstract)'}" for e in rows)
+    return "\n".join(
+        f"- “{md(e['sentence'])}”\n  > context: {md(e['context']) or '(opens its abstract)'}" for e in rows
+    )
 
 
 def _assess(u: Update) -> str:
     rows = u.get("assessments", [])
     kept = "\n".join(
-        f"- doc {a['doc_id']}: **{a['label']}** (stance confidence {a.get('stance_confidence', 0.0):.2f}, verdict "
-        f"weight {a['reputation']:.2f}) — {a['explanation']}"
+        f"- doc {md(a['doc_id'])}: **{a['label']}** (stance confidence {a.get('stance_confidence', 0.0):.2f}, "
+        f"verdict weight {a['reputation']:.2f}) — {md(a['explanation'])}"
         for a in rows
     )
     return kept or "No source bears on the claim."
@@ -87,12 +92,12 @@ def _verdict(u: Update) -> str:
 
 
 def _answer(u: Update) -> str:
-    return str(u.get("answer", ""))
+    return md(u.get("answer", ""))
 
 
 def _verify(u: Update) -> str:
     return "\n".join(
-        f"{i}. {cite(s['text'], s['citations'])} → **{s['status']}** ({s['reason']})"
+        f"{i}. {cite(s['text'], s['citations'])} → **{s['status']}** ({md(s['reason'])})"
         for i, s in enumerate(u.get("sentences", []), start=1)
     )
 
@@ -102,8 +107,8 @@ def _correct(u: Update) -> str:
     if not rows:
         return "Every sentence is supported by what it cites: nothing to correct."
     return "\n".join(
-        f"{c['position']}. {c['action']}: “{c['original']}” ({c['status']}: {c['reason']})"
-        + (f" → “{c['text']}”" if c["text"] else "")
+        f"{c['position']}. {c['action']}: “{md(c['original'])}” ({c['status']}: {md(c['reason'])})"
+        + (f" → “{md(c['text'])}”" if c["text"] else "")
         for c in rows
     )
 
@@ -127,5 +132,5 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
 def step_markdown(node: str, update: Update) -> str:
     """What the step of `node` shows; notes the node added are appended."""
     body = RENDERERS[node](update) if node in RENDERERS else ""
-    notes = "\n".join(f"_Note: {n}_" for n in update.get("notes", []))
+    notes = "\n".join(f"_Note: {md(n)}_" for n in update.get("notes", []))
     return "\n\n".join(p for p in (body, notes) if p)

@@ -58,6 +58,6 @@ def source(**extra) -> dict:
 def test_chat_shows_the_weight_and_its_inputs():
     src = source(reputation=0.0, reputation_inputs={"source": "europepmc", "retracted": True})
     result = {"claim": "c", "sentences": [], "sources": [src], "verdict": None, "notes": []}
-    assert "_Verdict weight 0.00 (RETRACTED, via europepmc)_" in answer_markdown(result)
-    assert "weight 0.00 (RETRACTED, via europepmc)" in source_detail(src, 5)
+    assert r"_Verdict weight 0\.00 \(RETRACTED\, via europepmc\)_" in answer_markdown(result)
+    assert r"weight 0\.00 \(RETRACTED\, via europepmc\)" in source_detail(src, 5)
     assert "Verdict weight" not in answer_markdown({**result, "sources": [source()]})  # before assessment

@@ -53,9 +53,9 @@ RESULT: dict[str, Any] = {
 
 
 def test_cite_puts_numbers_before_the_full_stop():
-    assert cite("No link.", [1, 2]) == "No link [1, 2]."
+    assert cite("No link.", [1, 2]) == r"No link [1, 2]\."  # the sentence's own characters are escaped
     assert cite("No link", [3]) == "No link [3]"
-    assert cite("No link.", []) == "No link."
+    assert cite("No link.", []) == r"No link\."
 
 
 def test_answer_shows_sentences_flags_verdict_and_sources():
@@ -64,14 +64,14 @@ def test_answer_shows_sentences_flags_verdict_and_sources():
         "**Verdict:** `Generally refuted` · confidence 0.81 · 0 source(s) support, 2 contradict, 1 bear on neither · "
         "weighted score -0.80 · unweighted -0.75"
     )
-    assert "1. Studies found no link [1, 2]. ✅" in md
-    assert "2. X is harmful.\\\n   ⚠️ **Flagged: cites no source** — _cites no existing source; removed" in md
-    assert "3. X causes Y [2].\\\n   ⚠️ **Flagged: contradicted by its sources** — _[1] contradicts this sentence, " \
-           "verifier score -0.90_" in md
+    assert r"1. Studies found no link [1, 2]\. ✅" in md
+    assert "2. X is harmful\\.\\\n   ⚠️ **Flagged: cites no source** — _cites no existing source\\; removed" in md
+    assert "3. X causes Y [2]\\.\\\n   ⚠️ **Flagged: contradicted by its sources** — _\\[1\\] contradicts this " \
+           "sentence, verifier score -0.90_" in md
     assert "_2 of 3 sentence(s) flagged by the verifier._" in md
     assert "- **[1]** _Study 1_ (2019) · [link](https://doi.org/10.1/1) · False · contradicts · Source 1" in md
-    assert "  > The sentence before. **Evidence sentence 1.**" in md
-    assert "_Note: assess: 1 retrieved abstract(s)" in md
+    assert r"  > The sentence before\. **Evidence sentence 1\.**" in md
+    assert r"_Note: assess\: 1 retrieved abstract\(s\)" in md
 
 
 def test_no_verdict_and_no_sources():
@@ -83,8 +83,8 @@ def test_source_detail_highlights_the_sentence_within_its_neighbours():
     src = source(1, sentence_index=2, neighbours=["A.", "B.", "C.", "D."])
     assert split_neighbours(src, 5) == (["A.", "B."], ["C.", "D."])
     detail = source_detail(src, 5)
-    assert "A. B. **==› Evidence sentence 1. ‹==** C. D." in detail
-    assert "Sentence 3 of the abstract" in detail and "_Supplementary context:_ The sentence before." in detail
+    assert r"A\. B\. **==› Evidence sentence 1\. ‹==** C\. D\." in detail
+    assert "Sentence 3 of the abstract" in detail and r"_Supplementary context:_ The sentence before\." in detail
     assert open_name(1) not in detail  # the panel itself holds no link to itself
     first = source(2, sentence_index=0, neighbours=["N1.", "N2."])
     assert split_neighbours(first, 5) == ([], ["N1.", "N2."])
@@ -94,12 +94,12 @@ def test_sentence_sources_and_followup_replies():
     reply = {"kind": "sources", "sentence": 1, "text": "Studies found no link.", "citations": [1],
              "status": "supported", "sources": [source(1)]}
     md = sentence_sources_markdown(reply)
-    assert md.startswith("**Sentence 1:** Studies found no link [1].") and "It cites:" in md
-    assert "**Evidence sentence 1.**" in md
+    assert md.startswith(r"**Sentence 1:** Studies found no link [1]\.") and "It cites:" in md
+    assert r"**Evidence sentence 1\.**" in md
     assert "cites no source" in sentence_sources_markdown({**reply, "citations": [], "sources": []})
     assert sentence_sources_markdown({"kind": "sources", "error": "the last answer has 3 sentence(s)"}).startswith("⚠️")
     follow = followup_markdown({"kind": "answer", "sentences": RESULT["sentences"][:1], "evidence_count": 2})
-    assert "1. Studies found no link [1, 2]. ✅" in follow and "2 source sentence(s)" in follow
+    assert r"1. Studies found no link [1, 2]\. ✅" in follow and "2 source sentence(s)" in follow
 
 
 def test_every_pipeline_node_has_a_step():
@@ -112,7 +112,7 @@ def test_step_markdown_from_node_updates():
     from agent.state import Query, Verdict
 
     update = as_json({"queries": [Query(text="Is X linked to Y?", kind="question")], "notes": ["few questions"]})
-    assert step_markdown("decompose", update) == "- (question) Is X linked to Y?\n\n_Note: few questions_"
+    assert step_markdown("decompose", update) == "- (question) Is X linked to Y\\?\n\n_Note: few questions_"
     verdict = as_json(
         {
             "verdict": Verdict(
@@ -126,7 +126,7 @@ def test_step_markdown_from_node_updates():
         "0 contradict, 2 bear on neither · weighted score +0.33 · unweighted +0.33 · 1 source(s) counted)"
     )
     verify = step_markdown("verify", {"sentences": RESULT["sentences"][2:]})
-    assert verify == "1. X causes Y [2]. → **contradicted** ([1] contradicts this sentence)"
+    assert verify == r"1. X causes Y [2]\. → **contradicted** (\[1\] contradicts this sentence)"
     lists = step_markdown("retrieve", {"ranked_lists": {"bm25|q": ["1", "2"], "dense|q": ["2", "3"]}})
     assert lists.startswith("2 ranked list(s)") and "3 distinct abstract(s)" in lists
     off = {"candidates": [{"doc_id": "1", "score": 0.2, "evidence_score": None}]}
@@ -157,14 +157,14 @@ CORRECTED: dict[str, Any] = {
 
 def test_a_corrected_answer_says_what_changed_and_keeps_the_original() -> None:
     md = answer_markdown(CORRECTED)
-    assert "1. No link was found [1]. ✅ _(rewritten from its sources in place of a flagged sentence)_" in md
+    assert r"1. No link was found [1]\. ✅ _(rewritten from its sources in place of a flagged sentence)_" in md
     assert "_(quoted from its source in place of a flagged sentence)_" in md
     assert "Self-correction changed 3 sentence(s) of the first answer (1 rewritten, 1 replaced, 1 dropped)" in md
     assert ORIGINAL in md  # the name the chat turns into a link to the panel
     detail = original_detail(CORRECTED)
-    assert detail.index("X causes Y [1]. X is harmful [2]. It is true.") < detail.index("What was changed")
-    assert "3. “It is true.” — uncited: _cites no existing source_; **dropped** → not shown" in detail
-    assert "**rewritten** → shown instead: “No link was found [1].”" in detail
+    assert detail.index(r"X causes Y \[1\]\. X is harmful \[2\]\. It is true\.") < detail.index("What was changed")
+    assert r"3. “It is true\.” — uncited: _cites no existing source_; **dropped** → not shown" in detail
+    assert r"**rewritten** → shown instead: “No link was found \[1\]\.”" in detail
 
 
 def test_a_recited_sentence_says_its_citation_was_moved() -> None:
@@ -180,7 +180,8 @@ def test_a_recited_sentence_says_its_citation_was_moved() -> None:
     assert "Self-correction changed 1 sentence(s) of the first answer (1 dropped)" in follow
     step = step_markdown("correct", {"corrections": CORRECTED["corrections"][:1]})
     assert step == (
-        "1. rewritten: “X causes Y [1].” (contradicted: [1] contradicts this sentence) → “No link was found [1].”"
+        r"1. rewritten: “X causes Y \[1\]\.” (contradicted: \[1\] contradicts this sentence) → “No link was found "
+        r"\[1\]\.”"
     )
     assert step_markdown("correct", {}).startswith("Every sentence is supported")
 
@@ -203,7 +204,7 @@ def test_the_early_verdict_is_marked_and_lists_its_sources():
     evidence = [{"n": 1, "title": "A cohort", "sentence": "No link was found.", "stance": "contradicts"}]
     text = early_markdown(verdict, evidence)
     assert text.startswith(f"⏳ **Provisional:** `{verdict['label']}`") and "search questions are being written" in text
-    assert "- **[1]** _A cohort_ · contradicts — “No link was found.”" in text
+    assert r"- **[1]** _A cohort_ · contradicts — “No link was found\.”" in text
     final = early_markdown({**verdict, "provisional": False}, [])
     assert final.startswith("⏳ **Judged:**") and "Provisional" not in final and "No source bears on it." in final
     assert following("verdict", {"verdict": verdict}) == "decompose"
