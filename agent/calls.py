@@ -1,4 +1,6 @@
-"""One way to call the chat model: usage accounting, JSON mode and clear errors for a dead or slow LLM."""
+"""One way to call the chat model: usage accounting, JSON mode, replies cut at the token limit, and one clear error
+(LLMUnavailableError) for every way an LLM server can fail: down, too slow, refusing (429, 5xx), breaking the
+connection mid-answer, or sending a body that is not a chat completion."""
 
 from __future__ import annotations
 
@@ -13,6 +15,10 @@ from agent.llm import LLMUnavailableError
 from agent.state import Usage
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+# the end of a sentence: . ! or ? (a citation bracket may follow it), then closing quotes or brackets, then space or end
+_SENTENCE_END = re.compile(r"[.!?](?:\s*\[[\d,\s]+\])?[\"')\]]*(?=\s|$)")
+# what langchain-openai raises on a 200 reply that is not a chat completion (broken JSON, a list, no choices)
+_MALFORMED = (json.JSONDecodeError, TypeError, AttributeError, KeyError, ValueError)
 
 
 def usage_of(msg: AIMessage) -> Usage:
@@ -28,7 +34,10 @@ def usage_of(msg: AIMessage) -> Usage:
 def chat(
     llm: BaseChatModel, system: str, user: str, json_mode: bool = False, max_tokens: int = 400
 ) -> tuple[str, Usage]:
-    """Send one system+user turn; returns the reply text and its usage. Raises LLMUnavailableError."""
+    """Send one system+user turn; returns the reply text and its usage. Raises LLMUnavailableError.
+
+    A text reply that stopped at ``max_tokens`` loses its unfinished last sentence and counts in
+    ``usage.cut_replies``, so the caller can say so."""
     import openai
 
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}
@@ -39,15 +48,45 @@ def chat(
     except openai.APITimeoutError as e:
         raise LLMUnavailableError("the LLM did not answer in time (LLM_TIMEOUT)") from e
     except openai.APIConnectionError as e:
-        raise LLMUnavailableError(f"the LLM is unreachable ({e.__cause__ or e})") from e
+        raise LLMUnavailableError(f"the LLM is unreachable ({root_cause(e)})") from e
     except openai.APIStatusError as e:
-        raise LLMUnavailableError(f"the LLM refused the request: HTTP {e.status_code}") from e
+        raise LLMUnavailableError(refusal(e.status_code)) from e
     except openai.LengthFinishReasonError as e:
         # JSON mode goes through the SDK's parser, which raises when the reply hit max_tokens. The cut reply is
         # returned as it is: callers already treat an unparsable reply with their fallback.
         return _truncated_reply(e.completion)
+    except _MALFORMED as e:
+        raise LLMUnavailableError(
+            f"the LLM server sent a reply that is not a chat completion ({type(e).__name__}: {str(e)[:120]})"
+        ) from e
     assert isinstance(msg, AIMessage)
-    return str(msg.content), usage_of(msg)
+    text, usage = str(msg.content), usage_of(msg)
+    if not json_mode and (msg.response_metadata or {}).get("finish_reason") == "length":
+        text, usage.cut_replies = complete_sentences(text), 1
+    return text, usage
+
+
+def root_cause(e: BaseException) -> BaseException:
+    """The first error of a chain: the socket's own reason under the SDK's "Connection error." (langchain-openai
+    wraps a streamed answer's broken connection once more)."""
+    while e.__cause__ is not None:
+        e = e.__cause__
+    return e
+
+
+def refusal(status: int) -> str:
+    """What an HTTP error status of the LLM server means for the user."""
+    if status == 429:
+        return "the LLM server is rate-limiting requests (HTTP 429 Too Many Requests)"
+    if status >= 500:
+        return f"the LLM server failed (HTTP {status})"
+    return f"the LLM refused the request: HTTP {status}"
+
+
+def complete_sentences(text: str) -> str:
+    """``text`` without an unfinished last sentence (all of it when no sentence ends)."""
+    ends = list(_SENTENCE_END.finditer(text))
+    return text[: ends[-1].end()] if ends else text
 
 
 def _truncated_reply(completion: Any) -> tuple[str, Usage]:
@@ -59,6 +98,7 @@ def _truncated_reply(completion: Any) -> tuple[str, Usage]:
         calls=1,
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cut_replies=1,
     )
 
 

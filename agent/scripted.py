@@ -20,6 +20,10 @@ from langchain_core.tools import BaseTool
 from pydantic import Field
 
 
+class NoRuleError(RuntimeError):
+    """The script has no rule for a prompt: a fault of the test, never taken for a failing LLM server."""
+
+
 class ScriptedChatModel(BaseChatModel):
     rules: list[dict[str, Any]] = Field(default_factory=list)
     calls: list[list[BaseMessage]] = Field(default_factory=list)
@@ -39,7 +43,7 @@ class ScriptedChatModel(BaseChatModel):
         for rule in self.rules:
             if "when" not in rule or rule["when"] in text:
                 return rule
-        raise ValueError(f"scripted model has no rule for: {text[:200]!r}")
+        raise NoRuleError(f"scripted model has no rule for: {text[:200]!r}")
 
     @staticmethod
     def _usage(messages: list[BaseMessage], reply: str) -> dict[str, int]:

@@ -134,6 +134,7 @@ class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0  # prompt tokens the server reused from its prompt cache (a shared prefix)
+    cut_replies: int = 0  # replies that stopped at the token limit (LLM_MAX_TOKENS)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -141,6 +142,7 @@ class Usage(BaseModel):
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
+            cut_replies=self.cut_replies + other.cut_replies,
         )
 
 

@@ -47,7 +47,14 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
         note = f"answer: {e}; the answer quotes the evidence instead"
         return shown(sentences) | {"llm_error": str(e), "notes": [note]}
-    return shown(sentences) | {"usage": usage}
+    notes = []
+    if usage.cut_replies:
+        limit = runtime.context.settings.llm.max_tokens
+        notes.append(
+            f"answer: the LLM reached its limit of {limit} tokens (LLM_MAX_TOKENS); its unfinished last "
+            "sentence is left out"
+        )
+    return shown(sentences) | {"usage": usage, "notes": notes}
 
 
 def shown(sentences: list[AnswerSentence]) -> dict[str, Any]:

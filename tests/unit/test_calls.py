@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 from langchain_openai import ChatOpenAI
 
 from agent.calls import chat, parse_json_object
+from agent.llm import LLMUnavailableError
 
 CUT_JSON = '{"questions": ["Does MMR vaccination raise autism risk?", "Autism incidence aft'
 
@@ -56,3 +59,40 @@ def test_complete_json_reply_is_returned_as_is() -> None:
     text, usage = chat(model(completion(reply, "stop"), []), "sys", "user", json_mode=True)
     assert parse_json_object(text) == {"questions": ["q?"], "opposite_claim": "not so"}
     assert usage.completion_tokens == 300
+
+
+def test_a_text_reply_cut_at_max_tokens_loses_its_unfinished_sentence() -> None:
+    cut = "No link was found [1]. A second study of 600 children found no link [2]. The largest of the"
+    text, usage = chat(model(completion(cut, "length"), []), "sys", "user")
+    assert text == "No link was found [1]. A second study of 600 children found no link [2]."
+    assert usage.cut_replies == 1
+    whole, usage = chat(model(completion(cut, "stop"), []), "sys", "user")
+    assert whole == cut and usage.cut_replies == 0  # a reply that ended by itself is kept as written
+
+
+class BrokenStream(httpx.SyncByteStream):
+    """A streamed answer whose connection breaks after its first tokens."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        delta = {"role": "assistant", "content": "No link"}
+        chunk = {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "local",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+        yield f"data: {json.dumps(chunk)}\n\n".encode()
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+
+def test_a_connection_broken_mid_answer_is_one_clear_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=BrokenStream())
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    llm = ChatOpenAI(
+        model="local", base_url="http://llm.test/v1", api_key="x", http_client=client, max_retries=0, streaming=True
+    )
+    with pytest.raises(LLMUnavailableError, match=r"unreachable \(peer closed connection without sending complete"):
+        chat(llm, "sys", "user")

@@ -16,7 +16,7 @@ SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "sect
           "stance", "label", "reputation", "reputation_inputs", "stance_confidence"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
            "irrelevant", "leaning", "provisional"}
-LLM = {"calls", "prompt_tokens", "completion_tokens", "cached_tokens"}
+LLM = {"calls", "prompt_tokens", "completion_tokens", "cached_tokens", "cut_replies"}
 
 
 def test_the_json_keys_are_the_contract(make_deps):

@@ -1,0 +1,91 @@
+"""A loopback OpenAI-compatible chat server that fails on purpose, for the LLM fault tests: the real ChatOpenAI
+client (LLM_PROVIDER=openai, LLM_BASE_URL) talks to it over HTTP like to any provider."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+# A reply that stopped at the token limit: one full sentence, then an unfinished one.
+CUT_REPLY = "Large cohort studies found no association between MMR vaccination and autism [1]. The largest of the"
+FULL_REPLY = "Large cohort studies found no association between MMR vaccination and autism [1]."
+BROKEN_BODY = b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "mess'
+
+
+def completion(content: str, finish_reason: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [{"index": 0, "finish_reason": finish_reason, "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 30, "total_tokens": 230},
+    }
+
+
+class FakeLLM:
+    """`behaviour` picks the answer to every chat request: "ok", "length" (finish_reason "length"), "429", "500",
+    "malformed" (a 200 whose body is cut-off JSON), "slow" (5 s, then 500) or "drop" (the connection is closed with
+    no reply). `requests` counts the chat requests it received."""
+
+    def __init__(self, behaviour: str) -> None:
+        self.behaviour = behaviour
+        self.requests = 0
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                fake.requests += 1
+                fake.answer(self)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def answer(self, h: http.server.BaseHTTPRequestHandler) -> None:
+        b = self.behaviour
+        if b == "drop":
+            h.close_connection = True
+            h.connection.close()
+            return
+        if b == "slow":
+            time.sleep(5)
+        if b in ("429", "500", "slow"):
+            status = 429 if b == "429" else 500
+            body = json.dumps({"error": {"message": f"fake {status}", "type": "server_error"}}).encode()
+            self._send(h, status, body, {"Retry-After": "0"})
+        elif b == "malformed":
+            self._send(h, 200, BROKEN_BODY)
+        else:
+            reply, reason = (CUT_REPLY, "length") if b == "length" else (FULL_REPLY, "stop")
+            self._send(h, 200, json.dumps(completion(reply, reason)).encode())
+
+    @staticmethod
+    def _send(h: http.server.BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str] | None = None):
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(body)
+
+
+@contextmanager
+def fake_llm(behaviour: str) -> Iterator[FakeLLM]:
+    fake = FakeLLM(behaviour)
+    thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        fake.server.shutdown()
+        fake.server.server_close()

@@ -1,0 +1,59 @@
+"""An OpenAI-compatible LLM server that fails (tests/fake_llm.py, on loopback) under `claimtrace ask`, through the real
+ChatOpenAI client: every failure ends in one note that says what happened, and the check still gives its verdict
+and an answer that quotes the evidence. (Unreachable and too slow: tests/integration/test_cli.py.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fake_llm import CUT_REPLY, fake_llm
+from tests.integration.test_cli import CLAIM, assert_answered_without_llm, cli_env, indexed_env, run  # noqa: F401
+
+
+def ask_with(behaviour: str, env: dict[str, str], retries: int) -> tuple[object, int]:
+    with fake_llm(behaviour) as llm:
+        env = {**env, "LLM_PROVIDER": "openai", "LLM_BASE_URL": llm.url, "LLM_MAX_RETRIES": str(retries)}
+        proc = run(["ask", CLAIM, "--json"], env)
+        return proc, llm.requests
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "message"),
+    [
+        ("429", "the LLM server is rate-limiting requests (HTTP 429 Too Many Requests)"),
+        ("500", "the LLM server failed (HTTP 500)"),
+    ],
+)
+def test_llm_refusing_is_retried_then_the_answer_quotes_the_evidence(
+    indexed_env: dict[str, str],  # noqa: F811
+    behaviour: str,
+    message: str,
+):
+    proc, requests = ask_with(behaviour, indexed_env, retries=1)
+    assert_answered_without_llm(proc, message)  # type: ignore[arg-type]
+    assert requests == 2  # the answer's request and its one retry; nothing asks a refusing LLM again
+
+
+def test_llm_sending_malformed_json_is_one_note(indexed_env: dict[str, str]):  # noqa: F811
+    proc, requests = ask_with("malformed", indexed_env, retries=1)
+    assert_answered_without_llm(proc, "the LLM server sent a reply that is not a chat completion (JSONDecodeError")  # type: ignore[arg-type]
+    assert requests == 1  # a 200 is not retried
+
+
+def test_llm_dropping_the_connection_is_one_note(indexed_env: dict[str, str]):  # noqa: F811
+    proc, _ = ask_with("drop", indexed_env, retries=0)
+    assert_answered_without_llm(proc, "the LLM is unreachable (")  # type: ignore[arg-type]
+
+
+def test_answer_cut_at_max_tokens_keeps_its_finished_sentences(indexed_env: dict[str, str]):  # noqa: F811
+    proc, _ = ask_with("length", indexed_env, retries=0)
+    assert proc.returncode == 0, proc.stderr  # type: ignore[attr-defined]
+    result = json.loads(proc.stdout)  # type: ignore[attr-defined]
+    unfinished = CUT_REPLY.split("[1]. ")[1]
+    assert unfinished not in result["original_answer"] and unfinished not in result["answer"]
+    assert "found no association between MMR vaccination and autism" in result["original_answer"]
+    assert result["llm"]["cut_replies"] >= 1 and result["verdict"]["label"]
+    notes = [n for n in result["notes"] if "reached its limit of 300 tokens (LLM_MAX_TOKENS)" in n]
+    assert len(notes) == 1, result["notes"]
