@@ -48,7 +48,10 @@ def chat(
     except openai.APITimeoutError as e:
         raise LLMUnavailableError("the LLM did not answer in time (LLM_TIMEOUT)") from e
     except openai.APIConnectionError as e:
-        raise LLMUnavailableError(f"the LLM is unreachable ({root_cause(e)})") from e
+        cause = root_cause(e)
+        if isinstance(cause, LLMUnavailableError):  # the embedded server's own word (did not start, stopped twice)
+            raise LLMUnavailableError(str(cause)) from e
+        raise LLMUnavailableError(f"the LLM is unreachable ({cause})") from e
     except openai.APIStatusError as e:
         raise LLMUnavailableError(refusal(e.status_code)) from e
     except openai.LengthFinishReasonError as e:

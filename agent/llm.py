@@ -76,29 +76,56 @@ class EmbeddedServer:
     """xllamacpp serving the local GGUF on a loopback port; stopped at exit. The model loads on first need, in a
     background thread (`start`; the first request waits for it in `wait_ready`): loading holds the interpreter lock
     for about two seconds, so it never runs while the CLI or the UI is starting, and a check's sources and verdict
-    (which need no LLM) come first. The chat starts it once it is up (`preload`)."""
+    (which need no LLM) come first. The chat starts it once it is up (`preload`).
+
+    A server that stops answering (connection refused or dropped) is loaded again once, on a new port (a native
+    server that stopped may still hold its own); a second stop makes the LLM unavailable for this process with
+    one clear error, and every later request fails at once (`restart`)."""
 
     _lock = threading.Lock()
     _instance: EmbeddedServer | None = None
     START_TIMEOUT_S = 300.0
+    MAX_RESTARTS = 1
 
     def __init__(self, model_path: Path, n_ctx: int, threads: int) -> None:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        self._params = (model_path, n_ctx, threads)
+        self._start_lock = threading.Lock()
+        self.restarts = 0
+        self.generation = 0  # which load of the server answers now; a failed request names the one it used
+        self._error: LLMUnavailableError | None = None
+        self._server: Any = None
+        self._fresh_load()
+
+    def _fresh_load(self) -> None:
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self._server: Any = None
-        self._error: LLMUnavailableError | None = None
+        self._server = None
         self._ready = threading.Event()
-        self._thread = threading.Thread(
-            target=self._start, args=(model_path, n_ctx, threads), name="embedded-llm", daemon=True
-        )
-        self._start_lock = threading.Lock()
+        self._thread = threading.Thread(target=self._start, args=self._params, name="embedded-llm", daemon=True)
 
     def start(self) -> None:
         """Begin loading the model in the background (once)."""
         with self._start_lock:
             if not self._thread.is_alive() and not self._ready.is_set():
                 self._thread.start()
+
+    def restart(self, generation: int, why: BaseException) -> None:
+        """The server of `generation` stopped answering: load it again, once per process, unless another request
+        did already; raises LLMUnavailableError when it stopped after its restart too."""
+        with self._start_lock:
+            if generation == self.generation and self._error is None:
+                if self.restarts >= self.MAX_RESTARTS:
+                    self._error = LLMUnavailableError(
+                        f"the embedded LLM stopped answering again after a restart ({why}); restart claimtrace to "
+                        "use it again"
+                    )
+                else:
+                    log.warning("the embedded LLM stopped answering (%s); loading it again", why)
+                    self.restarts += 1
+                    self.generation += 1
+                    self._fresh_load()
+        self.wait_ready()
 
     def _start(self, model_path: Path, n_ctx: int, threads: int) -> None:
         try:
@@ -152,22 +179,49 @@ def preload(settings: Settings) -> None:
         EmbeddedServer.get(settings).start()
 
 
-def _waiting_clients(server: EmbeddedServer) -> dict[str, Any]:
-    """httpx clients whose every request first waits for the embedded model to be loaded (a request hook), so the
-    chat model can be made before the server is up."""
+def _restarting_clients(server: EmbeddedServer) -> dict[str, Any]:
+    """httpx clients for the embedded server: every request waits for the model to be loaded (so the chat model
+    can be made before the server is up) and goes to the port of its current load; a request that finds the server
+    stopped (refused, or the connection closed before the reply) has it loaded again once and is sent again."""
     import asyncio
 
     import httpx
 
-    def wait(_request: httpx.Request) -> None:
-        server.wait_ready()
+    stopped = (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError)
 
-    async def await_ready(_request: httpx.Request) -> None:
-        await asyncio.to_thread(server.wait_ready)
+    class Restarting(httpx.BaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.HTTPTransport()
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            request.read()
+            while True:
+                server.wait_ready()
+                generation = server.generation
+                request.url = request.url.copy_with(port=server.port)
+                try:
+                    return self.inner.handle_request(request)
+                except stopped as e:
+                    server.restart(generation, e)
+
+    class AsyncRestarting(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            await request.aread()
+            while True:
+                await asyncio.to_thread(server.wait_ready)
+                generation = server.generation
+                request.url = request.url.copy_with(port=server.port)
+                try:
+                    return await self.inner.handle_async_request(request)
+                except stopped as e:
+                    await asyncio.to_thread(server.restart, generation, e)
 
     return {
-        "http_client": httpx.Client(event_hooks={"request": [wait]}),
-        "http_async_client": httpx.AsyncClient(event_hooks={"request": [await_ready]}),
+        "http_client": httpx.Client(transport=Restarting()),
+        "http_async_client": httpx.AsyncClient(transport=AsyncRestarting()),
     }
 
 
@@ -191,7 +245,7 @@ def make_chat_model(settings: Settings) -> BaseChatModel:
             temperature=0,
             timeout=settings.llm.timeout,
             max_retries=settings.llm.max_retries,
-            **_waiting_clients(server),
+            **_restarting_clients(server),
         )
     if provider == "openai":
         return ChatOpenAI(
