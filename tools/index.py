@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tools.corpus import Abstract
+from tools.dense_store import DenseStoreError, store_errors
 from tools.embedder import ChromaEmbeddingFunction, Embedder, get_embedder
 
 log = logging.getLogger(__name__)
@@ -181,6 +182,7 @@ class CorpusIndex:
         # Queries are embedded by the model variant that embedded the index (an index built before variants were
         # recorded holds sentence-transformers fp32 vectors).
         self._embedder = embedder or get_embedder(manifest.get("embedder", "torch-fp32"))
+        self._where = chroma_url or manifest.get("chroma_url") or "embedded Chroma"
         try:
             client = chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
             self._sentences = sentences_collection(client, manifest["fingerprint"], False, self._embedder)
@@ -263,9 +265,14 @@ class CorpusIndex:
 
     def dense_sentences(self, query_vec: np.ndarray, k: int) -> list[Hit]:
         """Best title-prepended sentence per document, documents ranked by it."""
-        res = self._sentences.query(
-            query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"]
-        )
+        try:
+            res = self._sentences.query(
+                query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"]
+            )
+        except store_errors() as e:
+            raise DenseStoreError(
+                f"the Chroma store ({self._where}) stopped answering ({type(e).__name__}: {e})"
+            ) from e
         best: dict[str, Hit] = {}
         for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
             doc_id = str(meta["doc_id"])
@@ -275,7 +282,16 @@ class CorpusIndex:
         return sorted(best.values(), key=lambda h: -h.score)[:k]
 
     def sentence_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored sentence embeddings of the given documents: doc_id -> (n_sentences, dim)."""
+        """Sentence embeddings of the given documents: doc_id -> (n_sentences, dim). Read from the store; embedded
+        here, by the same model, when the store stopped answering."""
+        try:
+            return self._stored_vectors(doc_ids)
+        except store_errors() as e:
+            log.warning("the Chroma store stopped answering (%s); embedding the sentences here", e)
+            docs = [self.docs[d] for d in doc_ids]
+            return {d.doc_id: self.embed([sentence_text(d, i) for i in range(len(d.sentences))]) for d in docs}
+
+    def _stored_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for doc_id in doc_ids:
             doc = self.docs[doc_id]

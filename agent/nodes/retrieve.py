@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
+from tools.dense_store import DenseStoreError
 from tools.search import make_search_tools
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,11 @@ def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     if selection.local and new:
         texts = [q.text for q in new]
         for tool in make_search_tools(deps.index, deps.settings.retrieval.depth):
-            results = tool.batch([{"query": q} for q in texts])
+            try:
+                results = tool.batch([{"query": q} for q in texts])
+            except DenseStoreError as e:  # the keyword search still answers; the evidence is embedded here
+                notes.append(f"{e}: this search used keywords (BM25) only")
+                continue
             for query, hits in zip(texts, results, strict=True):
                 ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]
     return {"ranked_lists": ranked, "searched": searched + [q.text for q in new], "notes": notes}

@@ -1,5 +1,5 @@
 """The index on a Chroma server (`chroma run` on loopback, started by the test) instead of embedded Chroma:
-the same code path a team uses when it sets CHROMA_URL."""
+the same code path a team uses when it sets CHROMA_URL; and that server killed in the middle of a check."""
 
 from __future__ import annotations
 
@@ -9,23 +9,31 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import FIXTURES
+from agent.result import CheckResult
+from agent.scripted import ScriptedChatModel
+from agent.service import run_claim
+from agent.settings import Settings
+from agent.state import Deps
+from tests.conftest import FIXTURES, decompose_rule
 from tests.ports import free_port
 from tools.index import CorpusIndex
 from tools.index_build import build_index
+from tools.verifier import get_verifier
 
 
-@pytest.fixture(scope="module")
-def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def chroma_server(store: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`chroma run` on a free loopback port, serving `store`: its process and its URL."""
     exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     assert os.path.exists(exe), "the chromadb package ships the `chroma` command; reinstall with `make setup`"
     port = free_port()
-    store = tmp_path_factory.mktemp("chroma_server")
     proc = subprocess.Popen(
         [exe, "run", "--path", str(store), "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL,
@@ -42,10 +50,17 @@ def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 pass
             assert proc.poll() is None and time.monotonic() < deadline, "chroma run did not start within 30 s"
             time.sleep(0.2)
-        yield url
+        yield proc, url
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with chroma_server(tmp_path_factory.mktemp("chroma_server")) as (_, url):
+        yield url
 
 
 def test_index_and_search_on_a_chroma_server(chroma_url: str, tmp_path: Path):
@@ -60,3 +75,47 @@ def test_index_and_search_on_a_chroma_server(chroma_url: str, tmp_path: Path):
 
     again = build_index(FIXTURES / "tiny_corpus.jsonl", tmp_path, chroma_url=chroma_url, progress=False)
     assert again["reused"]
+
+
+CLAIM = "The MMR vaccine causes autism."
+QUESTION = "Is MMR vaccination associated with autism risk?"
+
+
+def test_a_chroma_server_killed_mid_check_costs_the_dense_search_only(tmp_path: Path):
+    """The server dies after the first search (the claim and its negation), before the search with the LLM's
+    question: that search uses BM25 alone with one note, the evidence sentences are embedded here, and the check
+    ends with its verdict and the LLM's answer."""
+    with chroma_server(tmp_path / "store") as (proc, url):
+        build_index(FIXTURES / "tiny_corpus.jsonl", tmp_path / "index", chroma_url=url, progress=False)
+        settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+            stores={"data_dir": tmp_path}, llm={"provider": "scripted"}, retrieval={"llm_questions": True}
+        )
+        llm = ScriptedChatModel(
+            rules=[
+                decompose_rule([QUESTION], "The MMR vaccine does not cause autism."),
+                {"when": "<evidence>", "reply": "Cohort studies found no association with autism [1]."},
+            ]
+        )
+        deps = Deps(settings=settings, llm=llm, index=CorpusIndex(tmp_path / "index", url), verifier=get_verifier())
+        searches: list[dict[str, Any]] = []
+
+        def kill_after_first_search(node: str, update: dict[str, Any]) -> None:
+            if node == "retrieve":
+                searches.append(update)
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait(timeout=10)
+
+        state = run_claim(CLAIM, deps, on_update=kill_after_first_search)
+    result = CheckResult.from_state(state)
+    assert len(searches) == 2  # the claim queries, then the question, with the server gone
+    assert f"dense_sentence_search|{CLAIM}" in searches[0]["ranked_lists"]
+    assert f"dense_sentence_search|{QUESTION}" not in searches[1]["ranked_lists"]
+    assert f"bm25_search|{QUESTION}" in searches[1]["ranked_lists"]
+    notes = [n for n in result.notes if "stopped answering" in n]
+    assert notes == [
+        f"the Chroma store ({url}) stopped answering (ConnectError: [Errno 111] Connection refused): "
+        "this search used keywords (BM25) only"
+    ]
+    assert result.sources and result.verdict is not None and not result.verdict.provisional
+    assert any(s.citations for s in result.sentences) and result.llm.calls >= 2  # the LLM's questions and answer
