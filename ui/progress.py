@@ -13,7 +13,7 @@ from chainlit.utils import utc_now
 from agent.graph import PIPELINE
 from ui.render import early_markdown
 from ui.steps import STEP_NAMES, as_json, step_markdown
-from ui.untrusted import md
+from ui.untrusted import md, md_more
 
 ORDER = [name for name, _ in PIPELINE]
 SECOND_PASS = " (with the search questions)"
@@ -38,6 +38,7 @@ class CheckProgress:
         self.second_pass = False
         self.evidence: list[dict[str, Any]] = []
         self.early: cl.Message | None = None
+        self.streamed = ""  # the answer's tokens so far, as the model wrote them
 
     async def begin(self, claim: str) -> None:
         self.parent = cl.Step(name="Checking the claim", type="run", default_open=True)
@@ -56,7 +57,8 @@ class CheckProgress:
 
     async def token(self, node: str, text: str) -> None:
         if self.current and self.current[0] == node == "answer" and text:
-            await self.current[1].stream_token(md(text))  # escaped one token at a time: escaping is per character
+            await self.current[1].stream_token(md_more(self.streamed, text))
+            self.streamed += text
 
     async def node_done(self, node: str, update: Any) -> None:
         if self.current is not None and self.current[0] != node:  # the routing took another way than expected
