@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
-from pydantic_settings import SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import NoDecode, SettingsConfigDict
 
-from tools.config import SettingsGroup
+from tools.config import HttpUrlStr, OptionalHttpUrlStr, SettingsGroup
 from tools.live.config import LiveSettings
 from tools.onnx_models import ModelRuntimeSettings
 from tools.premise import CONTEXT_CHARS
@@ -25,6 +26,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 DEFAULT_MIRROR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 Provider = Literal["auto", "openai", "embedded", "scripted"]
+MASK = "**********"  # how pydantic shows a SecretStr
 
 
 class LLMSettings(SettingsGroup):
@@ -34,8 +36,8 @@ class LLMSettings(SettingsGroup):
 
     # auto = openai when LLM_BASE_URL or an API key is set, otherwise the embedded local model
     provider: Provider = "auto"
-    # any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM)
-    base_url: str | None = None
+    # any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM); http(s) only
+    base_url: OptionalHttpUrlStr = None
     api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("LLM_API_KEY", "OPENAI_API_KEY"))
     model: str = "gpt-4o-mini"
     # seconds one LLM call may take before the turn fails
@@ -61,9 +63,9 @@ class StoreSettings(SettingsGroup):
     # SciFact or BEIR corpus.jsonl, or a folder holding one
     corpus_path: Path | None = None
     corpus_mirror: Path = DEFAULT_MIRROR
-    corpus_url: str = "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz"
+    corpus_url: HttpUrlStr = "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz"
     # Chroma server, e.g. http://127.0.0.1:8001; embedded Chroma when unset
-    chroma_url: str | None = None
+    chroma_url: OptionalHttpUrlStr = None
     # postgresql://... ; a SQLite file in DATA_DIR when unset
     checkpoint_url: str | None = None
 
@@ -135,14 +137,28 @@ class AnswerSettings(SettingsGroup):
 
 
 class UISettings(SettingsGroup):
-    """The chat's login (CLAIMTRACE_UI_USER / CLAIMTRACE_UI_PASSWORD) and the secret that signs its tokens
-    (CHAINLIT_AUTH_SECRET; generated once and kept in DATA_DIR/chainlit when unset)."""
+    """The chat's login (CLAIMTRACE_UI_USER / CLAIMTRACE_UI_PASSWORD), the secret that signs its tokens
+    (CHAINLIT_AUTH_SECRET; generated once and kept in DATA_DIR/chainlit when unset) and the origins allowed to call
+    it besides the one it serves (CLAIMTRACE_UI_ORIGINS, a comma list)."""
 
     model_config = SettingsConfigDict(env_prefix="CLAIMTRACE_UI_")
 
-    user: str = "claimtrace"
-    password: SecretStr = SecretStr("claimtrace")
+    user: str = Field("claimtrace", min_length=1)
+    # unset: `claimtrace ui` generates one on its first start, shows it once and keeps only its salted hash
+    password: SecretStr | None = None
     auth_secret: SecretStr | None = Field(None, validation_alias="CHAINLIT_AUTH_SECRET")
+    # e.g. https://claims.example.org when a proxy serves the chat under another name
+    origins: Annotated[list[HttpUrlStr], NoDecode] = []
+
+    @field_validator("password", "auth_secret", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value else value
+
+    @field_validator("origins", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        return [o.strip().rstrip("/") for o in value.split(",") if o.strip()] if isinstance(value, str) else value
 
 
 class Settings(SettingsGroup):
@@ -167,8 +183,15 @@ class Settings(SettingsGroup):
         return self.model_copy(update=update)
 
     def public_dump(self) -> dict[str, Any]:
-        """Every setting as JSON, secrets masked: what an eval report records."""
-        return json.loads(self.model_dump_json())
+        """Every setting as JSON, secrets masked (the password of CHECKPOINT_URL too): what an eval report
+        records."""
+        out: dict[str, Any] = json.loads(self.model_dump_json())
+        url = self.stores.checkpoint_url
+        if url and urlsplit(url).password is not None:
+            parts = urlsplit(url)
+            host = parts.netloc.rsplit("@", 1)[1]
+            out["stores"]["checkpoint_url"] = urlunsplit(parts._replace(netloc=f"{parts.username}:{MASK}@{host}"))
+        return out
 
 
 def _groups() -> dict[str, type[SettingsGroup]]:

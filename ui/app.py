@@ -24,7 +24,8 @@ from agent.service import InputError, validate_claim
 from agent.settings import get_settings
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
-from ui.persistence import credentials_ok, database_url
+from ui.credentials import credentials_ok
+from ui.persistence import database_url
 from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
 from ui.sources import send_widget, turn_deps
@@ -43,7 +44,8 @@ def data_layer() -> SQLAlchemyDataLayer:
 
 @cl.password_auth_callback
 async def login(username: str, password: str) -> cl.User | None:
-    if not credentials_ok(get_settings().ui, username, password):
+    """The one local user; a generated password's scrypt check (about 0.1 s of CPU) runs off the event loop."""
+    if not await asyncio.to_thread(credentials_ok, get_settings(), username, password):
         return None
     return cl.User(identifier=username, metadata={"role": "owner"})
 

@@ -24,6 +24,16 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see `claimtrace --help`)", EXIT_INPUT)
 
 
+def _at_least_one(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, not {number}")
+    return number
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="claimtrace", description="Check scientific claims against the literature.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -40,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
 
     index = sub.add_parser("index", help="build the local index (skipped when up to date)")
     index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
-    index.add_argument("--limit", type=int, help="index only the first N abstracts")
+    index.add_argument("--limit", type=_at_least_one, help="index only the first N abstracts")
     index.add_argument("--force", action="store_true", help="rebuild even when up to date")
 
     sub.add_parser("model", help="assemble and verify the embedded LLM, export the CPU models to ONNX (done once)")
@@ -210,16 +220,37 @@ def cmd_model(args: argparse.Namespace) -> int:
 def cmd_ui(args: argparse.Namespace) -> int:
     from agent.settings import get_settings
     from tools.index import read_manifest
-    from ui import launch
+    from ui import credentials, launch
+    from ui.guard import is_loopback
 
     settings = get_settings()
     if not 0 < args.port < 65536:
         raise CliError(f"--port must be between 1 and 65535, not {args.port}", EXIT_INPUT)
+    if not is_loopback(args.host) and not credentials.password_configured(settings):
+        raise CliError(
+            f"refusing to listen on {args.host} without a configured password: set CLAIMTRACE_UI_PASSWORD "
+            "(environment or .env) to serve the chat beyond this machine",
+            EXIT_INPUT,
+        )
     if read_manifest(settings.stores.index_dir) is None:
         raise CliError(f"no index at {settings.stores.index_dir}: run `claimtrace index` first", EXIT_UNAVAILABLE)
+    if credentials.must_generate(settings) and not sys.stderr.isatty():
+        raise CliError(
+            "no login password is configured and there is no terminal to show a generated one on: set "
+            "CLAIMTRACE_UI_PASSWORD, or start `claimtrace ui` once in a terminal",
+            EXIT_INPUT,
+        )
     env = launch.prepare(settings)
+    password = credentials.first_start_password(settings)
     argv = launch.command(args.host, args.port)
     print(f"claimtrace chat on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
+    if password is not None:
+        print(
+            f"Log in as {settings.ui.user!r} with the password {password}\n(shown this once; only its hash is kept, "
+            f"in {credentials.password_file(settings)}: delete that file for a new one, or set "
+            "CLAIMTRACE_UI_PASSWORD)",
+            file=sys.stderr,
+        )
     sys.stderr.flush()
     os.execve(argv[0], argv, env)  # Chainlit takes over this process: signals reach it directly
 

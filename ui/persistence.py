@@ -1,15 +1,13 @@
-"""Chainlit's thread list on SQLite (its SQLAlchemy data layer, sqlite+aiosqlite) and the local single-user login.
+"""Chainlit's thread list on SQLite (its SQLAlchemy data layer, sqlite+aiosqlite).
 
-The schema is Chainlit's documented one (docs.chainlit.io/data-layers/sqlalchemy) in SQLite types. Login:
-settings.ui (CLAIMTRACE_UI_USER / CLAIMTRACE_UI_PASSWORD), both "claimtrace" by default (a local, single-user app)."""
+The schema is Chainlit's documented one (docs.chainlit.io/data-layers/sqlalchemy) in SQLite types."""
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from pathlib import Path
 
-from agent.settings import Settings, UISettings
+from agent.settings import Settings
 from ui.launch import app_root
 
 DB_NAME = "chainlit.sqlite"
@@ -49,9 +47,3 @@ def ensure_schema(path: Path) -> Path:
 
 def database_url(settings: Settings) -> str:
     return f"sqlite+aiosqlite:///{ensure_schema(app_root(settings) / DB_NAME)}"
-
-
-def credentials_ok(settings: UISettings, username: str, password: str) -> bool:
-    user, expected = settings.user, settings.password.get_secret_value()
-    same_user = secrets.compare_digest(username.encode(), user.encode())
-    return secrets.compare_digest(password.encode(), expected.encode()) and same_user

@@ -26,7 +26,15 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-USER, PASSWORD = "tester", "e2e-password"
+USER, PASSWORD = "tester", "e2e-pw-Kq7vXw2Lr9"
+# distinctive secret values the server holds; tests/e2e/test_login_security.py greps its log and files for each
+SECRETS = {
+    "CLAIMTRACE_UI_PASSWORD": PASSWORD,
+    "CHAINLIT_AUTH_SECRET": "e2e-auth-secret-Zt4mNc8Hp1Qa6Yd3Wb5Rf0Ks",
+    "LLM_API_KEY": "sk-e2e-key-Jd8Fh2Lm5Pq9",
+    "NCBI_API_KEY": "ncbi-e2e-key-Vb3Nx7Tc1",
+    "S2_API_KEY": "s2-e2e-key-Gy6Rw4Ue8",
+}
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
     {
@@ -74,7 +82,7 @@ def chat_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             "LLM_PROVIDER": "scripted",
             "LLM_SCRIPT": str(script),
             "CLAIMTRACE_UI_USER": USER,
-            "CLAIMTRACE_UI_PASSWORD": PASSWORD,
+            **SECRETS,
             "OMP_WAIT_POLICY": "PASSIVE",
         }
     )

@@ -95,3 +95,61 @@ def test_secrets_are_masked_in_the_dump(monkeypatch):
     dump = str(Settings(_env_file=None).public_dump())  # type: ignore[call-arg]
     assert "sk-very-secret" not in dump and "hunter2" not in dump and "ncbi-secret" not in dump
     assert "**********" in dump
+
+
+def test_the_checkpoint_url_password_is_masked_in_the_dump(monkeypatch):
+    monkeypatch.setenv("CHECKPOINT_URL", "postgresql://ana:pg-s3cret@db.example:5432/threads")
+    monkeypatch.setenv("CHAINLIT_AUTH_SECRET", "auth-s3cret")
+    dump = Settings(_env_file=None).public_dump()  # type: ignore[call-arg]
+    assert dump["stores"]["checkpoint_url"] == "postgresql://ana:**********@db.example:5432/threads"
+    assert "pg-s3cret" not in str(dump) and "auth-s3cret" not in str(dump)
+
+
+URL_VARIABLES = [
+    "LLM_BASE_URL",
+    "CHROMA_URL",
+    "CORPUS_URL",
+    "EUROPEPMC_BASE_URL",
+    "NCBI_BASE_URL",
+    "OPENALEX_BASE_URL",
+    "S2_BASE_URL",
+    "CLAIMTRACE_UI_ORIGINS",
+]
+
+
+@pytest.mark.parametrize("variable", URL_VARIABLES)
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("file:///etc/passwd", "must start with http:// or https://"),
+        ("ftp://mirror.example/data", "must start with http:// or https://"),
+        ("127.0.0.1:8001", "must start with http:// or https://"),
+        ("javascript:alert(1)", "must start with http:// or https://"),
+        ("http:///v1", "must name a host"),
+        ("https://user:sk-in-url@api.example/v1", "must not hold a user name or password"),
+        ("http://127.0.0.1:99999/v1", "port"),
+    ],
+)
+def test_base_urls_accept_only_http_and_never_repeat_the_value(monkeypatch, variable, value, message):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SettingsError) as e:
+        get_settings()
+    assert variable in str(e.value) and message in str(e.value)
+    assert value not in str(e.value) and "sk-in-url" not in str(e.value)
+
+
+def test_http_and_https_base_urls_pass_and_an_empty_one_is_unset(monkeypatch):
+    monkeypatch.setenv("LLM_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.setenv("CHROMA_URL", "HTTPS://chroma.example")
+    monkeypatch.setenv("NCBI_BASE_URL", "https://eutils.mirror.example/entrez/eutils")
+    monkeypatch.setenv("CLAIMTRACE_UI_ORIGINS", "https://claims.example.org/, http://lab-pc:8000")
+    s = get_settings()
+    assert (s.llm.base_url, s.stores.chroma_url) == ("http://127.0.0.1:11434/v1", "HTTPS://chroma.example")
+    assert s.live.ncbi_base_url == "https://eutils.mirror.example/entrez/eutils"
+    assert s.ui.origins == ["https://claims.example.org", "http://lab-pc:8000"]
+    monkeypatch.setenv("LLM_BASE_URL", "")
+    monkeypatch.setenv("CLAIMTRACE_UI_PASSWORD", "")
+    get_settings.cache_clear()
+    s = get_settings()
+    assert s.llm.base_url is None and s.llm.resolved_provider() in {"embedded", "openai"}
+    assert s.ui.password is None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from tools.config import SettingsGroup
+from tools.config import HttpUrlStr, SettingsGroup
 
 LIVE_SOURCES = ("europepmc", "pubmed", "openalex", "s2")
 SOURCE_NAMES = ("local", *LIVE_SOURCES)
@@ -39,12 +39,12 @@ class LiveSettings(SettingsGroup):
     # auto (the local index plus every reachable live source) or a comma list of local, europepmc, pubmed, openalex,
     # s2
     sources: str = Field(AUTO, validation_alias="SOURCES")
-    europepmc_base_url: str = Field(
+    europepmc_base_url: HttpUrlStr = Field(
         "https://www.ebi.ac.uk/europepmc/webservices/rest", validation_alias="EUROPEPMC_BASE_URL"
     )
-    ncbi_base_url: str = Field("https://eutils.ncbi.nlm.nih.gov/entrez/eutils", validation_alias="NCBI_BASE_URL")
-    openalex_base_url: str = Field("https://api.openalex.org", validation_alias="OPENALEX_BASE_URL")
-    s2_base_url: str = Field("https://api.semanticscholar.org/graph/v1", validation_alias="S2_BASE_URL")
+    ncbi_base_url: HttpUrlStr = Field("https://eutils.ncbi.nlm.nih.gov/entrez/eutils", validation_alias="NCBI_BASE_URL")
+    openalex_base_url: HttpUrlStr = Field("https://api.openalex.org", validation_alias="OPENALEX_BASE_URL")
+    s2_base_url: HttpUrlStr = Field("https://api.semanticscholar.org/graph/v1", validation_alias="S2_BASE_URL")
     # raises NCBI's limit from 3 to 10 requests/s
     ncbi_api_key: SecretStr | None = Field(None, validation_alias="NCBI_API_KEY")
     s2_api_key: SecretStr | None = Field(None, validation_alias="S2_API_KEY")
