@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import unicodedata
 from collections.abc import Callable
@@ -16,22 +17,64 @@ class InputError(ValueError):
     """The user's input cannot be checked; the message says why."""
 
 
+EXAMPLE = "'Vitamin D reduces fractures'"
+# Invisible formatting characters (Unicode category Cf: zero-width spaces and joiners, the byte-order mark, soft
+# hyphens, direction embeddings, overrides and isolates) are removed, so that what is checked is what the user sees.
+# The three direction marks are kept: they only set the direction of neutral characters in right-to-left text.
+KEPT_FORMAT = frozenset("\u200e\u200f\u061c")
+# Far above the limit: refused from its length alone, before any character is inspected (a pasted file).
+RAW_FACTOR = 4
+_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+_IDENTIFIER = re.compile(
+    r"(?:doi:?\s*|https?://(?:dx\.)?doi\.org/)?10\.\d{4,9}/\S+"  # a DOI, bare, doi:-prefixed or as a link
+    r"|(?:pmid|pubmed(?:\s*id)?)\s*:?\s*\d+|pmc\d+|arxiv:\s*\S+",
+    re.IGNORECASE,
+)
+
+
 def validate_claim(raw: str, max_chars: int) -> tuple[str, list[str]]:
-    """The claim, normalised, and notes for the user; raises InputError with one clear sentence."""
+    """The claim, normalised, and notes for the user; raises InputError with one clear sentence.
+
+    The text is kept as typed otherwise: Markdown, HTML, quotes and shell or SQL characters are searched as words
+    and shown as literal text, never interpreted."""
+    if len(raw) > RAW_FACTOR * max_chars:
+        raise InputError(f"the claim is {len(raw)} characters long; the limit is {max_chars}")
     if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
         raise InputError("the claim is not valid UTF-8 text")
     if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
         raise InputError("the claim contains binary control characters; send plain text")
-    claim = " ".join(raw.split())
-    if not claim:
-        raise InputError("the claim is empty; type a scientific claim such as 'Vitamin D reduces fractures'")
+    visible = "".join(ch for ch in raw if ch in KEPT_FORMAT or unicodedata.category(ch) != "Cf")
+    claim = " ".join(visible.split())
+    if not claim.strip("".join(KEPT_FORMAT)):
+        raise InputError(f"the claim is empty; type a scientific claim such as {EXAMPLE}")
     if len(claim) > max_chars:
         raise InputError(f"the claim is {len(claim)} characters long; the limit is {max_chars}")
+    bare = claim.strip(" .,;<>()[]\"'")
+    if _IDENTIFIER.fullmatch(bare):
+        raise InputError(
+            "a DOI or PubMed id names a paper, not a claim; paste the claim itself as a sentence, such as " + EXAMPLE
+        )
+    if _URL.fullmatch(bare):
+        raise InputError(
+            f"a link alone cannot be checked (links are not opened); paste the claim itself, such as {EXAMPLE}"
+        )
+    if not any(ch.isalpha() for ch in claim):
+        raise InputError(f"the claim has no words; type it as a sentence, such as {EXAMPLE}")
+    return claim, claim_notes(claim)
+
+
+def claim_notes(claim: str) -> list[str]:
+    """What the user should know about a claim that is checked anyway."""
     notes: list[str] = []
+    if claim.rstrip(" .\u200e\u200f\u061c").endswith(("?", "\uff1f", "\u061f")):
+        notes.append(
+            "this reads as a question; it is checked as a claim, and stating it as one (such as "
+            f"{EXAMPLE}) gives a clearer verdict"
+        )
     letters = [ch for ch in claim if ch.isalpha()]
-    if letters and sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
+    if sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
         notes.append("the corpus is in English; a claim in another language may find little evidence")
-    return claim, notes
+    return notes
 
 
 def load_deps(settings: Settings) -> Deps:

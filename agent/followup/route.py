@@ -1,4 +1,4 @@
-"""Route one turn. No LLM for the first message of a thread (a claim to check) or for "sources behind sentence N";
+"""Route one turn. No LLM for "sources behind sentence N" or for the first message of a thread (a claim to check);
 otherwise the model decides between answering from the evidence held and searching again: native tool calls with
 OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits no native tool calls)."""
 
@@ -73,11 +73,11 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     message = state["message"]
     turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0}
     results = state.get("results", [])
+    sentence = asked_sentence(message)
+    if sentence is not None:  # before any check too: the sources node says there is no answer yet
+        return {**turn, "action": "sources", "sentence": sentence}
     if not results:
         return turn
-    sentence = asked_sentence(message)
-    if sentence is not None:
-        return {**turn, "action": "sources", "sentence": sentence}
     choice = decide(deps_of(runtime), CheckResult.model_validate(results[-1]), message)
     if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
         return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}

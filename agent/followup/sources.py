@@ -7,6 +7,12 @@ from typing import Any
 from agent.followup.state import ThreadState
 from agent.result import CheckResult
 
+NO_ANSWER_YET = "there is no answer in this thread yet; send a claim to check first, then ask about its sentences"
+
+
+def _which(count: int) -> str:
+    return f"ask about sentence 1 to {count}" if count else "it has no sentence to ask about"
+
 
 def sources_behind(result: CheckResult, k: int) -> dict[str, Any]:
     """Reply for "sources behind sentence k" (1-based); `error` says why when k names no sentence."""
@@ -15,7 +21,8 @@ def sources_behind(result: CheckResult, k: int) -> dict[str, Any]:
         return {
             "kind": "sources",
             "sentence": k,
-            "error": f"the last answer has {len(sentences)} sentence(s); ask about sentence 1 to {len(sentences)}",
+            "error": f"there is no sentence {k}: the last answer has {len(sentences)} sentence(s); "
+            + _which(len(sentences)),
         }
     s = sentences[k - 1]
     return {
@@ -29,4 +36,14 @@ def sources_behind(result: CheckResult, k: int) -> dict[str, Any]:
 
 
 def sources(state: ThreadState) -> dict[str, Any]:
-    return {"reply": sources_behind(CheckResult.model_validate(state["results"][-1]), state["sentence"])}
+    """The reply to a sources request; before any check, or for a sentence named by no number, it says why none."""
+    ref = state["sentence"]
+    if not state.get("results"):
+        return {"reply": {"kind": "sources", "sentence": ref, "error": NO_ANSWER_YET}}
+    result = CheckResult.model_validate(state["results"][-1])
+    if isinstance(ref, str):
+        count = len(result.sentences)
+        return {
+            "reply": {"kind": "sources", "sentence": ref, "error": f"“{ref}” is not a sentence number; {_which(count)}"}
+        }
+    return {"reply": sources_behind(result, ref)}

@@ -15,6 +15,6 @@ class ThreadState(TypedDict, total=False):
     action: Action
     query: str  # the claim to check when action == "check"
     draft: str  # the router's answer from held evidence when action == "answer"
-    sentence: int  # 1-based answer sentence asked about when action == "sources"
+    sentence: int | str  # answer sentence asked about when action == "sources": 1-based, or the word used for it
     results: Annotated[list[dict[str, Any]], operator.add]  # every check (CheckResult dumps), oldest first
     reply: dict[str, Any]  # what this turn shows: {"kind": "check" | "sources" | "answer", ...}
