@@ -1,13 +1,20 @@
 """The thread checkpointer: a SQLite file in DATA_DIR by default, Postgres when CHECKPOINT_URL is given.
 
 Opened once per process (the chat UI, agent/followup) and kept open; every write is committed, so a thread survives a
-killed server. Both stores are LangGraph's async savers, because the chat runs the thread graph with `astream`."""
+killed server. A SQLite store that cannot be read is moved aside with a timestamp, never deleted or overwritten. Both
+stores are LangGraph's async savers, because the chat runs the thread graph with `astream`."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from agent.settings import Settings
+from tools.files import move_aside, sqlite_problem
+
+log = logging.getLogger(__name__)
 
 SQLITE_NAME = "threads.sqlite"
 CONNECT_TIMEOUT_S = 10
@@ -28,10 +35,31 @@ async def open_checkpointer(settings: Settings) -> Any:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     settings.stores.data_dir.mkdir(parents=True, exist_ok=True)
-    conn = await aiosqlite.connect(str(settings.stores.data_dir / SQLITE_NAME))
-    saver = AsyncSqliteSaver(conn)
-    await saver.setup()
+    path = settings.stores.data_dir / SQLITE_NAME
+    set_aside(path)
+    conn = await aiosqlite.connect(str(path))
+    try:
+        saver = AsyncSqliteSaver(conn)
+        await saver.setup()
+    except BaseException as e:
+        await conn.close()  # its thread would keep the process alive
+        if isinstance(e, sqlite3.Error):
+            raise CheckpointUnavailableError(f"cannot open the thread store {path}: {e}") from e
+        raise
     return saver
+
+
+def set_aside(path: Path) -> Path | None:
+    """A thread store SQLite cannot read is renamed beside itself with a timestamp (never deleted) and reported, so
+    that the chat starts with an empty one; returns the new name, or None when the store is sound."""
+    problem = sqlite_problem(path)
+    if problem is None:
+        return None
+    moved = move_aside(path)
+    log.warning(
+        "the thread store %s could not be read (%s); it was moved to %s and a new one started", path, problem, moved
+    )
+    return moved
 
 
 async def close_checkpointer(saver: Any) -> None:
@@ -59,7 +87,11 @@ async def _postgres(url: str) -> Any:
     except OperationalError as e:
         raise CheckpointUnavailableError(f"cannot connect to CHECKPOINT_URL: {e}") from e
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        url, min_size=1, max_size=POOL_MAX_SIZE, kwargs=kwargs, open=False,
+        url,
+        min_size=1,
+        max_size=POOL_MAX_SIZE,
+        kwargs=kwargs,
+        open=False,
         check=AsyncConnectionPool.check_connection,  # a connection dropped by a Postgres restart is replaced
     )
     try:

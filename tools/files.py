@@ -1,9 +1,13 @@
-"""File helpers shared by the corpus, model and verifier checks."""
+"""File helpers shared by the corpus, model and verifier checks and the stores that must survive damage."""
 
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+import time
 from pathlib import Path
+
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def sha256_file(path: Path) -> str:
@@ -13,3 +17,43 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 22), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def move_aside(path: Path, why: str = "damaged") -> Path:
+    """Rename a file or folder to `<name>.<why>-<YYYYmmdd-HHMMSS>` beside it, so that nothing in it is lost, and
+    return the new path. A SQLite file takes its `-wal` and `-shm` companions along (the log holds committed
+    writes)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
+        n += 1
+    path.rename(target)
+    for suffix in ("-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        if companion.exists():
+            companion.rename(target.with_name(target.name + suffix))
+    return target
+
+
+def sqlite_problem(path: Path, thorough: bool = True) -> str | None:
+    """Why the SQLite database at `path` cannot be used, or None when it looks sound (or does not exist): its header,
+    then, when `thorough`, SQLite's own `PRAGMA quick_check` of every page."""
+    if not path.is_file():
+        return None
+    with path.open("rb") as fh:
+        header = fh.read(len(SQLITE_HEADER))
+    if header and header != SQLITE_HEADER:  # an empty file is a database SQLite has not written yet
+        return "not a SQLite database"
+    if not thorough:
+        return None
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            rows = [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        return str(e)
+    return None if rows == ["ok"] else "; ".join(rows[:3])

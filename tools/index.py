@@ -25,6 +25,7 @@ import numpy as np
 from tools.corpus import Abstract
 from tools.dense_store import DenseStoreError, store_errors
 from tools.embedder import ChromaEmbeddingFunction, Embedder, get_embedder
+from tools.files import sqlite_problem
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,13 @@ LIVE_DOCS = "live_docs.jsonl"
 
 class IndexMissingError(RuntimeError):
     """No usable index on disk."""
+
+
+class IndexDamagedError(IndexMissingError):
+    """A part of the index on disk cannot be read; building the index again mends it."""
+
+    def __init__(self, index_dir: Path, what: str) -> None:
+        super().__init__(f"the index at {index_dir} is damaged ({what}); rebuild it with `claimtrace index --force`")
 
 
 @dataclass(frozen=True)
@@ -143,10 +151,23 @@ def read_manifest(index_dir: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data: dict[str, Any] = json.loads(path.read_text())
-        return data
-    except (OSError, json.JSONDecodeError):
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
         return None
+    return data if isinstance(data, dict) and "fingerprint" in data else None
+
+
+def index_problem(index_dir: Path, chroma_url: str | None) -> str | None:
+    """What is missing or unreadable in a built index, from a quick look at its files (no model, no search); None
+    when nothing is."""
+    for part in ("corpus.jsonl", "bm25/params.index.json", "bm25/doc_ids.json"):
+        if not (index_dir / part).is_file():
+            return f"{part} is missing"
+    if chroma_url is None:
+        problem = sqlite_problem(index_dir / "chroma" / "chroma.sqlite3", thorough=False)
+        if problem:
+            return f"chroma/chroma.sqlite3 is {problem}"
+    return None
 
 
 class CorpusIndex:
@@ -154,18 +175,13 @@ class CorpusIndex:
 
     def __init__(self, index_dir: Path, chroma_url: str | None = None, embedder: Embedder | None = None) -> None:
         manifest = read_manifest(index_dir)
+        if manifest is None and (index_dir / MANIFEST).exists():
+            raise IndexDamagedError(index_dir, f"{MANIFEST} cannot be read")
         if manifest is None:
             raise IndexMissingError(f"no index at {index_dir}: run `claimtrace index` first")
-        import bm25s
-
         self.manifest = manifest
         self.docs: dict[str, Abstract] = {}
-        with (index_dir / "corpus.jsonl").open() as fh:
-            for line in fh:
-                doc = Abstract.model_validate_json(line)
-                self.docs[doc.doc_id] = doc
-        self._bm25 = bm25s.BM25.load(str(index_dir / "bm25"), show_progress=False)
-        self._bm25_ids: list[str] = json.loads((index_dir / "bm25" / "doc_ids.json").read_text())
+        self._read_files(index_dir)
         self.index_dir = index_dir
         self._lock = threading.Lock()
         self._live_ids: list[str] = []
@@ -183,11 +199,30 @@ class CorpusIndex:
         # recorded holds sentence-transformers fp32 vectors).
         self._embedder = embedder or get_embedder(manifest.get("embedder", "torch-fp32"))
         self._where = chroma_url or manifest.get("chroma_url") or "embedded Chroma"
+        url = chroma_url or manifest.get("chroma_url")
         try:
-            client = chroma_client(index_dir, chroma_url or manifest.get("chroma_url"))
+            client = chroma_client(index_dir, url)
             self._sentences = sentences_collection(client, manifest["fingerprint"], False, self._embedder)
         except Exception as e:  # chromadb raises several types for a missing collection or server
+            if url is None:
+                raise IndexDamagedError(index_dir, f"chroma cannot be read: {type(e).__name__}") from e
             raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e
+
+    def _read_files(self, index_dir: Path) -> None:
+        """The corpus copy and BM25; a file that cannot be read is named in an IndexDamagedError."""
+        import bm25s
+
+        part = "corpus.jsonl"
+        try:  # each reader (pydantic, json, numpy, the OS) raises its own kind of error for a damaged file
+            with (index_dir / part).open(encoding="utf-8") as fh:
+                for line in fh:
+                    doc = Abstract.model_validate_json(line)
+                    self.docs[doc.doc_id] = doc
+            part = "bm25"
+            self._bm25 = bm25s.BM25.load(str(index_dir / "bm25"), show_progress=False)
+            self._bm25_ids: list[str] = json.loads((index_dir / "bm25" / "doc_ids.json").read_text())
+        except Exception as e:
+            raise IndexDamagedError(index_dir, f"{part} cannot be read: {type(e).__name__}") from e
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._embedder.encode(list(texts))

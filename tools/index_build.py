@@ -21,11 +21,13 @@ from tqdm import tqdm
 from tools.corpus import load_corpus
 from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
+from tools.files import move_aside, sqlite_problem
 from tools.index import (
     INDEX_VERSION,
     MANIFEST,
     bm25_index,
     chroma_client,
+    index_problem,
     read_live_docs,
     read_manifest,
     sentence_text,
@@ -41,6 +43,17 @@ def fingerprint(corpus_file: Path, limit: int | None, variant: str) -> str:
             h.update(chunk)
     h.update(f"|{MODEL_NAME}|{variant}|v{INDEX_VERSION}|limit={limit}".encode())
     return h.hexdigest()[:16]
+
+
+def set_aside_chroma(chroma_dir: Path, on_problem: Callable[[str], None] | None) -> None:
+    """An embedded Chroma store that SQLite cannot read is moved aside with a timestamp (never deleted), so that the
+    build starts an empty one instead of failing on it."""
+    problem = sqlite_problem(chroma_dir / "chroma.sqlite3")
+    if problem is None:
+        return
+    moved = move_aside(chroma_dir)
+    if on_problem:
+        on_problem(f"the Chroma store {chroma_dir} could not be read ({problem}); it was moved to {moved}")
 
 
 def build_index(
@@ -60,8 +73,12 @@ def build_index(
     fp = fingerprint(corpus_file, limit, variant)
     manifest = read_manifest(index_dir)
     if manifest and manifest.get("fingerprint") == fp and manifest.get("chroma_url") == chroma_url and not force:
-        manifest["reused"] = True
-        return manifest
+        problem = index_problem(index_dir, chroma_url)
+        if problem is None:
+            manifest["reused"] = True
+            return manifest
+        if on_problem:
+            on_problem(f"the index at {index_dir} is damaged ({problem}); building it again")
 
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -81,6 +98,8 @@ def build_index(
     (index_dir / MANIFEST).unlink(missing_ok=True)  # an interrupted build is never mistaken for a good one
     embedder = embedder or get_embedder(variant)
     cached = CachedEmbedder(embedder, cache or EmbeddingCache())
+    if chroma_url is None:
+        set_aside_chroma(index_dir / "chroma", on_problem)
     client = chroma_client(index_dir, chroma_url)
     for col in client.list_collections():
         name = col if isinstance(col, str) else col.name
