@@ -32,13 +32,15 @@ _NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$") 
 def findings_block(evidence: Sequence[Evidence]) -> str:
     """The evidence as the answer prompts show it: one ``<finding>`` per item with its number, the study's year, the
     abstract section it comes from when the abstract names one, and the verifier's stance; inside, the sentence
-    without its section heading (agent.compose.finding)."""
+    without its section heading (agent.compose.finding) and without tag-like text (prompts.inert: a planted
+    ``</finding>`` or chat-template token can neither close the item nor open a turn)."""
     items = []
     for ev in evidence:
         year = f' year="{ev.year}"' if ev.year else ""
         section = f' section="{ev.section.split(";")[0]}"' if ";" in ev.section else ""
         stance = STANCE.get(ev.stance, "unclear")
-        items.append(f'<finding n="{ev.n}"{year}{section} stance="{stance}">{finding(ev.sentence)}</finding>')
+        text = prompts.inert(finding(ev.sentence))
+        items.append(f'<finding n="{ev.n}"{year}{section} stance="{stance}">{text}</finding>')
     return "\n".join(items)
 
 
