@@ -1,12 +1,14 @@
 """A deterministic chat model for tests: replies by rule, supports `bind_tools` and streamed tool calls.
 
-A rule is `{"when": "<substring of the last user/system text>", "reply": "...", "tool_calls": [...]}`; the first
-matching rule answers, a rule without `when` matches anything. Replies may be used any number of times.
+A rule is `{"when": "<substring of the last user/system text>", "reply": "...", "tool_calls": [...], "delay_s": 0}`;
+the first matching rule answers, after `delay_s` seconds (a slow LLM), and a rule without `when` matches anything.
+Replies may be used any number of times.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,7 @@ class ScriptedChatModel(BaseChatModel):
         text = "\n".join(str(m.content) for m in messages)
         for rule in self.rules:
             if "when" not in rule or rule["when"] in text:
+                time.sleep(float(rule.get("delay_s", 0)))
                 return rule
         raise NoRuleError(f"scripted model has no rule for: {text[:200]!r}")
 

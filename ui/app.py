@@ -25,6 +25,7 @@ from agent.settings import get_settings
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
 from ui.credentials import credentials_ok
+from ui.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
 from ui.persistence import database_url
 from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
@@ -72,24 +73,29 @@ def thread_id() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def run_turn(text: str) -> dict[str, Any]:
-    """Send one validated user text through the thread graph, showing each pipeline step as it happens."""
+async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
+    """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
+    text, run the thread's interrupted check of `resuming` again (ui.interrupted)."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
     progress: CheckProgress | None = None
+    if resuming is not None:
+        progress = CheckProgress()
+        await progress.begin(resuming)
     try:
-        async for ns, mode, data in rt.graph.astream(
-            {"message": text}, thread_config(thread_id()), context=deps,
-            stream_mode=["updates", "messages"], subgraphs=True,
-        ):
-            if mode == "messages" and progress:
-                await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
-            elif mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
-                progress = CheckProgress()
-                await progress.begin(data["route"]["query"])
-            elif mode == "updates" and ns and progress:
-                for node, update in data.items():
-                    await progress.node_done(node, update)
+        with running(thread_id()):
+            async for ns, mode, data in rt.graph.astream(
+                None if text is None else {"message": text}, thread_config(thread_id()), context=deps,
+                stream_mode=["updates", "messages"], subgraphs=True,
+            ):
+                if mode == "messages" and progress:
+                    await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
+                elif mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
+                    progress = CheckProgress()
+                    await progress.begin(data["route"]["query"])
+                elif mode == "updates" and ns and progress:
+                    for node, update in data.items():
+                        await progress.node_done(node, update)
     except BaseException as e:
         if progress:
             await progress.finish(error=f"{type(e).__name__}: {e}")
@@ -128,6 +134,23 @@ async def result_at(index: int) -> CheckResult | None:
     return CheckResult.model_validate(results[index]) if 0 <= index < len(results) else None
 
 
+@cl.action_callback(RERUN)
+async def on_rerun(action: cl.Action) -> None:
+    """Run the thread's interrupted check again, from the checkpoint that started it."""
+    await action.remove()
+    claim = await interrupted_claim((await chat_runtime()).graph, thread_id())
+    if claim is None:
+        await cl.Message(content=NOTHING_TO_RERUN).send()
+        return
+    try:
+        values = await run_turn(None, resuming=claim)
+    except UNAVAILABLE as e:
+        await cl.Message(content=f"⚠️ The check could not run: {e}").send()
+        return
+    results = values["results"]
+    await answer_message(results[-1], len(results) - 1, []).send()
+
+
 @cl.action_callback("sentence_sources")
 async def on_sentence_sources(action: cl.Action) -> None:
     result = await result_at(int(action.payload["result"]))
@@ -153,8 +176,12 @@ def _metadata(step: dict[str, Any]) -> dict[str, Any]:
 
 
 async def reattach(thread: ThreadDict) -> None:
-    """Give the restored answers their source panels and buttons back (Chainlit restores only their text)."""
+    """Give the restored answers their source panels and buttons back (Chainlit restores only their text), and say
+    so under them when the thread's last check was interrupted."""
     await asyncio.sleep(RESUME_DELAY_S)
+    claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
+    if claim is not None:
+        await interrupted_notice(claim).send()
     results = (await thread_values(thread["id"])).get("results", [])
     for step in thread["steps"]:
         index = _metadata(dict(step)).get(ANSWER_TAG)
