@@ -26,6 +26,7 @@ from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
 from ui.credentials import credentials_ok
 from ui.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
+from ui.paste import accept_large_pastes
 from ui.persistence import database_url
 from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
@@ -33,6 +34,7 @@ from ui.sources import send_widget, turn_deps
 from ui.views import ANSWER_TAG, answer_message, followup_message, sentence_actions, source_panels, sources_message
 
 log = logging.getLogger("claimtrace.ui")
+accept_large_pastes()
 UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
 RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
 _background: set[asyncio.Task[None]] = set()
