@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import sqlite3
 import time
@@ -57,3 +58,29 @@ def sqlite_problem(path: Path, thorough: bool = True) -> str | None:
     except sqlite3.DatabaseError as e:
         return str(e)
     return None if rows == ["ok"] else "; ".join(rows[:3])
+
+
+DISK_FULL = "the disk is full: free some space, then try again"
+NOT_WRITABLE = "its folder is read-only or not writable: make DATA_DIR writable, then try again"
+_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
+_READ_ONLY_WORDS = ("readonly database", "read-only file system", "permission denied")
+
+
+def storage_problem(error: BaseException) -> str | None:
+    """DISK_FULL or NOT_WRITABLE when `error`, or an error it arose from, is a write that found no space or a place it
+    may not write (an OSError's errno, or SQLite's and Chroma's words for them); None for any other error."""
+    seen: set[int] = set()
+    e: BaseException | None = error
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return DISK_FULL
+        if isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return NOT_WRITABLE
+        text = str(e).lower()
+        if any(words in text for words in _FULL_WORDS):
+            return DISK_FULL
+        if any(words in text for words in _READ_ONLY_WORDS):
+            return NOT_WRITABLE
+        e = e.__cause__ or e.__context__
+    return None

@@ -25,7 +25,7 @@ import numpy as np
 from tools.corpus import Abstract
 from tools.dense_store import DenseStoreError, store_errors
 from tools.embedder import ChromaEmbeddingFunction, Embedder, get_embedder
-from tools.files import sqlite_problem
+from tools.files import sqlite_problem, storage_problem
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,11 @@ class CorpusIndex:
             client = chroma_client(index_dir, url)
             self._sentences = sentences_collection(client, manifest["fingerprint"], False, self._embedder)
         except Exception as e:  # chromadb raises several types for a missing collection or server
+            if (problem := storage_problem(e)) is not None:  # the disk, not the index: a rebuild would not help
+                raise IndexMissingError(
+                    f"the index at {index_dir} cannot be opened: {problem} (embedded Chroma writes to its folder "
+                    "even to search)"
+                ) from e
             if url is None:
                 raise IndexDamagedError(index_dir, f"chroma cannot be read: {type(e).__name__}") from e
             raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e

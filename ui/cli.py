@@ -219,6 +219,7 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 def cmd_ui(args: argparse.Namespace) -> int:
     from agent.settings import get_settings
+    from tools.files import storage_problem
     from tools.index import read_manifest
     from ui import credentials, launch
     from ui.guard import is_loopback
@@ -240,7 +241,11 @@ def cmd_ui(args: argparse.Namespace) -> int:
             "CLAIMTRACE_UI_PASSWORD, or start `claimtrace ui` once in a terminal",
             EXIT_INPUT,
         )
-    env = launch.prepare(settings)
+    try:
+        env = launch.prepare(settings)
+    except OSError as e:
+        why, where = storage_problem(e) or e.strerror, settings.stores.data_dir
+        raise CliError(f"the chat cannot keep its threads in {where}: {why}", EXIT_UNAVAILABLE) from e
     password = credentials.first_start_password(settings)
     argv = launch.command(args.host, args.port)
     print(f"claimtrace chat on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
