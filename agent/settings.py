@@ -149,6 +149,9 @@ class UISettings(SettingsGroup):
     auth_secret: SecretStr | None = Field(None, validation_alias="CHAINLIT_AUTH_SECRET")
     # e.g. https://claims.example.org when a proxy serves the chat under another name
     origins: Annotated[list[HttpUrlStr], NoDecode] = []
+    # checks that run at once (CLAIMTRACE_UI_CHECKS_AT_ONCE); later ones wait in a queue that shows their place. The
+    # embedded LLM answers one request at a time; raise it for an LLM server that serves several.
+    checks_at_once: int = Field(2, ge=1, le=64)
 
     @field_validator("password", "auth_secret", mode="before")
     @classmethod

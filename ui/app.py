@@ -17,6 +17,7 @@ from chainlit.types import ThreadDict
 
 from agent.checkpoint import CheckpointUnavailableError
 from agent.feedback import record_feedback
+from agent.followup.intent import asked_sentence
 from agent.followup.sources import sources_behind
 from agent.llm import LLMUnavailableError, preload
 from agent.result import CheckResult
@@ -24,6 +25,7 @@ from agent.service import InputError, validate_claim
 from agent.settings import get_settings
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
+from ui.admission import CheckQueue
 from ui.credentials import credentials_ok
 from ui.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
 from ui.paste import accept_large_pastes
@@ -38,6 +40,7 @@ accept_large_pastes()
 UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
 RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
 _background: set[asyncio.Task[None]] = set()
+CHECKS = CheckQueue(get_settings().ui.checks_at_once)
 
 
 @cl.data_layer
@@ -108,6 +111,52 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
     return dict(snapshot.values)
 
 
+async def queued_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
+    """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
+    interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
+    stored result and never waits."""
+    if text is not None and asked_sentence(text) is not None:
+        return await run_turn(text)
+    notice = QueueNotice()
+    try:
+        async with CHECKS.slot(notice.show):
+            await notice.close()
+            return await run_turn(text, resuming)
+    finally:
+        await notice.close()
+
+
+class QueueNotice:
+    """The message that tells a waiting user their place in the queue; removed when their check starts. Places
+    arrive from background tasks, so a lock keeps one message and a closed notice ignores late ones."""
+
+    def __init__(self) -> None:
+        self.message: cl.Message | None = None
+        self.closed = False
+        self.lock = asyncio.Lock()
+
+    async def show(self, place: int) -> None:
+        async with self.lock:
+            if self.closed:
+                return
+            content = (
+                f"⏳ Queued: number {place} in line. {CHECKS.slots} check(s) run at a time here; yours starts as "
+                "soon as one ahead of it finishes."
+            )
+            if self.message is None:
+                self.message = cl.Message(content=content)
+                await self.message.send()
+            else:
+                self.message.content = content
+                await self.message.update()
+
+    async def close(self) -> None:
+        async with self.lock:
+            if not self.closed and self.message is not None:
+                await self.message.remove()
+            self.closed = True
+
+
 @cl.on_message
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
@@ -117,7 +166,7 @@ async def on_message(message: cl.Message) -> None:
         await cl.Message(content=f"⚠️ I cannot check this: {e}. Send another claim or question.").send()
         return
     try:
-        values = await run_turn(text)
+        values = await queued_turn(text)
     except UNAVAILABLE as e:
         await cl.Message(content=f"⚠️ The check could not run: {e}").send()
         return
@@ -145,7 +194,7 @@ async def on_rerun(action: cl.Action) -> None:
         await cl.Message(content=NOTHING_TO_RERUN).send()
         return
     try:
-        values = await run_turn(None, resuming=claim)
+        values = await queued_turn(None, resuming=claim)
     except UNAVAILABLE as e:
         await cl.Message(content=f"⚠️ The check could not run: {e}").send()
         return
