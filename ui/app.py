@@ -23,6 +23,7 @@ from agent.llm import LLMUnavailableError, preload
 from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings import get_settings
+from tools.files import storage_problem
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
 from ui.admission import CheckQueue
@@ -157,6 +158,16 @@ class QueueNotice:
             self.closed = True
 
 
+def failure_text(e: BaseException) -> str | None:
+    """The one message for a turn that could not run (something it needs is unavailable) or whose result could not
+    be saved (the data directory's disk is full or read-only); None for an error nobody foresaw."""
+    if isinstance(e, UNAVAILABLE):
+        return f"⚠️ The check could not run: {e}"
+    if (problem := storage_problem(e)) is not None:
+        return f"⚠️ This turn could not be saved: {problem}. The thread keeps everything before it."
+    return None
+
+
 @cl.on_message
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
@@ -167,8 +178,10 @@ async def on_message(message: cl.Message) -> None:
         return
     try:
         values = await queued_turn(text)
-    except UNAVAILABLE as e:
-        await cl.Message(content=f"⚠️ The check could not run: {e}").send()
+    except Exception as e:
+        if (shown := failure_text(e)) is None:
+            raise
+        await cl.Message(content=shown).send()
         return
     reply = values.get("reply", {})
     if reply.get("kind") == "check":
@@ -195,8 +208,10 @@ async def on_rerun(action: cl.Action) -> None:
         return
     try:
         values = await queued_turn(None, resuming=claim)
-    except UNAVAILABLE as e:
-        await cl.Message(content=f"⚠️ The check could not run: {e}").send()
+    except Exception as e:
+        if (shown := failure_text(e)) is None:
+            raise
+        await cl.Message(content=shown).send()
         return
     results = values["results"]
     await answer_message(results[-1], len(results) - 1, []).send()

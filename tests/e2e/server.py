@@ -22,9 +22,10 @@ def free_port() -> int:
 
 
 class ChatServer:
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, prefix: list[str] | None = None) -> None:
         self.env = env
         self.log = log
+        self.prefix = prefix or []  # a command that runs the server (tests/fs_faults.py: a small disk of its own)
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -36,7 +37,7 @@ class ChatServer:
         since = self.log.stat().st_size if self.log.exists() else 0  # "ready" must come from this start's output
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ui.cli", "ui", "--port", str(self.port)],
+                [*self.prefix, sys.executable, "-m", "ui.cli", "ui", "--port", str(self.port)],
                 cwd=REPO,
                 env=self.env,
                 stdout=out,
