@@ -56,11 +56,9 @@ class ChatSession:
     async def __aexit__(self, *exc: object) -> None:
         await self.sio.disconnect()
 
-    async def send(self, text: str, done_marker: str, timeout: float) -> str:
-        """Send one user message; return the first assistant output containing `done_marker`."""
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._waiting = (done_marker, future)
-        message = {
+    def user_message(self, text: str) -> dict[str, Any]:
+        """A user message of this thread as the web client sends it."""
+        return {
             "threadId": self.thread_id,
             "id": str(uuid.uuid4()),
             "name": "User",
@@ -68,7 +66,12 @@ class ChatSession:
             "output": text,
             "createdAt": datetime.now(UTC).isoformat(),
         }
-        await self.sio.emit("client_message", {"message": message, "fileReferences": None})
+
+    async def send(self, text: str, done_marker: str, timeout: float) -> str:
+        """Send one user message; return the first assistant output containing `done_marker`."""
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting = (done_marker, future)
+        await self.sio.emit("client_message", {"message": self.user_message(text), "fileReferences": None})
         try:
             return await asyncio.wait_for(future, timeout)
         finally:
