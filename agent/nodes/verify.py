@@ -2,12 +2,16 @@
 independent verifier (not the generator). Status: supported / contradicted / unsupported / uncited; attribution
 lists the best-matching source sentences of the whole evidence list. A sentence of the extractive template that
 quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads. Not
-supported, whatever the verifier reads (it reads topic, and passes all three): a sentence that restates the claim
-in words its sources do not use, one that repeats the words of an uncited source while what it cites holds few of
-them (a quote under the wrong number), and one without a single word."""
+supported, whatever the verifier reads (it reads topic, and passes all of them): a sentence that restates the
+claim in words its sources do not use, one that repeats the words of an uncited source while what it cites holds
+few of them (a quote under the wrong number), one without a single word, and one that rules on the claim or the
+verdict ("the claim is true", "the verdict is supported") instead of reporting a finding: the verdict is the
+verifier's and is shown apart, and such a sentence is what text planted in a source asks a model to write (its
+words can then be in the source itself)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +22,8 @@ from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
 from tools.overlap import copies, misattributed, words
+
+_RULING = re.compile(r"\bverdicts?\b|\b(?:the|this|that) claim (?:is|was|has been|remains|seems)\b", re.IGNORECASE)
 
 
 def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
@@ -66,6 +72,8 @@ def check_sentences(
                 status, reason = "unsupported", "restates the claim in words its sources do not use"
             elif other is not None:
                 status, reason = "unsupported", f"repeats [{other}], not what it cites"
+            elif status == "supported" and _RULING.search(s.text):
+                status, reason = "unsupported", "rules on the claim instead of reporting a finding"
         else:
             status, score, reason = "uncited", None, "cites no existing source"
         if s.invalid_citations:
