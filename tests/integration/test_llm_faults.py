@@ -22,8 +22,8 @@ def ask_with(behaviour: str, env: dict[str, str], retries: int) -> tuple[object,
 @pytest.mark.parametrize(
     ("behaviour", "message"),
     [
-        ("429", "the LLM server is rate-limiting requests (HTTP 429 Too Many Requests)"),
-        ("500", "the LLM server failed (HTTP 500)"),
+        pytest.param("429", "the LLM server is rate-limiting requests (HTTP 429 Too Many Requests)", id="http_429"),
+        pytest.param("500", "the LLM server failed (HTTP 500)", id="http_500"),
     ],
 )
 def test_llm_refusing_is_retried_then_the_answer_quotes_the_evidence(
