@@ -1,9 +1,9 @@
 """A hostile live source in a real browser: a fake OpenAlex on loopback returns a work whose title, abstract and
 venue carry a <script>, an <img> with an onerror handler pointing at a loopback "tracking" host, a javascript:
 link and a Markdown image of that host; its landing page is a javascript: URL; the scripted LLM writes the same
-things into its answer and its follow-up answer. The chat (the real server, Debian's Chromium) shows all of it as
-literal text: no script or img element comes from it, no javascript: link exists, nothing ran, and the tracking
-host receives no request, from the page or from anywhere else."""
+things into its answer and its follow-up answer, and the user's claim carries them too. The chat (the real server,
+Debian's Chromium) shows all of it as literal text: no script or img element comes from it, no javascript: link
+exists, nothing ran, and the tracking host receives no request, from the page or from anywhere else."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def payloads(host: str) -> dict[str, str]:
         "venue_img": f"<img src={host}/venue.png>",
         "answer_img": f"<img src={host}/answer.png onerror=window.__pwned='answer'>",
         "followup_img": f"<img src={host}/followup.png onerror=window.__pwned='followup'>",
+        "claim_img": f"<img src={host}/claim.png onerror=window.__pwned='claim'>",
     }
 
 
@@ -124,8 +125,9 @@ def test_hostile_title_abstract_venue_and_llm_text_show_as_text(browser: Any, ho
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
     log_in(page, server.url)
-    send(page, CLAIM)
+    send(page, f"{CLAIM} {p['claim_img']} {p['image']}")  # the user's own message is shown as typed too
     text = answer_text(page).replace(JOINER, "")
+    assert p["claim_img"] in shown(page.locator("body"))
     assert any(path == "/works" for path, _ in openalex.requests)  # the answer rests on the hostile source
     for key in ("script", "image", "img", "js_link", "venue_img"):  # title, abstract sentences, venue
         assert p[key] in text, key
