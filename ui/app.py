@@ -29,7 +29,7 @@ from tools.verifier import VerifierArtifactError
 from ui.admission import CheckQueue
 from ui.credentials import credentials_ok
 from ui.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
-from ui.paste import accept_large_pastes
+from ui.paste import PasteDataLayer, accept_large_pastes
 from ui.persistence import database_url
 from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
@@ -46,7 +46,7 @@ CHECKS = CheckQueue(get_settings().ui.checks_at_once)
 
 @cl.data_layer
 def data_layer() -> SQLAlchemyDataLayer:
-    return SQLAlchemyDataLayer(conninfo=database_url(get_settings()))
+    return PasteDataLayer(conninfo=database_url(get_settings()))
 
 
 @cl.password_auth_callback

@@ -1,9 +1,19 @@
-"""How much text one chat message may carry. Chainlit's socket.io server closes the connection on a message over
-1 MB (engine.io's default), so a pasted file would vanish without a word; with this limit it arrives and
-agent.service.validate_claim refuses it by its length at once. A message beyond it still closes the connection (the
-client reconnects and nothing is stored)."""
+"""How much text one chat message may carry, and how much of it is kept.
+
+Chainlit's socket.io server closes the connection on a message over 1 MB (engine.io's default), so a pasted file
+would vanish without a word; with MAX_MESSAGE_BYTES it arrives and agent.service.validate_claim refuses it by its
+length at once. A message beyond that still closes the connection (the client reconnects and nothing is stored).
+Chainlit stores every user message in the thread list, which each page load reads whole, so a message that is
+refused by its length alone is kept as its start and its length."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+
+from agent.service import RAW_FACTOR
+from agent.settings import get_settings
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 
@@ -13,3 +23,31 @@ def accept_large_pastes() -> None:
     from chainlit.server import sio
 
     sio.eio.max_http_buffer_size = MAX_MESSAGE_BYTES
+
+
+def kept(text: str) -> str:
+    """The text as stored: whole, or, beyond what any claim may be, its first characters and its length."""
+    limit = get_settings().answer.max_claim_chars
+    if len(text) <= RAW_FACTOR * limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters; refused, and only the first {limit} kept)"
+
+
+class PasteDataLayer(SQLAlchemyDataLayer):
+    """Chainlit's SQLAlchemy data layer, storing over-long user messages and thread names as `kept` says."""
+
+    async def create_step(self, step_dict: Any) -> None:
+        if isinstance(step_dict.get("output"), str):
+            step_dict = {**step_dict, "output": kept(step_dict["output"])}
+        await super().create_step(step_dict)
+
+    async def update_thread(
+        self,
+        thread_id: str,
+        name: str | None = None,
+        user_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        tags: list[str] | None = None,
+    ) -> None:
+        name = None if name is None else kept(name)
+        await super().update_thread(thread_id, name=name, user_id=user_id, metadata=metadata, tags=tags)

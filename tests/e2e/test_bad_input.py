@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from markdown_it import MarkdownIt
 
@@ -58,6 +61,13 @@ class Chat(ChatSession):
         self.updates.append(str(step.get("output") or ""))
 
 
+async def delete_thread(url: str, cookie: str, thread_id: str) -> None:
+    """Remove a thread from the shared server's list, so that the tests after these see the list they expect."""
+    async with httpx.AsyncClient(base_url=url, timeout=30, headers={"Cookie": cookie}) as client:
+        response = await client.request("DELETE", "/project/thread", json={"threadId": thread_id})
+        response.raise_for_status()
+
+
 async def first_thread(url: str, cookie: str) -> dict[str, Any]:
     """A follow-up before any claim, every refusal, a bad settings value, then a claim and bad follow-ups."""
     out: dict[str, Any] = {}
@@ -71,22 +81,37 @@ async def first_thread(url: str, cookie: str) -> dict[str, Any]:
         out["empty_follow_up"] = await chat.send("", REFUSED, TIMEOUT_S)
         out["sources"] = await chat.send("what are the sources behind sentence 1?", "It cites", TIMEOUT_S)
         out["errors"] = chat.errors
+        out["thread_id"] = chat.thread_id
     return out
 
 
 async def hostile_thread(url: str, cookie: str) -> dict[str, Any]:
     async with Chat(url, cookie) as chat:
         answer = await chat.send(HOSTILE, "Verdict:", TIMEOUT_S * 3)
-        return {"answer": answer, "shown": chat.outputs + chat.updates, "errors": chat.errors}
+    return {"answer": answer, "shown": chat.outputs + chat.updates, "errors": chat.errors, "thread_id": chat.thread_id}
 
 
 @pytest.fixture(scope="module")
 def chat_run(server: ChatServer) -> dict[str, Any]:
     async def both() -> dict[str, Any]:
         cookie = await login_cookie(server.url, USER, PASSWORD)
-        return {"first": await first_thread(server.url, cookie), "hostile": await hostile_thread(server.url, cookie)}
+        run = {"first": await first_thread(server.url, cookie), "hostile": await hostile_thread(server.url, cookie)}
+        run["stored"] = stored_user_messages(Path(server.env["DATA_DIR"]), run["first"]["thread_id"])
+        for thread in (run["first"], run["hostile"]):
+            await delete_thread(server.url, cookie, thread["thread_id"])
+        return run
 
     return asyncio.run(both())
+
+
+def stored_user_messages(data_dir: Path, thread_id: str) -> list[str]:
+    """The user messages of a thread as the chat's thread list keeps them."""
+    conn = sqlite3.connect(data_dir / "chainlit" / "chainlit.sqlite")
+    try:
+        query = """SELECT output FROM steps WHERE "threadId" = ? AND type = 'user_message'"""
+        return [str(row[0]) for row in conn.execute(query, (thread_id,))]
+    finally:
+        conn.close()
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0]) for case in BAD])
@@ -96,6 +121,13 @@ def test_bad_input_gets_a_clear_message_and_the_thread_stays_usable(chat_run: di
     assert case[2] in reply and "Send another claim or question" in reply
     assert "Traceback" not in reply and len(reply) < 300
     assert "Sources" in first["answer"] and not first["errors"]  # the same thread then checks a claim
+
+
+def test_a_refused_paste_is_stored_as_its_start_and_length(chat_run: dict[str, Any]):
+    paste = next(text for name, text, _ in BAD if name == "paste_1mb")
+    (stored,) = [m for m in chat_run["stored"] if m.startswith(paste[:100])]
+    assert stored == paste[:2000] + f"… ({len(paste)} characters; refused, and only the first 2000 kept)"
+    assert "vitamin D " * 201 in chat_run["stored"]  # under four times the limit: kept whole
 
 
 def test_follow_up_before_any_claim(chat_run: dict[str, Any]):
