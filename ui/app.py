@@ -34,6 +34,7 @@ from ui.persistence import database_url
 from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
 from ui.sources import send_widget, turn_deps
+from ui.untrusted import md
 from ui.views import ANSWER_TAG, answer_message, followup_message, sentence_actions, source_panels, sources_message
 
 log = logging.getLogger("claimtrace.ui")
@@ -162,9 +163,9 @@ def failure_text(e: BaseException) -> str | None:
     """The one message for a turn that could not run (something it needs is unavailable) or whose result could not
     be saved (the data directory's disk is full or read-only); None for an error nobody foresaw."""
     if isinstance(e, UNAVAILABLE):
-        return f"⚠️ The check could not run: {e}"
+        return f"⚠️ The check could not run: {md(str(e))}"
     if (problem := storage_problem(e)) is not None:
-        return f"⚠️ This turn could not be saved: {problem}. The thread keeps everything before it."
+        return f"⚠️ This turn could not be saved: {md(problem)}. The thread keeps everything before it."
     return None
 
 
@@ -174,7 +175,7 @@ async def on_message(message: cl.Message) -> None:
     try:
         text, notes = validate_claim(message.content, settings.answer.max_claim_chars)
     except InputError as e:
-        await cl.Message(content=f"⚠️ I cannot check this: {e}. Send another claim or question.").send()
+        await cl.Message(content=f"⚠️ I cannot check this: {md(str(e))}. Send another claim or question.").send()
         return
     try:
         values = await queued_turn(text)

@@ -6,6 +6,7 @@ as usual."""
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -81,7 +82,8 @@ def test_a_full_disk_while_the_chat_runs(chat_env: dict[str, str], tmp_path: Pat
     finally:
         server.stop()
     assert "Sources" in seen["before"]
-    assert seen["unsaved"].startswith(f"⚠️ {UNSAVED}: the disk is full: free some space, then try again.")
+    shown = re.sub(r"\\(.)", r"\1", seen["unsaved"])  # the reason is escaped Markdown: read it as the chat shows it
+    assert shown.startswith(f"⚠️ {UNSAVED}: the disk is full: free some space, then try again.")
     assert [r["claim"] for r in seen["kept"]] == [CLAIM]  # the first thread's check, untouched by the full disk
     assert "Sources" in seen["after"] and [r["claim"] for r in seen["second"]] == [CLAIM]
     assert seen["integrity"] == ["ok", "ok"]
