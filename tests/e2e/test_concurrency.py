@@ -5,25 +5,17 @@ CLAIMTRACE_E2E_RECORD=1 also writes evals/results/ui_concurrency.json (the commi
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
 from tests.e2e.chat_client import ask, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
-from tests.e2e.server import REPO, ChatServer
+from tests.e2e.report import percentile, write_report
+from tests.e2e.server import ChatServer
 
 SESSIONS = 20
 TIMEOUT_S = 600.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def run_sessions(url: str) -> list[dict[str, object]]:
@@ -49,14 +41,5 @@ def test_twenty_simultaneous_sessions(server: ChatServer, tmp_path: Path):
         "wall_s": round(wall, 2),
         "setup": "scripted LLM, real index of tests/fixtures/tiny_corpus.jsonl, real verifier; one `claimtrace ui` "
         "server on 127.0.0.1; socket.io clients, one new thread each",
-        "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}",
-        "command": "CLAIMTRACE_E2E_RECORD=1 python -m pytest -q tests/e2e/test_concurrency.py",
     }
-    out = (
-        REPO / "evals" / "results" / "ui_concurrency.json"
-        if os.environ.get("CLAIMTRACE_E2E_RECORD")
-        else (tmp_path / "ui_concurrency.json")
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report), file=sys.stderr)
+    write_report("ui_concurrency.json", report, "tests/e2e/test_concurrency.py", tmp_path)

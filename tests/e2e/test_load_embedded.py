@@ -8,13 +8,9 @@ evals/results/ui_load_embedded.json, the committed measurement); speed is never 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import platform
 import re
 import shutil
 import statistics
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +21,8 @@ import pytest
 from agent.settings import Settings
 from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
-from tests.e2e.server import REPO, ChatServer
+from tests.e2e.report import percentile, write_report
+from tests.e2e.server import ChatServer
 
 CHATS = 20
 SOURCE_REQUESTS_PER_CHAT = 10
@@ -34,11 +31,6 @@ TIMEOUT_S = 1800.0
 QUEUED = re.compile(r"Queued: number (\d+)")
 ASK_SOURCES = "What are the sources behind sentence 1?"
 SOURCES_MARKER = "Sentence 1:"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 @pytest.fixture(scope="module")
@@ -158,14 +150,5 @@ def test_twenty_chats_on_the_embedded_llm(embedded_server: ChatServer, tmp_path:
         "setup": "embedded LLM (Qwen2.5-Coder-1.5B Q4_K_M, llama.cpp, 2 threads), real index of "
         "tests/fixtures/tiny_corpus.jsonl, real verifier; one `claimtrace ui` server on 127.0.0.1; socket.io clients, "
         f"{CHATS} threads sending the same claim at once, then {SOURCE_REQUESTS_PER_CHAT} '{ASK_SOURCES}' each at once",
-        "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}",
-        "command": "CLAIMTRACE_E2E_RECORD=1 python -m pytest -q tests/e2e/test_load_embedded.py",
     }
-    out = (
-        REPO / "evals" / "results" / "ui_load_embedded.json"
-        if os.environ.get("CLAIMTRACE_E2E_RECORD")
-        else (tmp_path / "ui_load_embedded.json")
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report), file=sys.stderr)
+    write_report("ui_load_embedded.json", report, "tests/e2e/test_load_embedded.py", tmp_path)
