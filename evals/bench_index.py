@@ -36,7 +36,7 @@ COLD_START = {
 
 def sample_texts(corpus: Path, n: int, seed: int) -> list[str]:
     from tools.corpus import load_corpus
-    from tools.index import sentence_text
+    from tools.dense_store import sentence_text
 
     docs, _ = load_corpus(corpus)
     texts = [sentence_text(d, i) for d in docs for i in range(len(d.sentences))]

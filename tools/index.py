@@ -23,8 +23,15 @@ from typing import Any
 import numpy as np
 
 from tools.corpus import Abstract
-from tools.dense_store import DenseStoreError, store_errors
-from tools.embedder import ChromaEmbeddingFunction, Embedder, get_embedder
+from tools.dense_store import (
+    DenseStoreError,
+    chroma_client,
+    sentence_text,
+    sentences_collection,
+    store_errors,
+    upsert_embeddings,
+)
+from tools.embedder import Embedder, get_embedder
 from tools.files import sqlite_problem, storage_problem
 
 log = logging.getLogger(__name__)
@@ -50,11 +57,6 @@ class Hit:
     doc_id: str
     score: float
     sentence_index: int | None = None
-
-
-def sentence_text(doc: Abstract, i: int) -> str:
-    """What is embedded for one sentence: the title prepended (as in the semantic-search study)."""
-    return f"{doc.title}: {doc.sentences[i]}"
 
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
@@ -85,47 +87,6 @@ def bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]
     k = min(k, len(ids))
     docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
     return [Hit(ids[int(i)], float(s)) for i, s in zip(docs[0], scores[0], strict=True) if float(s) > 0]
-
-
-def chroma_client(index_dir: Path, chroma_url: str | None) -> Any:
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    chroma_settings = ChromaSettings(anonymized_telemetry=False)
-    if chroma_url:
-        from urllib.parse import urlparse
-
-        u = urlparse(chroma_url)
-        return chromadb.HttpClient(
-            host=u.hostname or "127.0.0.1",
-            port=u.port or 8000,
-            ssl=u.scheme == "https",
-            settings=chroma_settings,
-        )
-    return chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=chroma_settings)
-
-
-def sentences_collection(client: Any, fp: str, create: bool, embedder: Embedder | None = None) -> Any:
-    """The sentence collection of build `fp`, whose texts `embedder` embeds. (Indexes built before sentences were
-    the only dense unit also hold an abstract collection; nothing reads it, and a rebuild deletes it.)"""
-    ef = ChromaEmbeddingFunction(embedder)
-    name = f"ct_sentences_{fp}"
-    if create:
-        return client.get_or_create_collection(name, embedding_function=ef, metadata={"hnsw:space": "cosine"})
-    return client.get_collection(name, embedding_function=ef)
-
-
-def upsert_embeddings(sentences_col: Any, docs: Sequence[Abstract], embedder: Embedder, batch: int = 512) -> int:
-    """Embed and upsert the title-prepended sentences of `docs`; returns how many."""
-    ids = [f"{d.doc_id}:{i}" for d in docs for i in range(len(d.sentences))]
-    texts = [sentence_text(d, i) for d in docs for i in range(len(d.sentences))]
-    metas = [{"doc_id": d.doc_id, "idx": i} for d in docs for i in range(len(d.sentences))]
-    for start in range(0, len(texts), batch):
-        vecs = embedder.encode(texts[start : start + batch])
-        sentences_col.upsert(
-            ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch]
-        )
-    return len(texts)
 
 
 def read_live_docs(index_dir: Path, skip: Mapping[str, Abstract] | None = None) -> dict[str, Abstract]:

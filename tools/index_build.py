@@ -19,21 +19,11 @@ from typing import Any
 from tqdm import tqdm
 
 from tools.corpus import load_corpus
+from tools.dense_store import chroma_client, sentence_text, sentences_collection, upsert_embeddings
 from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
 from tools.files import move_aside, sqlite_problem
-from tools.index import (
-    INDEX_VERSION,
-    MANIFEST,
-    bm25_index,
-    chroma_client,
-    index_problem,
-    read_live_docs,
-    read_manifest,
-    sentence_text,
-    sentences_collection,
-    upsert_embeddings,
-)
+from tools.index import INDEX_VERSION, MANIFEST, bm25_index, index_problem, read_live_docs, read_manifest
 
 
 def fingerprint(corpus_file: Path, limit: int | None, variant: str) -> str:

@@ -258,12 +258,12 @@ def test_a_source_link_is_shown_only_for_http():
 
 
 def test_the_terminal_gets_no_escape_sequences(capsys: pytest.CaptureFixture[str]):
-    from ui.cli import _print_readable
+    from ui.readable import print_readable
 
     result = hostile_result("\x1b]0;owned\x07\x1b[2J<b>")
     result |= {"timings": {"total": 1.0}, "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}}
     result["sources"][0]["url"] = "https://x.org/\x1b[2J"
-    _print_readable(result)
+    print_readable(result)
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "Title ]0;owned[2J<b>" in out  # the printable rest stays as it was
