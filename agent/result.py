@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.state import AnswerSentence, Correction, Evidence, SourceAssessment, Usage, Verdict
+from agent.provenance import RunInfo
+from agent.state import AnswerSentence, Correction, Evidence, SilentSource, SourceAssessment, Usage, Verdict
 
 
 class Source(Evidence):
@@ -31,14 +32,16 @@ class CheckResult(BaseModel):
     corrections: list[Correction] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     assessments: list[SourceAssessment] = Field(default_factory=list)
+    silent: list[SilentSource] = Field(default_factory=list)  # abstracts read that bear on the claim neither way
     verdict: Verdict | None = None
     llm: Usage = Field(default_factory=Usage)
     timings: dict[str, float] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    run: RunInfo = Field(default_factory=RunInfo)  # when, with which models and settings
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> CheckResult:
-        """The result of a finished (or partly finished) claim graph run."""
+    def from_state(cls, state: Mapping[str, Any], run: RunInfo | None = None) -> CheckResult:
+        """The result of a finished (or partly finished) claim graph run, with what it ran with."""
         labels = {a.doc_id: a for a in state.get("assessments", [])}
         sources = []
         for ev in state.get("evidence", []):
@@ -54,10 +57,12 @@ class CheckResult(BaseModel):
             corrections=list(state.get("corrections", [])),
             sources=sources,
             assessments=list(state.get("assessments", [])),
+            silent=list(state.get("silent", [])),
             verdict=state.get("verdict"),
             llm=state.get("usage") or Usage(),
             timings=dict(state.get("timings", {})),
             notes=list(state.get("notes", [])),
+            run=run or RunInfo(),
         )
 
     def source(self, n: int) -> Source | None:

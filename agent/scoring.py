@@ -4,11 +4,12 @@ thresholds, and the mapping to SciFact labels."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
 from tools.corpus import Abstract
+from tools.design import DEFAULT_WEIGHTS, DESIGN_NAMES, classify
 
 GRADES: list[tuple[str, float]] = [
     ("True", 1.0),
@@ -65,16 +66,23 @@ def to_scifact(label: str) -> str:
     return "NEI"
 
 
-def reputation(doc: Abstract, today: date | None = None) -> tuple[float, dict[str, Any]]:
-    """Weight of one source in [0, 1]: citations (log-scaled), venue citedness, recency, retraction. 1.0 when
-    nothing is known (the local SciFact corpus carries no metadata), 0.0 when retracted.
+def reputation(
+    doc: Abstract, design_weights: Mapping[str, float] | None = None, today: date | None = None
+) -> tuple[float, dict[str, Any]]:
+    """Weight of one source in [0, 1]: its study design's place in the evidence hierarchy (``design_weights``,
+    tools.design.DEFAULT_WEIGHTS when None), citations (log-scaled), venue citedness, recency; 0.0 when retracted.
 
     Returns the weight and the inputs it came from, so the user can see why a source counts as it does.
     """
+    design = classify(doc)
+    factors = DEFAULT_WEIGHTS if design_weights is None else design_weights
     inputs: dict[str, Any] = {"source": doc.source} if doc.source else {}
+    inputs |= {"design": design.design, "design_basis": design.basis, "design_factor": factors[design.design]}
+    if doc.notices:
+        inputs["notices"] = list(doc.notices)
     if doc.retracted:
         return 0.0, {**inputs, "retracted": True}
-    weight = 1.0
+    weight = factors[design.design]
     if doc.citation_count is not None:
         inputs["citation_count"] = doc.citation_count
         weight *= 0.5 + 0.5 * min(1.0, math.log1p(doc.citation_count) / math.log1p(1000))
@@ -98,6 +106,9 @@ def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> 
     parts = []
     if inputs.get("retracted"):
         parts.append("RETRACTED")
+    parts += [notice.upper() for notice in inputs.get("notices", [])]
+    if "design" in inputs:
+        parts.append(f"{DESIGN_NAMES[inputs['design']]} ×{inputs['design_factor']:g}")
     if "citation_count" in inputs:
         parts.append(f"{inputs['citation_count']} citations")
     if "venue_citedness" in inputs:
@@ -108,6 +119,14 @@ def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> 
     if inputs.get("source"):
         parts.append(f"via {inputs['source']}")
     return f"weight {weight:.2f} ({', '.join(parts) if parts else 'no metadata: full weight'})"
+
+
+def weak_designs_only(assessments: Sequence[Any], weak: Sequence[str]) -> list[str]:
+    """The designs of the sources a verdict counts when every one of them is in ``weak`` (sorted), else []."""
+    designs = [a.reputation_inputs.get("design") for a in assessments if a.score != 0.0 and a.reputation > 0]
+    if designs and all(d in weak for d in designs):
+        return sorted(set(designs))
+    return []
 
 
 def weighted_verdict(scored: Sequence[tuple[float, float]]) -> tuple[str, float, float, int]:

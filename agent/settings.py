@@ -18,6 +18,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from tools.config import HttpUrlStr, OptionalHttpUrlStr, SettingsGroup
+from tools.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
 from tools.live.config import LiveSettings
 from tools.onnx_models import ModelRuntimeSettings
 from tools.premise import CONTEXT_CHARS
@@ -122,6 +123,30 @@ class JudgeSettings(SettingsGroup):
     # was trained on premises cut at CONTEXT_CHARS: another value shows it premises it has not seen)
     context_window: int = Field(5, ge=0)
     context_chars: int = Field(CONTEXT_CHARS, gt=0)
+    # the evidence hierarchy (tools.design.DEFAULT_WEIGHTS, docs/evidence_hierarchy.md): each study design's factor
+    # in a source's weight; a JSON object in DESIGN_WEIGHTS changes the factors it names, such as {"animal": 0.5}
+    design_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    # designs a verdict should not rest on alone (a JSON list in WEAK_DESIGNS): the verdict says so when they are
+    # all it counts
+    weak_designs: list[str] = Field(default_factory=lambda: list(DEFAULT_WEAK))
+
+    @field_validator("design_weights")
+    @classmethod
+    def _known_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(DESIGNS))
+        if unknown:
+            raise ValueError(f"unknown study design(s) {unknown}; the designs are {list(DESIGNS)}")
+        if any(not 0.0 <= w <= 1.0 for w in value.values()):
+            raise ValueError("each design's factor must be between 0 and 1")
+        return {**DEFAULT_WEIGHTS, **value}
+
+    @field_validator("weak_designs")
+    @classmethod
+    def _known_weak(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(DESIGNS))
+        if unknown:
+            raise ValueError(f"unknown study design(s) {unknown}; the designs are {list(DESIGNS)}")
+        return value
 
 
 class AnswerSettings(SettingsGroup):

@@ -57,6 +57,10 @@ class Evidence(BaseModel):
     url: str | None = None
     year: int | None = None
     stance: Literal["supports", "contradicts", "nei"] = "nei"
+    design: str = "unclassified"  # its abstract's study design (tools.design)
+    design_basis: str = "none"  # what decided it: publication type, MeSH, text or none
+    retracted: bool = False
+    notices: list[str] = Field(default_factory=list)  # erratum, expression of concern
 
 
 class SourceAssessment(BaseModel):
@@ -69,6 +73,16 @@ class SourceAssessment(BaseModel):
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
     explanation: str
     stance_confidence: float = 0.0  # calibrated probability of the stance of its strongest sentence
+
+
+class SilentSource(BaseModel):
+    """An abstract that was read but has no sentence bearing on the claim: it counts as "no evidence" in the
+    consensus view, with its weight."""
+
+    doc_id: str
+    title: str
+    reputation: float
+    reputation_inputs: dict[str, Any] = Field(default_factory=dict)
 
 
 class Attribution(BaseModel):
@@ -117,6 +131,8 @@ class Verdict(BaseModel):
     contradicting: int = 0
     irrelevant: int = 0  # sources read that bear on the claim neither way
     leaning: str | None = None
+    # the study designs of the sources it counts when all of them are weak ones (settings WEAK_DESIGNS), else []
+    weak_designs: list[str] = Field(default_factory=list)
     # judged from the claim queries alone, while the LLM's search questions are still to be searched
     provisional: bool = False
 
@@ -165,6 +181,7 @@ class ClaimState(TypedDict, total=False):
     evidence: list[Evidence]
     assessments: list[SourceAssessment]
     silent_sources: int  # abstracts read whose sentences bear on the claim neither way
+    silent: list[SilentSource]  # those abstracts, with their weights
     no_stance_confidence: float  # calibrated P(nei) of the candidate sentence most likely to bear on the claim
     verdict: Verdict
     answer: str

@@ -39,6 +39,10 @@ class Abstract(BaseModel):
     retracted: bool = False
     venue_citedness: float | None = None  # the venue's 2-year mean citedness (OpenAlex), when a source gives it
     source: str | None = None  # the live source it was fetched from (europepmc, pubmed, ...); None = local corpus
+    publication_types: list[str] = Field(default_factory=list)  # as the source names them (PubMed's vocabulary)
+    mesh_terms: list[str] = Field(default_factory=list)  # MeSH descriptor names, when the source gives them
+    # published notices about the paper other than a retraction: "erratum", "expression of concern"
+    notices: list[str] = Field(default_factory=list)
 
     @property
     def text(self) -> str:

@@ -79,6 +79,7 @@ def _read_claim(arg: str) -> str:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent.llm import LLMUnavailableError
+    from agent.provenance import run_info
     from agent.result import CheckResult
     from agent.service import InputError, load_deps, run_claim, validate_claim
     from agent.settings import get_settings
@@ -111,7 +112,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     except (LLMUnavailableError, VerifierArtifactError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
-    result = CheckResult.from_state(state).model_dump(mode="json")
+    result = CheckResult.from_state(state, run_info(deps.settings, deps.llm)).model_dump(mode="json")
     result["notes"] = notes + result["notes"]
     if args.json:
         print(json.dumps(result, ensure_ascii=False))

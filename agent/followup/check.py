@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState
 from agent.graph import build_graph
+from agent.provenance import run_info
 from agent.result import CheckResult
 
 
@@ -23,7 +24,9 @@ def claim_graph() -> Any:
 
 def check(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
-    claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps_of(runtime))
+    deps = deps_of(runtime)
+    run = run_info(deps.settings, deps.llm)
+    claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps)
     claim_state["timings"] = {**claim_state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
-    result = CheckResult.from_state(claim_state)
+    result = CheckResult.from_state(claim_state, run)
     return {"results": [result.model_dump(mode="json")], "reply": {"kind": "check", "claim": result.claim}}

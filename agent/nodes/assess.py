@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.scoring import grade, reputation
-from agent.state import ClaimState, Deps, Evidence, SourceAssessment
+from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment
 from tools.corpus import Abstract
 from tools.premise import premise as placed_premise
 from tools.verifier import VerifierResult
@@ -43,6 +43,7 @@ class Judgement(NamedTuple):
     evidence: list[Evidence]  # kept, renumbered from 1
     assessments: list[SourceAssessment]  # one per labelled abstract, in retrieval order
     silent: int  # abstracts with no sentence bearing on the claim
+    silent_sources: list[SilentSource]  # those abstracts, with their weights, in retrieval order
     unlabelled: int  # abstracts with bearing sentences left unlabelled by labelled_docs
     no_stance: float  # P(nei) of the candidate sentence most likely to bear on the claim (1.0 with none)
 
@@ -88,10 +89,18 @@ def judge_sources(
                 stance_confidence=round(best.confidence, 4),
             )
         )
+    silent_sources = []
+    for doc_id in retrieved:
+        if doc_id not in by_doc:
+            weight, inputs = weigh(docs[doc_id])
+            silent_sources.append(
+                SilentSource(doc_id=doc_id, title=docs[doc_id].title, reputation=weight, reputation_inputs=inputs)
+            )
     return Judgement(
         evidence=[ev.model_copy(update={"n": i}) for i, ev in enumerate(kept, start=1)],
         assessments=assessments,
-        silent=len(retrieved) - len(by_doc),
+        silent=len(silent_sources),
+        silent_sources=silent_sources,
         unlabelled=len(by_doc) - len(judged),
         no_stance=round(min((res.p_nei for res in results), default=1.0), 4),
     )
@@ -106,10 +115,11 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     candidates = state.get("evidence", [])
     if not candidates:
-        return {"evidence": [], "assessments": [], "silent_sources": 0, "no_stance_confidence": 1.0}
+        return {"evidence": [], "assessments": [], "silent_sources": 0, "silent": [], "no_stance_confidence": 1.0}
     results = deps.verifier.predict([(state["claim"], premise(ev)) for ev in candidates])
     rule = judge_rule(deps.settings)
-    j = judge_sources(candidates, results, deps.index.docs, rule)
+    hierarchy = deps.settings.judge.design_weights
+    j = judge_sources(candidates, results, deps.index.docs, rule, weigh=lambda doc: reputation(doc, hierarchy))
     notes = [f"assess: {j.silent} retrieved abstract(s) had no sentence bearing on the claim"] if j.silent else []
     if j.unlabelled:
         notes.append(
@@ -120,6 +130,7 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         "evidence": j.evidence,
         "assessments": j.assessments,
         "silent_sources": j.silent,
+        "silent": j.silent_sources,
         "no_stance_confidence": j.no_stance,
         "notes": notes,
     }

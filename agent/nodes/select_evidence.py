@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence
+from tools.design import classify
 
 
 @timed("select_evidence")
@@ -23,6 +24,7 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
     evidence: list[Evidence] = []
     for doc_id in top:
         doc = deps.index.docs[doc_id]
+        design = classify(doc)
         sims = vectors[doc_id] @ claim_vec
         # split fragments such as "0.24 versus 1.15 +/-" carry no claim
         order = [int(i) for i in np.argsort(-sims) if len(doc.sentences[int(i)]) >= judge.min_sentence_chars]
@@ -36,6 +38,10 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
                     sentence_index=i,
                     url=doc.link(),
                     year=doc.year,
+                    design=design.design,
+                    design_basis=design.basis,
+                    retracted=doc.retracted,
+                    notices=list(doc.notices),
                 )
             )
     return {"evidence": evidence}

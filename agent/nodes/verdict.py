@@ -10,12 +10,27 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
-from agent.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, verdict_confidence, weighted_verdict
+from agent.scoring import (
+    GRADE_SCORE,
+    NOT_ENOUGH,
+    UNDECIDED,
+    verdict_confidence,
+    weak_designs_only,
+    weighted_verdict,
+)
 from agent.state import ClaimState, Deps, SourceAssessment, Verdict
+from tools.design import DEFAULT_WEAK
 
 
-def decide(assessments: Sequence[SourceAssessment], silent: int, no_stance: float, min_confidence: float) -> Verdict:
-    """The verdict over the assessed sources; the SciFact eval calls this too, so it measures the product rule."""
+def decide(
+    assessments: Sequence[SourceAssessment],
+    silent: int,
+    no_stance: float,
+    min_confidence: float,
+    weak: Sequence[str] = DEFAULT_WEAK,
+) -> Verdict:
+    """The verdict over the assessed sources; the SciFact eval calls this too, so it measures the product rule.
+    ``weak``: the study designs it says it rests on when they are all it counts."""
     votes = [(GRADE_SCORE[a.label], a.reputation, a.stance_confidence) for a in assessments]
     label, score, unweighted, counted = weighted_verdict([(s, w) for s, w, _ in votes])
     decided = Verdict(
@@ -27,6 +42,7 @@ def decide(assessments: Sequence[SourceAssessment], silent: int, no_stance: floa
         supporting=sum(1 for s, w, _ in votes if s > 0 and w > 0),
         contradicting=sum(1 for s, w, _ in votes if s < 0 and w > 0),
         irrelevant=silent + sum(1 for s, _, _ in votes if s == 0),
+        weak_designs=weak_designs_only(assessments, weak),
     )
     return abstain(decided, min_confidence)
 
@@ -46,6 +62,7 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         state.get("silent_sources", 0),
         state.get("no_stance_confidence", 1.0),
         runtime.context.settings.judge.min_confidence,
+        runtime.context.settings.judge.weak_designs,
     )
     pending = runtime.context.settings.retrieval.llm_questions and not state.get("questions_asked", False)
     return {"verdict": v.model_copy(update={"provisional": pending})}

@@ -13,10 +13,13 @@ from ui.render import answer_markdown, source_detail
 
 TODAY = date(2026, 1, 1)
 BASE = {"doc_id": "doi:10.1/a", "title": "t", "sentences": ["s"]}
+NO_DESIGN = {"design": "unclassified", "design_basis": "none", "design_factor": 0.6}
 
 
-def test_local_corpus_documents_keep_full_weight():
-    assert reputation(Abstract(doc_id="101", title="t", sentences=["s"])) == (1.0, {})
+def test_local_corpus_documents_weigh_by_design_alone():
+    trial = Abstract(doc_id="101", title="t", sentences=["Patients were randomly assigned to drug or placebo."])
+    assert reputation(trial) == (0.9, {"design": "rct", "design_basis": "text", "design_factor": 0.9})
+    assert reputation(Abstract(doc_id="102", title="t", sentences=["s"])) == (0.6, NO_DESIGN)
 
 
 def test_venue_citedness_counts_and_is_shown():
@@ -24,17 +27,17 @@ def test_venue_citedness_counts_and_is_shown():
     top, inputs = reputation(Abstract(**BASE, citation_count=1000, year=2020, venue="Annals",
                                       venue_citedness=12.0, source="openalex"), today=TODAY)
     low, _ = reputation(Abstract(**BASE, citation_count=1000, year=2020, venue_citedness=0.0), today=TODAY)
-    assert plain == pytest.approx(1.0) and top == pytest.approx(1.0)
-    assert low == pytest.approx(0.7)  # a venue nobody cites costs 30 %
+    assert plain == pytest.approx(0.6) and top == pytest.approx(0.6)  # the design factor of an unstated design
+    assert low == pytest.approx(0.6 * 0.7)  # a venue nobody cites costs 30 %
     mid, _ = reputation(Abstract(**BASE, venue_citedness=2.0), today=TODAY)
     assert low < mid < top
-    assert inputs == {"source": "openalex", "citation_count": 1000, "venue": "Annals", "venue_citedness": 12.0,
-                      "year": 2020}
+    assert inputs == {"source": "openalex", **NO_DESIGN, "citation_count": 1000, "venue": "Annals",
+                      "venue_citedness": 12.0, "year": 2020}
 
 
 def test_retracted_weighs_nothing_whatever_else_is_known():
     weight, inputs = reputation(Abstract(**BASE, citation_count=1500, retracted=True, source="pubmed"))
-    assert weight == 0.0 and inputs == {"source": "pubmed", "retracted": True}
+    assert weight == 0.0 and inputs == {"source": "pubmed", **NO_DESIGN, "retracted": True}
     # a retracted supporting paper cannot carry the verdict against a refuting one
     label, score, unweighted, _ = weighted_verdict([(1.0, weight), (-0.66, 0.8)])
     assert score == pytest.approx(-0.66) and unweighted == pytest.approx(0.17)

@@ -3,19 +3,22 @@ pinned, so that a renamed or dropped field fails here before it breaks a consume
 
 from __future__ import annotations
 
+from agent.provenance import run_info
 from agent.result import CheckResult
 from agent.service import run_claim
 from tests.conftest import decompose_rule
 
 TOP = {"claim", "queries", "answer", "sentences", "original_answer", "corrections", "sources", "assessments", "verdict",
-       "llm", "timings", "notes"}
+       "llm", "timings", "notes", "silent", "run"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
             "original"}
 CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
-          "stance", "label", "reputation", "reputation_inputs", "stance_confidence"}
+          "stance", "design", "design_basis", "retracted", "notices", "label", "reputation", "reputation_inputs",
+          "stance_confidence"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
-           "irrelevant", "leaning", "provisional"}
+           "irrelevant", "leaning", "provisional", "weak_designs"}
+RUN = {"checked_at", "models", "settings"}
 LLM = {"calls", "prompt_tokens", "completion_tokens", "cached_tokens", "cut_replies"}
 
 
@@ -27,11 +30,13 @@ def test_the_json_keys_are_the_contract(make_deps):
         ],
         verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"},
     )
-    result = CheckResult.from_state(run_claim("The MMR vaccine causes autism.", deps)).model_dump(mode="json")
+    state = run_claim("The MMR vaccine causes autism.", deps)
+    result = CheckResult.from_state(state, run_info(deps.settings, deps.llm)).model_dump(mode="json")
     assert set(result) == TOP
     assert result["sentences"] and all(set(s) == SENTENCE for s in result["sentences"])
     assert result["sources"] and all(set(s) == SOURCE for s in result["sources"])
-    assert set(result["verdict"]) == VERDICT and set(result["llm"]) == LLM
+    assert set(result["verdict"]) == VERDICT and set(result["llm"]) == LLM and set(result["run"]) == RUN
+    assert result["run"]["checked_at"] and result["run"]["models"]["llm"]
     assert set(result["sentences"][0]["attribution"][0]) == {"source", "sentence", "score"}
     assert result["corrections"] and all(set(c) == CORRECTION for c in result["corrections"])
 

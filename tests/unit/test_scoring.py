@@ -23,6 +23,7 @@ from agent.scoring import (
     weighted_verdict,
 )
 from tools.corpus import Abstract
+from tools.design import DESIGNS
 
 
 @pytest.mark.parametrize(
@@ -85,12 +86,14 @@ def test_weighted_verdict_ignores_no_evidence_and_handles_empty():
 
 def test_reputation_inputs():
     base = {"doc_id": "1", "title": "t", "sentences": ["s"]}
-    assert reputation(Abstract(**base)) == (1.0, {})
-    assert reputation(Abstract(**base, retracted=True)) == (0.0, {"retracted": True})
-    cited, inputs = reputation(Abstract(**base, citation_count=1000, year=2020), today=date(2026, 1, 1))
-    assert cited == pytest.approx(1.0) and inputs == {"citation_count": 1000, "year": 2020}
-    uncited, _ = reputation(Abstract(**base, citation_count=0, year=2020), today=date(2026, 1, 1))
-    old, _ = reputation(Abstract(**base, citation_count=1000, year=1990), today=date(2026, 1, 1))
+    flat = dict.fromkeys(DESIGNS, 1.0)  # every design counts fully: the other inputs alone
+    design = {"design": "unclassified", "design_basis": "none", "design_factor": 1.0}
+    assert reputation(Abstract(**base), flat) == (1.0, design)
+    assert reputation(Abstract(**base, retracted=True), flat) == (0.0, {**design, "retracted": True})
+    cited, inputs = reputation(Abstract(**base, citation_count=1000, year=2020), flat, today=date(2026, 1, 1))
+    assert cited == pytest.approx(1.0) and inputs == {**design, "citation_count": 1000, "year": 2020}
+    uncited, _ = reputation(Abstract(**base, citation_count=0, year=2020), flat, today=date(2026, 1, 1))
+    old, _ = reputation(Abstract(**base, citation_count=1000, year=1990), flat, today=date(2026, 1, 1))
     assert uncited == pytest.approx(0.5) and old == pytest.approx(0.6)
 
 

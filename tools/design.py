@@ -1,0 +1,147 @@
+"""Study design of one abstract: from the publication types and MeSH headings a live source gives (PubMed, Europe
+PMC), otherwise from the abstract's own words.
+
+The classes follow the usual evidence hierarchy (systematic reviews and meta-analyses, randomised trials, cohort,
+case-control and cross-sectional studies, case reports and series, animal and in vitro studies, narrative reviews
+and opinion). "unclassified" is primary research none of these names, such as a genetic association or imaging
+study with no stated design, and any abstract without a cue.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+from tools.corpus import Abstract
+
+DesignCode = Literal[
+    "meta_analysis",
+    "rct",
+    "cohort",
+    "case_control",
+    "cross_sectional",
+    "case_report",
+    "animal",
+    "in_vitro",
+    "narrative_review",
+    "unclassified",
+]
+DESIGNS: tuple[DesignCode, ...] = (
+    "meta_analysis",
+    "rct",
+    "cohort",
+    "case_control",
+    "cross_sectional",
+    "case_report",
+    "animal",
+    "in_vitro",
+    "narrative_review",
+    "unclassified",
+)
+DESIGN_NAMES: dict[str, str] = {
+    "meta_analysis": "meta-analysis / systematic review",
+    "rct": "randomised trial",
+    "cohort": "cohort study",
+    "case_control": "case-control study",
+    "cross_sectional": "cross-sectional study",
+    "case_report": "case report / series",
+    "animal": "animal study",
+    "in_vitro": "in vitro study",
+    "narrative_review": "narrative review / opinion",
+    "unclassified": "design not stated",
+}
+
+Basis = Literal["publication type", "MeSH", "text", "none"]
+
+
+class DesignCall(BaseModel):
+    """The design of one abstract, what decided it, and the cue (a publication type, a heading or the words)."""
+
+    design: DesignCode
+    basis: Basis
+    cue: str = ""
+
+    @property
+    def name(self) -> str:
+        return DESIGN_NAMES[self.design]
+
+
+# PubMed publication types (lower case) and MeSH descriptors, strongest design first.
+PUBLICATION_TYPES: list[tuple[str, DesignCode]] = [
+    ("meta-analysis", "meta_analysis"),
+    ("systematic review", "meta_analysis"),
+    ("randomized controlled trial", "rct"),
+    ("pragmatic clinical trial", "rct"),
+    ("equivalence trial", "rct"),
+    ("observational study", "cohort"),
+    ("case reports", "case_report"),
+    ("review", "narrative_review"),
+    ("editorial", "narrative_review"),
+    ("comment", "narrative_review"),
+    ("letter", "narrative_review"),
+]
+MESH_TERMS: list[tuple[str, DesignCode]] = [
+    ("cohort studies", "cohort"),
+    ("prospective studies", "cohort"),
+    ("longitudinal studies", "cohort"),
+    ("retrospective studies", "cohort"),
+    ("case-control studies", "case_control"),
+    ("cross-sectional studies", "cross_sectional"),
+    ("animals", "animal"),
+    ("in vitro techniques", "in_vitro"),
+    ("cell line", "in_vitro"),
+]
+
+# Phrases in the title or abstract, strongest design first; the first that matches decides.
+_TEXT_PATTERNS: list[tuple[DesignCode, str]] = [
+    ("meta_analysis", r"\bmeta-?analys[ie]s\b|\bsystematic(ally)? review(ed)?\b|\bpooled analysis\b"),
+    ("rct", r"\brandomi[sz]ed\b.{0,40}\b(trial|study)\b|\brandomly (assigned|allocated)\b|\bplacebo-controlled\b"),
+    ("case_control", r"\bcase-control\b|\bcase control\b"),
+    ("cohort", r"\bcohort\b|\bprospective(ly)?\b.{0,30}\b(study|followed)\b|\blongitudinal study\b"),
+    ("cross_sectional", r"\bcross-sectional\b|\bsurvey of\b|\bprevalence study\b"),
+    ("case_report", r"\bcase report\b|\bwe (report|describe|present) (a|an|two|three|the case)\b|\bcase series\b"),
+    ("narrative_review", r"^(here,? )?we review\b|\bin this review\b|\bthis review\b|\bwe discuss\b"),
+    ("animal", r"\b(mice|mouse|murine|rats?|zebrafish|drosophila|rabbits?|pigs?|primates?|monkeys?|c\. elegans)\b"),
+    ("in_vitro", r"\bin vitro\b|\bcell lines?\b|\bcultured\b|\bcells were\b"),
+]
+TEXT_RULES: list[tuple[DesignCode, re.Pattern[str]]] = [(c, re.compile(p, re.IGNORECASE)) for c, p in _TEXT_PATTERNS]
+
+
+def classify(doc: Abstract) -> DesignCall:
+    """The study design of ``doc``: publication types first, then MeSH headings, then the words of its abstract."""
+    types = {t.lower() for t in doc.publication_types}
+    for name, code in PUBLICATION_TYPES:
+        if name in types:
+            return DesignCall(design=code, basis="publication type", cue=name)
+    mesh = {m.lower() for m in doc.mesh_terms}
+    for name, code in MESH_TERMS:
+        if name in mesh:
+            return DesignCall(design=code, basis="MeSH", cue=name)
+    text = f"{doc.title}. {doc.text}"
+    for code, pattern in TEXT_RULES:
+        if m := pattern.search(text):
+            return DesignCall(design=code, basis="text", cue=m.group(0))
+    return DesignCall(design="unclassified", basis="none")
+
+
+# The evidence hierarchy: each design's factor in a source's reputation weight (settings DESIGN_WEIGHTS override
+# it; docs/evidence_hierarchy.md explains the order). Syntheses of trials above single trials, trials above
+# observational designs, human studies above animal and cell studies; a review without a method and opinion rank
+# with case reports. An abstract with no design cue keeps most of its weight: the absence of a cue is not evidence
+# of a weak design.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "meta_analysis": 1.0,
+    "rct": 0.9,
+    "cohort": 0.75,
+    "case_control": 0.65,
+    "cross_sectional": 0.55,
+    "unclassified": 0.6,
+    "case_report": 0.4,
+    "narrative_review": 0.4,
+    "animal": 0.35,
+    "in_vitro": 0.3,
+}
+# Designs a verdict should not rest on alone: it says so when every source it counts has one of them.
+DEFAULT_WEAK: tuple[str, ...] = ("case_report", "narrative_review", "animal", "in_vitro")
