@@ -33,8 +33,10 @@ from tools.dense_store import (
 )
 from tools.embedder import Embedder, get_embedder
 from tools.files import sqlite_problem, storage_problem
+from tools.live.merge import union
 
 log = logging.getLogger(__name__)
+LISTED_METADATA = ("publication_types", "mesh_terms", "notices")  # a refresh adds to these lists
 
 INDEX_VERSION = 2
 MANIFEST = "manifest.json"
@@ -227,7 +229,8 @@ class CorpusIndex:
         """Add fetched abstracts so that this and later checks find them (BM25, dense search, evidence lookup).
 
         A new id is embedded and stored; a known live document keeps its text (so stored sentence numbers stay
-        valid) and gets its metadata refreshed (citations, retraction, venue signal). Documents of the built corpus
+        valid) and gets its metadata refreshed (citations, retraction, notices, venue signal, publication types and
+        MeSH terms). Documents of the built corpus
         are never changed. Returns the ids that were new."""
         with self._lock:
             new: list[Abstract] = []
@@ -247,6 +250,7 @@ class CorpusIndex:
                         if getattr(doc, k) is not None
                     }
                     | {"retracted": old.retracted or doc.retracted}
+                    | {k: union(getattr(old, k), getattr(doc, k)) for k in LISTED_METADATA}
                 )
                 if fresh != old:
                     changed.append(fresh)

@@ -70,12 +70,16 @@ def test_adding_again_refreshes_metadata_only(index_dir):
     lines = (index_dir / LIVE_DOCS).read_text().splitlines()
     assert len(lines) == 1
     newer = FRESH.model_copy(update={"sentences": ["Other text."], "citation_count": 40, "retracted": True,
-                                     "venue_citedness": 3.2})
+                                     "venue_citedness": 3.2, "notices": ["erratum"], "mesh_terms": ["Humans"]})
     assert index.add_abstracts([newer]) == []
     doc = index.docs[FRESH.doc_id]
     assert doc.sentences == FRESH.sentences  # stored sentence numbers stay valid
     assert (doc.citation_count, doc.retracted, doc.venue_citedness) == (40, True, 3.2)
-    assert CorpusIndex(index_dir).docs[FRESH.doc_id] == doc  # the later line wins after a restart
+    assert (doc.notices, doc.mesh_terms) == (["erratum"], ["Humans"])
+    later = FRESH.model_copy(update={"notices": ["expression of concern"]})
+    index.add_abstracts([later])
+    assert index.docs[FRESH.doc_id].notices == ["erratum", "expression of concern"]  # a notice is never forgotten
+    assert CorpusIndex(index_dir).docs[FRESH.doc_id] == index.docs[FRESH.doc_id]  # the later line wins after a restart
 
 
 def test_corpus_documents_are_never_changed(index_dir):

@@ -1,5 +1,7 @@
 """Europe PMC REST search (`/search?resultType=core&format=json`): title, abstract, journal, year, DOI/PMID,
-citation count and publication types (a "Retracted Publication" type marks a retracted paper)."""
+citation count, publication types (a "Retracted Publication" type marks a retracted paper), MeSH headings, and the
+corrections list ("Retraction in" marks a retracted paper; "Erratum in" and "Expression of concern in" become
+notices)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ NAME = "europepmc"
 LABEL = "Europe PMC"
 RATE = 5.0  # requests/s; Europe PMC publishes no hard limit, this stays polite
 RETRACTED_TYPES = {"retracted publication"}
+RETRACTION_REF = "retraction in"
+NOTICE_REFS = {"erratum in": "erratum", "expression of concern in": "expression of concern"}
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -25,7 +29,14 @@ def _as_list(value: Any) -> list[Any]:
 
 def parse_record(rec: dict[str, Any]) -> Abstract | None:
     journal = ((rec.get("journalInfo") or {}).get("journal") or {}).get("title")
-    pub_types = [str(t).lower() for t in _as_list((rec.get("pubTypeList") or {}).get("pubType"))]
+    type_names = [str(t) for t in _as_list((rec.get("pubTypeList") or {}).get("pubType"))]
+    pub_types = [t.lower() for t in type_names]
+    mesh = [h.get("descriptorName") for h in _as_list((rec.get("meshHeadingList") or {}).get("meshHeading"))]
+    refs = [
+        str(c.get("type") or "").strip().lower()
+        for c in _as_list((rec.get("commentCorrectionList") or {}).get("commentCorrection"))
+        if isinstance(c, dict)
+    ]
     pmid = rec.get("pmid")
     src, rid = rec.get("source") or "MED", rec.get("id") or pmid or ""
     url = f"https://europepmc.org/article/{src}/{rid}" if rid else None
@@ -41,7 +52,10 @@ def parse_record(rec: dict[str, Any]) -> Abstract | None:
         pmid=pmid,
         url=url,
         citation_count=int(cited) if isinstance(cited, int | str) and str(cited).isdigit() else None,
-        retracted=any(t in RETRACTED_TYPES for t in pub_types),
+        retracted=any(t in RETRACTED_TYPES for t in pub_types) or RETRACTION_REF in refs,
+        publication_types=type_names,
+        mesh_terms=[str(m) for m in mesh if isinstance(m, str)],
+        notices=[NOTICE_REFS[r] for r in refs if r in NOTICE_REFS],
     )
 
 

@@ -14,7 +14,7 @@ Known = Callable[[str | None, str | None], str | None]  # (doi, pmid) -> doc id 
 
 def combine(first: Abstract, other: Abstract) -> Abstract:
     """`first` (seen first) keeps its text; missing metadata is filled from `other`; the larger citation count and
-    any retraction win."""
+    any retraction win; publication types, MeSH terms and notices are the union of both."""
     counts = [c for c in (first.citation_count, other.citation_count) if c is not None]
     return first.model_copy(
         update={
@@ -25,11 +25,18 @@ def combine(first: Abstract, other: Abstract) -> Abstract:
             "url": first.url or other.url,
             "citation_count": max(counts) if counts else None,
             "retracted": first.retracted or other.retracted,
+            "publication_types": union(first.publication_types, other.publication_types),
+            "mesh_terms": union(first.mesh_terms, other.mesh_terms),
+            "notices": union(first.notices, other.notices),
             "venue_citedness": first.venue_citedness
             if first.venue_citedness is not None
             else other.venue_citedness,
         }
     )
+
+
+def union(a: Sequence[str], b: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([*a, *b]))
 
 
 class _Groups:

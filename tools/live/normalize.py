@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from tools.corpus import Abstract, split_sentences
 
@@ -89,6 +90,9 @@ def make_abstract(
     citation_count: int | None = None,
     retracted: bool = False,
     venue_citedness: float | None = None,
+    publication_types: Sequence[str] = (),
+    mesh_terms: Sequence[str] = (),
+    notices: Sequence[str] = (),
 ) -> Abstract | None:
     """One normalised abstract, or None when the record has no abstract text (nothing to cite)."""
     text = clean_text(abstract)
@@ -112,4 +116,12 @@ def make_abstract(
         retracted=bool(retracted),
         venue_citedness=venue_citedness,
         source=source,
+        publication_types=_distinct(publication_types),
+        mesh_terms=_distinct(mesh_terms),
+        notices=_distinct(notices),
     )
+
+
+def _distinct(values: Sequence[str]) -> list[str]:
+    """Cleaned, non-empty values, each once, in their first order."""
+    return list(dict.fromkeys(v for v in (clean_text(x) for x in values) if v))

@@ -22,7 +22,9 @@ NAME = "openalex"
 LABEL = "OpenAlex"
 RATE = 5.0  # OpenAlex allows 10 requests/s; half of it leaves room for other users of the same address
 WORK_FIELDS = "id,doi,title,display_name,publication_year,primary_location,cited_by_count,is_retracted,ids," \
-    "abstract_inverted_index"
+    "abstract_inverted_index,type"
+# OpenAlex work types that name a design; its "review" covers systematic reviews too, so the words decide those
+OPINION_TYPES = {"editorial": "Editorial", "letter": "Letter"}
 MAX_SOURCE_IDS = 50  # ids per /sources request (OpenAlex's OR filter takes up to 100)
 
 _citedness: dict[str, float | None] = {}  # OpenAlex source id -> 2yr_mean_citedness, for the process
@@ -70,6 +72,7 @@ def parse_work(work: dict[str, Any]) -> tuple[Abstract, str | None] | None:
         url=location.get("landing_page_url") or work.get("id"),
         citation_count=cited if isinstance(cited, int) else None,
         retracted=work.get("is_retracted") is True,
+        publication_types=[OPINION_TYPES[t] for t in [work.get("type")] if t in OPINION_TYPES],
     )
     if abstract is None:
         return None

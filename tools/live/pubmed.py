@@ -1,6 +1,8 @@
 """NCBI E-utilities: `esearch.fcgi` (JSON id list, relevance order) then `efetch.fcgi` (PubmedArticleSet XML with
 the abstracts). Labelled abstract sections are kept as "LABEL: text"; a "Retracted Publication" publication type or
-a RetractionIn correction marks a retracted paper. PubMed reports no citation counts.
+a RetractionIn correction marks a retracted paper, and ErratumIn / ExpressionOfConcernIn corrections become notices.
+Publication types and MeSH descriptors are kept for the study design (tools.design). PubMed reports no citation
+counts.
 
 NCBI allows 3 requests/s without an API key and 10 with one (NCBI_API_KEY); `tool` and `email` identify us."""
 
@@ -18,6 +20,8 @@ from tools.live.normalize import keyword_query, make_abstract
 NAME = "pubmed"
 LABEL = "PubMed"
 TOOL = "claimtrace"
+# CommentsCorrections RefTypes that are published notices about the paper (a retraction zeroes its weight instead)
+NOTICE_REFS = {"ErratumIn": "erratum", "ExpressionOfConcernIn": "expression of concern"}
 
 
 def rate(settings: LiveSettings) -> float:
@@ -76,10 +80,9 @@ def parse_article(node: ET.Element) -> Abstract | None:
     if citation is None or article is None:
         return None
     pmid = (citation.findtext("PMID") or "").strip()
-    pub_types = {_text(t).lower() for t in article.findall("PublicationTypeList/PublicationType")}
-    retraction_in = any(
-        c.get("RefType") == "RetractionIn" for c in citation.findall("CommentsCorrectionsList/CommentsCorrections")
-    )
+    type_names = [_text(t) for t in article.findall("PublicationTypeList/PublicationType")]
+    pub_types = {t.lower() for t in type_names}
+    refs = [c.get("RefType") or "" for c in citation.findall("CommentsCorrectionsList/CommentsCorrections")]
     return make_abstract(
         source=NAME,
         native_id=pmid,
@@ -90,7 +93,10 @@ def parse_article(node: ET.Element) -> Abstract | None:
         doi=_doi(node, article),
         pmid=pmid,
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
-        retracted="retracted publication" in pub_types or retraction_in,
+        retracted="retracted publication" in pub_types or "RetractionIn" in refs,
+        publication_types=type_names,
+        mesh_terms=[_text(d) for d in citation.findall("MeshHeadingList/MeshHeading/DescriptorName")],
+        notices=[NOTICE_REFS[r] for r in refs if r in NOTICE_REFS],
     )
 
 
