@@ -19,9 +19,9 @@ MESH = """<MeshHeadingList>
             <ArticleId IdType="pubmed">30831578</ArticleId>"""
 ERRATUM = """</Article>
         <CommentsCorrectionsList>
-            <CommentsCorrections RefType="ErratumIn"><RefSource>Ann Intern Med. 2019;171:1</RefSource></CommentsCorrections>
-            <CommentsCorrections RefType="ExpressionOfConcernIn"><RefSource>Ann Intern Med. 2020</RefSource></CommentsCorrections>
-            <CommentsCorrections RefType="CommentIn"><RefSource>Ann Intern Med. 2019</RefSource></CommentsCorrections>
+            <CommentsCorrections RefType="ErratumIn"><RefSource>AIM 2019</RefSource></CommentsCorrections>
+            <CommentsCorrections RefType="ExpressionOfConcernIn"><RefSource>AIM 2020</RefSource></CommentsCorrections>
+            <CommentsCorrections RefType="CommentIn"><RefSource>AIM 2019</RefSource></CommentsCorrections>
         </CommentsCorrectionsList>
     </MedlineCitation>
     <PubmedData>
