@@ -1,0 +1,78 @@
+"""The evidence hierarchy in the verdict: a source's study design scales its weight, the factors are settings, and
+a verdict says when every source it counts has a weak design."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.nodes.verdict import decide
+from agent.scoring import reputation
+from agent.settings import SettingsError, get_settings
+from agent.state import SourceAssessment
+from evals.design_weighting import FLAT, rejudge, side_accuracy
+from tools.corpus import Abstract
+from tools.design import DEFAULT_WEIGHTS
+
+TRIAL = Abstract(doc_id="t", title="A trial", sentences=["Patients were randomly assigned to statins or placebo."])
+CELLS = Abstract(doc_id="c", title="Cells", sentences=["Statins were added to cultured hepatocytes in vitro."])
+MICE = Abstract(doc_id="m", title="Mice", sentences=["Mice fed statins developed larger plaques."])
+
+
+def assessed(doc: Abstract, label: str, score: float, weights=None, confidence: float = 0.9) -> SourceAssessment:
+    weight, inputs = reputation(doc, weights)
+    return SourceAssessment(doc_id=doc.doc_id, label=label, score=score, reputation=weight,
+                            reputation_inputs=inputs, explanation="", stance_confidence=confidence)
+
+
+def test_a_trial_outweighs_a_cell_study_that_disagrees():
+    flat = [assessed(TRIAL, "Mostly True", 0.66, FLAT), assessed(CELLS, "False", -1.0, FLAT)]
+    ranked = [assessed(TRIAL, "Mostly True", 0.66), assessed(CELLS, "False", -1.0)]
+    assert ranked[0].reputation == 0.9 and ranked[1].reputation == 0.3
+    assert decide(flat, 0, 1.0, 0.0).score < 0 < decide(ranked, 0, 1.0, 0.0).score  # the side changes
+
+
+def test_the_verdict_names_the_weak_designs_it_rests_on():
+    weak = decide([assessed(CELLS, "True", 1.0), assessed(MICE, "Mostly True", 0.66)], 0, 1.0, 0.0)
+    assert weak.weak_designs == ["animal", "in_vitro"]
+    mixed = decide([assessed(CELLS, "True", 1.0), assessed(TRIAL, "True", 1.0)], 0, 1.0, 0.0)
+    assert mixed.weak_designs == []
+    # a source with no stance or no weight is not what the verdict rests on
+    no_stance = decide([assessed(TRIAL, "No Evidence", 0.0), assessed(MICE, "True", 1.0)], 0, 1.0, 0.0)
+    assert no_stance.weak_designs == ["animal"]
+    retracted = MICE.model_copy(update={"retracted": True})
+    assert decide([assessed(retracted, "True", 1.0), assessed(TRIAL, "True", 1.0)], 0, 1.0, 0.0).weak_designs == []
+    # what counts as weak is a setting
+    assert decide([assessed(MICE, "True", 1.0)], 0, 1.0, 0.0, weak=["in_vitro"]).weak_designs == []
+
+
+@pytest.fixture
+def fresh_settings():
+    get_settings.cache_clear()
+    yield get_settings
+    get_settings.cache_clear()  # no other test sees this test's variables
+
+
+def test_the_hierarchy_is_a_setting(monkeypatch, fresh_settings):
+    monkeypatch.setenv("DESIGN_WEIGHTS", '{"animal": 0.8}')
+    monkeypatch.setenv("WEAK_DESIGNS", '["case_report"]')
+    judge = fresh_settings().judge
+    assert judge.design_weights == {**DEFAULT_WEIGHTS, "animal": 0.8} and judge.weak_designs == ["case_report"]
+    assert reputation(MICE, judge.design_weights)[0] == 0.8
+    for bad, why in [('{"dogs": 0.5}', "unknown study design"), ('{"rct": 1.5}', "between 0 and 1")]:
+        monkeypatch.setenv("DESIGN_WEIGHTS", bad)
+        fresh_settings.cache_clear()
+        with pytest.raises(SettingsError, match=why):
+            fresh_settings()
+
+
+def test_the_replay_eval_judges_recorded_checks_again():
+    rec = {"id": 7, "result": {
+        "verdict": {"label": "Generally refuted", "irrelevant": 1, "confidence": 0.8},
+        "assessments": [a.model_dump() for a in (assessed(TRIAL, "True", 1.0, FLAT),
+                                                  assessed(CELLS, "False", -1.0, FLAT))],
+    }}
+    docs = {d.doc_id: d for d in (TRIAL, CELLS)}
+    flat, ranked = rejudge([rec], docs, FLAT)[7][1], rejudge([rec], docs, DEFAULT_WEIGHTS)[7][1]
+    assert flat.score == 0 < ranked.score
+    claims = [{"id": 7, "evidence": {"t": [{"sentences": [0], "label": "SUPPORT"}]}}]
+    assert side_accuracy(claims, {7: ranked})["right"] == 1 and side_accuracy(claims, {7: flat})["right"] == 0
