@@ -128,6 +128,8 @@ def test_refusals_leave_the_index_as_it_was(run: Run, home: Path):
             id="ask_out_of_range",
         ),
         pytest.param("ask", {"SOURCES": "frobnicate"}, "bad setting: SOURCES", id="ask_unknown_source"),
+        pytest.param("ask", {"DESIGN_WEIGHTS": '{"dogs": 0.5}'}, "bad setting: DESIGN_WEIGHTS: Value error, unknown "
+                     "study design(s) ['dogs']", id="ask_unknown_design"),
         pytest.param("index", {"PRESET": "frobnicate"}, "unknown preset 'frobnicate'", id="index_unknown_preset"),
         pytest.param("ui", {"MODEL_BACKEND": "gpu"}, "bad setting: MODEL_BACKEND", id="ui_unknown_choice"),
     ],
