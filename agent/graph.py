@@ -2,23 +2,27 @@
 
 claim_queries -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict
     verdict (provisional) -> decompose -> retrieve ... -> verdict (final)
+    verdict (final, resting on too little) -> reformulate -> retrieve ... -> verdict (at most SEARCH_ROUNDS times)
     verdict (final) -> answer -> verify -> correct
 
 Nothing waits for the LLM that does not need it: the claim and its rule-made negation are searched and judged at
 once, so the sources and a provisional verdict are there within a second; then the LLM writes search questions,
 which are searched (retrieve searches only queries it has not searched) and judged with the first lists, and the
 final verdict replaces the provisional one. When the LLM gives no new question, the verdict is made final as it
+stands. A final verdict that rests on too little (no confident source, or one source alone) sends the search round
+again with the LLM's reformulated queries, as a researcher would; when the LLM sees no better query, the verdict
 stands. The verdict comes from the verifier's local labels, before the answer, so the generator is told the verdict
 and never decides it; the answer's sentences are then checked against what they cite, and those their sources do
 not support are re-cited to the source they repeat, rewritten, replaced by the quoted finding or dropped.
 
 `build_graph(first, last)` compiles any contiguous span of the pipeline with the same edges: the stages of
-agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans. The second pass
-exists only in a span holding both retrieve and decompose.
+agent.stages (retrieval, judgement, answer), the evals' replays and the follow-ups run such spans. The loops back to
+retrieve exist only in a span holding retrieve and the node that loops (decompose, reformulate).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -30,6 +34,7 @@ from agent.nodes.context import context
 from agent.nodes.correct import correct
 from agent.nodes.decompose import decompose
 from agent.nodes.fuse import fuse
+from agent.nodes.reformulate import reformulate
 from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.select_evidence import select_evidence
@@ -47,6 +52,7 @@ PIPELINE = [
     ("assess", assess),
     ("verdict", verdict),
     ("decompose", decompose),
+    ("reformulate", reformulate),
     ("answer", answer),
     ("verify", verify),
     ("correct", correct),
@@ -54,16 +60,31 @@ PIPELINE = [
 NODE_NAMES = [name for name, _ in PIPELINE]
 
 
+LOOPS = ("decompose", "reformulate")  # the nodes after verdict that send the search round again
+
+
 def after_verdict(state: ClaimState) -> str:
-    """A provisional verdict asks for the LLM's search questions; a final one goes on to the answer."""
+    """A provisional verdict asks for the LLM's search questions; a final one that rests on too little asks for a
+    reformulated search; any other goes on to the answer."""
     v = state.get("verdict")
-    return "decompose" if v is not None and v.provisional else "final"
+    if v is not None and v.provisional:
+        return "decompose"
+    return "reformulate" if state.get("search_again") else "final"
+
+
+def unsearched(state: ClaimState) -> bool:
+    searched = set(state.get("searched", []))
+    return any(q.text not in searched for q in state.get("queries", []))
 
 
 def after_decompose(state: ClaimState) -> str:
     """New queries are searched; without any, the verdict is made final as it stands."""
-    searched = set(state.get("searched", []))
-    return "retrieve" if any(q.text not in searched for q in state.get("queries", [])) else "verdict"
+    return "retrieve" if unsearched(state) else "verdict"
+
+
+def after_reformulate(state: ClaimState) -> str:
+    """New queries are searched; without any, the verdict stands and the answer follows."""
+    return "retrieve" if unsearched(state) else "final"
 
 
 def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: str = "correct") -> Any:
@@ -73,9 +94,9 @@ def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: st
     if start > end:
         raise ValueError(f"{first!r} comes after {last!r} in the pipeline")
     names = NODE_NAMES[start : end + 1]
-    second_pass = "retrieve" in names and "decompose" in names
-    if len(names) > 1 and not second_pass and "decompose" in names:
-        names.remove("decompose")  # without retrieve in the span its questions would never be searched
+    if len(names) > 1:  # without retrieve (or verdict) in the span a loop's queries would never be searched
+        names = [n for n in names if n not in LOOPS or {"retrieve", "verdict"} <= set(names)]
+    loops = [n for n in LOOPS if n in names and len(names) > 1]
     builder = StateGraph(ClaimState, context_schema=Deps)
     for name, node in PIPELINE:
         if name in names:
@@ -83,11 +104,17 @@ def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: st
     following = dict(zip(names, names[1:], strict=False))
     builder.add_edge(START, names[0])
     for name in names:
-        if not (second_pass and name in ("verdict", "decompose")):
+        if not (loops and name in ("verdict", *loops)):
             builder.add_edge(name, following.get(name, END))
-    if second_pass:
-        final = following.get("decompose", END)
-        builder.add_conditional_edges("verdict", after_verdict, {"decompose": "decompose", "final": final})
-        builder.add_conditional_edges("decompose", after_decompose, {"retrieve": "retrieve", "verdict": "verdict"})
+    if loops:
+        final = following.get(loops[-1], END)
+        routes: dict[Hashable, str] = {"final": final, **{n: n for n in loops}}
+        routes.setdefault("decompose", final)  # a provisional verdict in a span without decompose goes on
+        routes.setdefault("reformulate", final)
+        builder.add_conditional_edges("verdict", after_verdict, routes)
+        if "decompose" in loops:
+            builder.add_conditional_edges("decompose", after_decompose, {"retrieve": "retrieve", "verdict": "verdict"})
+        if "reformulate" in loops:
+            builder.add_conditional_edges("reformulate", after_reformulate, {"retrieve": "retrieve", "final": final})
     name = "claimtrace" if (first, last) == (NODE_NAMES[0], NODE_NAMES[-1]) else f"claimtrace:{first}-{last}"
     return builder.compile(checkpointer=checkpointer, name=name)

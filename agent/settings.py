@@ -90,6 +90,9 @@ class RetrievalSettings(SettingsGroup):
     llm_questions: bool = False
     # search questions kept per claim
     max_questions: int = Field(5, ge=0)
+    # further search rounds when the verdict rests on too little (no source bears on the claim with MIN_CONFIDENCE,
+    # or a single source does): the LLM reformulates the search (agent/nodes/reformulate.py); 0 = never
+    search_rounds: int = Field(1, ge=0, le=5)
     # hits per query and retriever, and fused abstracts kept
     depth: int = Field(50, ge=1, validation_alias="RETRIEVAL_DEPTH")
     # Reciprocal rank fusion constant: 5, not the customary 60, chosen on SciFact train claims (claim-only queries,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the protocols only name these types; importing them loads t
     from tools.index import Hit
     from tools.verifier import VerifierResult
 
-QueryKind = Literal["claim", "question", "opposite"]
+QueryKind = Literal["claim", "question", "opposite", "reformulated"]
 Status = Literal["supported", "contradicted", "unsupported", "uncited"]
 # rewritten: the LLM restated the sentence from its cited evidence alone; replaced: an extractive statement of the
 # cited finding (agent.compose) took its place
@@ -176,6 +176,9 @@ class ClaimState(TypedDict, total=False):
     queries: list[Query]
     searched: list[str]  # query texts already searched
     questions_asked: bool  # decompose has run (whether or not the LLM gave questions)
+    search_again: bool  # the verdict rests on too little and another search round is allowed (agent/nodes/verdict)
+    rounds: int  # search rounds the reformulate node has planned
+    round_queries: list[str]  # the queries of the latest reformulated round (fuse ranks their finds first)
     ranked_lists: dict[str, list[str]]  # "<retriever>|<query>" -> doc ids, best first
     candidates: list[RankedDoc]
     evidence: list[Evidence]

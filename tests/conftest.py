@@ -90,6 +90,10 @@ def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
     }
 
 
+# The reply of a model that sees no better query when the evidence is thin (agent/nodes/reformulate.py).
+STOP_SEARCHING = {"when": "found too little", "reply": '{"action": "stop"}'}
+
+
 def write_scifact_slice(root: Path, out: Path, gold: set[str], first: int = 200) -> Path:
     """A corpus file of the first `first` SciFact abstracts plus the `gold` ones, verbatim lines."""
     lines = (root / "corpus.jsonl").read_text().splitlines()

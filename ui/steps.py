@@ -24,6 +24,7 @@ STEP_NAMES = {
     "assess": "Assessment",
     "verdict": "Verdict",
     "decompose": "Search questions (LLM)",
+    "reformulate": "Searching again (LLM)",
     "answer": "Answer",
     "verify": "Verification",
     "correct": "Self-correction",
@@ -91,6 +92,13 @@ def _verdict(u: Update) -> str:
     return f"{v.get('label')} ({verdict_details(v)})" if v else "none"
 
 
+def _reformulate(u: Update) -> str:
+    rows = u.get("round_queries", [])
+    if not rows:
+        return ""  # the note says why there is no new round
+    return "The evidence was thin, so the search runs again with:\n" + "\n".join(f"- {md(q)}" for q in rows)
+
+
 def _answer(u: Update) -> str:
     return md(u.get("answer", ""))
 
@@ -123,6 +131,7 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
     "assess": _assess,
     "verdict": _verdict,
     "decompose": _queries,
+    "reformulate": _reformulate,
     "answer": _answer,
     "verify": _verify,
     "correct": _correct,

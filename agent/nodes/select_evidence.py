@@ -1,4 +1,6 @@
-"""Select evidence sentences (as in VerT5erini): in each top abstract, the sentences closest to the claim."""
+"""Select evidence sentences (as in VerT5erini): in each top abstract, the sentences closest to the claim. In a
+reformulated search round the abstracts that already bore on the claim are read again beside the new top ones, so a
+second round adds sources and never loses one."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from tools.design import classify
 def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     judge = deps.settings.judge
-    top = [c.doc_id for c in state.get("candidates", [])[: judge.top_docs]]
+    kept = [a.doc_id for a in state.get("assessments", []) if a.score != 0] if state.get("round_queries") else []
+    top = kept + [c.doc_id for c in state.get("candidates", []) if c.doc_id not in kept][: judge.top_docs]
     if not top:
         return {"evidence": []}
     claim_vec = deps.index.embed([state["claim"]])[0]

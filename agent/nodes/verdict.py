@@ -1,6 +1,7 @@
 """Verdict (FRSC): the reputation-weighted mean of the local scores of every source whose stance counts -> global
 label, with a calibrated confidence; below ``judge.min_confidence`` the verdict is "Cannot decide". A verdict reached
-before the LLM's search questions were searched is marked provisional (the graph then asks for them)."""
+before the LLM's search questions were searched is marked provisional (the graph then asks for them); a final one
+that rests on too little asks for another search round while SEARCH_ROUNDS allows (agent/nodes/reformulate)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
+from agent.nodes.reformulate import thin
 from agent.scoring import (
     GRADE_SCORE,
     NOT_ENOUGH,
@@ -64,5 +66,12 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         runtime.context.settings.judge.min_confidence,
         runtime.context.settings.judge.weak_designs,
     )
-    pending = runtime.context.settings.retrieval.llm_questions and not state.get("questions_asked", False)
-    return {"verdict": v.model_copy(update={"provisional": pending})}
+    settings = runtime.context.settings
+    pending = settings.retrieval.llm_questions and not state.get("questions_asked", False)
+    again = (
+        not pending
+        and not state.get("llm_error")
+        and state.get("rounds", 0) < settings.retrieval.search_rounds
+        and thin(state.get("assessments", []), settings.judge.min_confidence)
+    )
+    return {"verdict": v.model_copy(update={"provisional": pending}), "search_again": again}

@@ -15,7 +15,7 @@ from agent.checkpoint import open_checkpointer
 from agent.followup.graph import build_thread_graph
 from agent.followup.intent import asked_sentence
 from agent.state import Deps
-from tests.conftest import decompose_rule
+from tests.conftest import STOP_SEARCHING, decompose_rule
 
 CLAIM = "The MMR vaccine causes autism."
 VERIFIER_RULES = {"not associated": "contradicts", "no relationship": "contradicts"}
@@ -23,6 +23,7 @@ CHECK_RULES = [
     decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
     {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
      "dangerous [12]."},
+    STOP_SEARCHING,
 ]
 
 

@@ -38,6 +38,10 @@ TESTED = {
     "route_system": "test_route_prompts",
     "route_format_json": "test_route_prompts",
     "route_format_tools": "test_route_prompts",
+    "reformulate": "test_reformulate.py::test_reformulate_prompts",
+    "reformulate_system": "test_reformulate.py::test_reformulate_prompts",
+    "reformulate_format_json": "test_reformulate.py::test_reformulate_prompts",
+    "reformulate_format_tools": "test_reformulate.py::test_openai_style_models_get_native_tools",
 }
 
 
