@@ -50,6 +50,10 @@ SCRIPT = [
         "when": "Follow-up from the user",
         "reply": json.dumps({"action": "answer", "answer": "The cohort study found no association with autism [1]."}),
     },
+    {  # a thin first search is searched again (agent/nodes/reformulate.py)
+        "when": "found too little",
+        "reply": json.dumps({"action": "search", "queries": ["measles mumps rubella vaccination autism cohort"]}),
+    },
     {
         "when": "<evidence>",
         "reply": "Large cohort studies found no association between MMR vaccination and "

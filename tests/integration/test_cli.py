@@ -33,6 +33,10 @@ SCRIPT = [
         "when": "<evidence>",
         "reply": "Cohort studies found no link between MMR vaccination and autism [1]. See also [99].",
     },
+    {  # a thin first search is searched again (agent/nodes/reformulate.py)
+        "when": "found too little",
+        "reply": json.dumps({"action": "search", "queries": ["measles mumps rubella vaccination autism cohort"]}),
+    },
 ]
 
 

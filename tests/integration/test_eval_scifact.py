@@ -14,7 +14,7 @@ import pytest
 from agent.settings import get_settings
 from evals.cli import main
 from evals.scifact.metrics import FAITHFULNESS_KEYS
-from tests.conftest import RuleVerifier, scifact_or_skip, write_scifact_slice
+from tests.conftest import STOP_SEARCHING, RuleVerifier, scifact_or_skip, write_scifact_slice
 from tests.unit.test_eval_metrics import METRIC_KEYS
 
 SLICE = 150
@@ -40,6 +40,7 @@ def slice_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         json.dumps(
             [
                 {"when": "search questions", "reply": json.dumps({"questions": [], "opposite_claim": ""})},
+                STOP_SEARCHING,
                 {
                     "when": "<evidence>",
                     "reply": "The first source addresses the claim [1]. Another adds [2]. See [77].",

@@ -35,8 +35,9 @@ def closed_port_url() -> str:
 
 
 def source_notes(result: dict) -> list[str]:
-    """The notes about sources (the assess node's note on pruned abstracts is about relevance)."""
-    return [n for n in result["notes"] if not n.startswith("assess:")]
+    """The notes about sources (the assess node's note on pruned abstracts is about relevance, a search round's note
+    about the search)."""
+    return [n for n in result["notes"] if not n.startswith(("assess:", "search round"))]
 
 
 def ask(env: dict[str, str], *extra: str) -> dict:
@@ -54,12 +55,17 @@ def test_ask_with_europepmc_cites_the_fetched_abstract_and_indexes_it(indexed_en
     path, params = fake.requests[0]
     assert path == "/rest/search" and params["resultType"] == ["core"] and params["format"] == ["json"]
     assert params["email"] == ["tester@example.org"]
+    # one source alone bore on the claim, so the search ran again, live too, with the scripted reformulation
+    assert any(n.startswith("search round 2") for n in result["notes"])
+    assert any("measles mumps rubella vaccination autism cohort" in p["query"][0] for _, p in fake.requests)
     assert {src["doc_id"] for src in result["sources"]} == {DOC_ID}  # only Europe PMC was searched
     first = result["sentences"][0]
     assert first["citations"] == [1] and result["sources"][0]["doc_id"] == DOC_ID
     src = result["sources"][0]
     assert src["url"] == "https://europepmc.org/article/MED/34000001" and src["year"] == 2021
-    assert src["reputation_inputs"] == {"source": "europepmc", "citation_count": 25, "year": 2021}
+    assert src["reputation_inputs"] == {"source": "europepmc", "design": "cohort", "design_basis": "text",
+                                        "design_factor": 0.75, "citation_count": 25, "year": 2021}
+    assert src["design"] == "cohort" and src["design_basis"] == "text"
     assert 0 < src["reputation"] <= 1
     assessment = next(a for a in result["assessments"] if a["doc_id"] == DOC_ID)
     assert assessment["reputation_inputs"] == src["reputation_inputs"]
