@@ -3,43 +3,22 @@ PMC), otherwise from the abstract's own words.
 
 The classes follow the usual evidence hierarchy (systematic reviews and meta-analyses, randomised trials, cohort,
 case-control and cross-sectional studies, case reports and series, animal and in vitro studies, narrative reviews
-and opinion). "unclassified" is primary research none of these names, such as a genetic association or imaging
-study with no stated design, and any abstract without a cue.
+and opinion). "unclassified" is work none of these names, such as a model or simulation of a population, a
+recording of the human brain during a task, and any abstract without a cue. The words that name each design are
+in tools/design_rules.py; evals/design_labels/README.md gives the decision rules and `python -m evals.design_eval`
+measures the classifier against hand labels of SciFact abstracts.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel
 
 from tools.corpus import Abstract
+from tools.design_rules import DesignCode, text_design
 
-DesignCode = Literal[
-    "meta_analysis",
-    "rct",
-    "cohort",
-    "case_control",
-    "cross_sectional",
-    "case_report",
-    "animal",
-    "in_vitro",
-    "narrative_review",
-    "unclassified",
-]
-DESIGNS: tuple[DesignCode, ...] = (
-    "meta_analysis",
-    "rct",
-    "cohort",
-    "case_control",
-    "cross_sectional",
-    "case_report",
-    "animal",
-    "in_vitro",
-    "narrative_review",
-    "unclassified",
-)
+DESIGNS: tuple[DesignCode, ...] = get_args(DesignCode)
 DESIGN_NAMES: dict[str, str] = {
     "meta_analysis": "meta-analysis / systematic review",
     "rct": "randomised trial",
@@ -71,6 +50,7 @@ class DesignCall(BaseModel):
 # PubMed publication types (lower case) and MeSH descriptors, strongest design first.
 PUBLICATION_TYPES: list[tuple[str, DesignCode]] = [
     ("meta-analysis", "meta_analysis"),
+    ("network meta-analysis", "meta_analysis"),
     ("systematic review", "meta_analysis"),
     ("randomized controlled trial", "rct"),
     ("pragmatic clinical trial", "rct"),
@@ -78,35 +58,29 @@ PUBLICATION_TYPES: list[tuple[str, DesignCode]] = [
     ("observational study", "cohort"),
     ("case reports", "case_report"),
     ("review", "narrative_review"),
+    ("practice guideline", "narrative_review"),
+    ("guideline", "narrative_review"),
+    ("consensus development conference", "narrative_review"),
     ("editorial", "narrative_review"),
     ("comment", "narrative_review"),
     ("letter", "narrative_review"),
+    ("news", "narrative_review"),
+    ("interview", "narrative_review"),
 ]
 MESH_TERMS: list[tuple[str, DesignCode]] = [
     ("cohort studies", "cohort"),
     ("prospective studies", "cohort"),
     ("longitudinal studies", "cohort"),
     ("retrospective studies", "cohort"),
+    ("follow-up studies", "cohort"),
     ("case-control studies", "case_control"),
     ("cross-sectional studies", "cross_sectional"),
     ("animals", "animal"),
     ("in vitro techniques", "in_vitro"),
+    ("cells, cultured", "in_vitro"),
     ("cell line", "in_vitro"),
+    ("cell line, tumor", "in_vitro"),
 ]
-
-# Phrases in the title or abstract, strongest design first; the first that matches decides.
-_TEXT_PATTERNS: list[tuple[DesignCode, str]] = [
-    ("meta_analysis", r"\bmeta-?analys[ie]s\b|\bsystematic(ally)? review(ed)?\b|\bpooled analysis\b"),
-    ("rct", r"\brandomi[sz]ed\b.{0,40}\b(trial|study)\b|\brandomly (assigned|allocated)\b|\bplacebo-controlled\b"),
-    ("case_control", r"\bcase-control\b|\bcase control\b"),
-    ("cohort", r"\bcohort\b|\bprospective(ly)?\b.{0,30}\b(study|followed)\b|\blongitudinal study\b"),
-    ("cross_sectional", r"\bcross-sectional\b|\bsurvey of\b|\bprevalence study\b"),
-    ("case_report", r"\bcase report\b|\bwe (report|describe|present) (a|an|two|three|the case)\b|\bcase series\b"),
-    ("narrative_review", r"^(here,? )?we review\b|\bin this review\b|\bthis review\b|\bwe discuss\b"),
-    ("animal", r"\b(mice|mouse|murine|rats?|zebrafish|drosophila|rabbits?|pigs?|primates?|monkeys?|c\. elegans)\b"),
-    ("in_vitro", r"\bin vitro\b|\bcell lines?\b|\bcultured\b|\bcells were\b"),
-]
-TEXT_RULES: list[tuple[DesignCode, re.Pattern[str]]] = [(c, re.compile(p, re.IGNORECASE)) for c, p in _TEXT_PATTERNS]
 
 
 def classify(doc: Abstract) -> DesignCall:
@@ -119,10 +93,8 @@ def classify(doc: Abstract) -> DesignCall:
     for name, code in MESH_TERMS:
         if name in mesh:
             return DesignCall(design=code, basis="MeSH", cue=name)
-    text = f"{doc.title}. {doc.text}"
-    for code, pattern in TEXT_RULES:
-        if m := pattern.search(text):
-            return DesignCall(design=code, basis="text", cue=m.group(0))
+    if hit := text_design(doc.title, doc.sentences):
+        return DesignCall(design=hit[0], basis="text", cue=hit[1])
     return DesignCall(design="unclassified", basis="none")
 
 
