@@ -7,6 +7,8 @@ step in the chat. At most ``SEARCH_ROUNDS`` rounds per check."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +25,11 @@ from agent.state import ClaimState, Deps, Query, SourceAssessment, Usage, Verdic
 
 MAX_QUERIES = 3
 MAX_QUERY_WORDS = 25
+# Three queries of at most 15 words fit in about 90 tokens of JSON. The small embedded model tends to run on with a
+# long list; its reply is cut here (every token is waited for) and the complete queries before the cut are kept.
+MAX_REPLY_TOKENS = 90
+_QUERY_LIST = re.compile(r'"queries"\s*:\s*\[(.*)', re.S)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"\s*[,\]]')
 
 
 class SearchAgain(BaseModel):
@@ -64,6 +71,18 @@ def new_queries(raw: Any, searched: Sequence[str]) -> list[str]:
     return out[:MAX_QUERIES]
 
 
+def read_reply(reply: str) -> dict[str, Any]:
+    """The JSON choice; a reply cut inside its query list keeps the queries completed before the cut."""
+    obj = parse_json_object(reply)
+    if obj is not None:
+        return obj
+    listed = _QUERY_LIST.search(reply)
+    if listed is None:
+        return {}
+    queries = [json.loads(f'"{m.group(1)}"') for m in _STRING.finditer(listed.group(1))]
+    return {"action": "search", "queries": queries} if queries else {}
+
+
 def ask_with_tools(deps: Deps, system: str, user: str) -> tuple[dict[str, Any], Usage]:
     try:
         msg = deps.llm.bind_tools([SearchAgain, StopSearching]).invoke([SystemMessage(system), HumanMessage(user)])
@@ -91,8 +110,9 @@ def plan(deps: Deps, claim: str, verdict: Verdict | None, searched: Sequence[str
     system = prompts.load("reformulate_system")
     if native:
         return ask_with_tools(deps, system, user)
-    reply, usage = chat(deps.llm, system, user, json_mode=True, max_tokens=deps.settings.llm.max_tokens)
-    return parse_json_object(reply) or {}, usage
+    max_tokens = min(MAX_REPLY_TOKENS, deps.settings.llm.max_tokens)
+    reply, usage = chat(deps.llm, system, user, json_mode=True, max_tokens=max_tokens)
+    return read_reply(reply), usage
 
 
 @timed("reformulate")
