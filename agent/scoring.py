@@ -137,7 +137,8 @@ def weighted_verdict(scored: Sequence[tuple[float, float]]) -> tuple[str, float,
     if not counted:
         return NOT_ENOUGH, 0.0, 0.0, 0
     total_w = sum(w for _, w in counted)
-    weighted = sum(s * w for s, w in counted) / total_w if total_w > 0 else 0.0
+    # rounded before the thresholds are compared, so that equal weights of any size give the same label
+    weighted = round(sum(s * w for s, w in counted) / total_w, 9) if total_w > 0 else 0.0
     unweighted = sum(s for s, _ in counted) / len(counted)
     if total_w <= 0:
         label = NOT_ENOUGH

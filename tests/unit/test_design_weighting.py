@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent.nodes.verdict import decide
-from agent.scoring import reputation
+from agent.scoring import reputation, weighted_verdict
 from agent.settings import SettingsError, get_settings
 from agent.state import SourceAssessment
 from evals.design_weighting import FLAT, rejudge, side_accuracy
@@ -29,6 +29,12 @@ def test_a_trial_outweighs_a_cell_study_that_disagrees():
     ranked = [assessed(TRIAL, "Mostly True", 0.66), assessed(CELLS, "False", -1.0)]
     assert ranked[0].reputation == 0.9 and ranked[1].reputation == 0.3
     assert decide(flat, 0, 1.0, 0.0).score < 0 < decide(ranked, 0, 1.0, 0.0).score  # the side changes
+
+
+def test_equal_weights_of_any_size_give_the_same_label():
+    scores = [-0.66, -0.66, -0.66]  # three "Mostly False" sources: FRSC's threshold, that float sums put a hair above
+    for weight in (1.0, 0.75, 0.35, 0.3):
+        assert weighted_verdict([(s, weight) for s in scores])[0] == "Generally refuted"
 
 
 def test_the_verdict_names_the_weak_designs_it_rests_on():

@@ -153,7 +153,8 @@ def test_an_unusable_reply_searches_nothing(make_deps, reply):
 
 
 def test_a_reply_cut_inside_its_list_keeps_the_complete_queries(make_deps):
-    cut = '{\n  "action": "search",\n  "queries": [\n    "statins and heart attacks",\n    "statins and \\"MI\\"",\n    "stat'
+    cut = ('{\n  "action": "search",\n  "queries": [\n    "statins and heart attacks",\n'
+           '    "statins and \\"MI\\"",\n    "stat')
     deps = make_deps([{"when": "found too little", "reply": cut}])
     out = reformulate({"claim": NONE_BEARS, "searched": [NONE_BEARS]}, Runtime(context=deps))
     assert out["round_queries"] == ["statins and heart attacks", 'statins and "MI"']
