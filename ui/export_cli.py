@@ -47,11 +47,15 @@ def add_export_parsers(sub: Any) -> None:
     ex.add_argument("--out", type=Path, help="output file (default: standard output)")
 
 
+def _reason(e: Exception) -> str:
+    """Why the store failed, on one line (psycopg's messages run over several)."""
+    return " ".join((e.strerror if isinstance(e, OSError) and e.strerror else str(e)).split())
+
+
 def _store_errors(e: Exception) -> CliError:
     if isinstance(e, ThreadNotFoundError):
         return CliError(str(e), EXIT_INPUT)
-    reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-    return CliError(f"cannot read the thread store: {reason}", EXIT_UNAVAILABLE)
+    return CliError(f"cannot read the thread store: {_reason(e)}", EXIT_UNAVAILABLE)
 
 
 STORE_ERRORS = (ThreadNotFoundError, CheckpointUnavailableError, sqlite3.Error, OSError)
@@ -132,7 +136,6 @@ def keep_cli_check(settings: Settings, result: dict[str, Any]) -> None:
     try:
         thread_id = keep_check(settings, result)
     except (CheckpointUnavailableError, sqlite3.Error, OSError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        print(f"claimtrace: warning: this check was not kept in the thread store ({reason})", file=sys.stderr)
+        print(f"claimtrace: warning: this check was not kept in the thread store ({_reason(e)})", file=sys.stderr)
         return
     print(f"Kept as thread {thread_id} (`claimtrace export {thread_id} --format md`)", file=sys.stderr)
