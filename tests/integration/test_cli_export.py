@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 
 from agent.result import CheckResult
 from tests.integration.test_cli import CLAIM, assert_one_line_error, cli_env, indexed_env, run  # noqa: F401
+from tests.ports import free_port
 
 SECOND = "Vitamin D supplementation prevents fractures in older adults."
 KEPT = re.compile(r"Kept as thread ([0-9a-f-]{36}) ")
@@ -87,3 +88,16 @@ def test_bad_export_requests(indexed_env: dict[str, str], tmp_path: Path):  # no
                           f"cannot write {missing}: No such file or directory")
     assert_one_line_error(run(["export", "--last", "--format", "md", "--out", str(tmp_path)], env), 2,
                           f"cannot write {tmp_path}: Is a directory")
+
+
+def test_a_thread_store_that_cannot_be_reached(indexed_env: dict[str, str]):  # noqa: F811
+    """The check is printed all the same, with one warning; listing and export say why they cannot read."""
+    env = {**indexed_env, "CHECKPOINT_URL": f"postgresql://claimtrace@127.0.0.1:{free_port()}/threads"}
+    proc = run(["ask", CLAIM, "--json"], env)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["claim"] == CLAIM
+    lines = proc.stderr.splitlines()
+    warnings = [line for line in lines if line.startswith("claimtrace: warning")]
+    assert len(warnings) == 1 and "not kept in the thread store (cannot connect to CHECKPOINT_URL" in warnings[0]
+    assert lines[-1] == warnings[0] and "Kept as thread" not in proc.stderr  # psycopg's reason on the same line
+    assert_one_line_error(run(["threads"], env), 3, "cannot read the thread store: cannot connect to CHECKPOINT_URL")
+    assert_one_line_error(run(["export", "--last", "--format", "md"], env), 3, "cannot connect to CHECKPOINT_URL")
