@@ -56,6 +56,9 @@ class Evidence(BaseModel):
     neighbours: list[str] = Field(default_factory=list)
     url: str | None = None
     year: int | None = None
+    doi: str | None = None  # identifiers and venue of its abstract, for references (ui/export.py)
+    pmid: str | None = None
+    venue: str | None = None
     stance: Literal["supports", "contradicts", "nei"] = "nei"
     design: str = "unclassified"  # its abstract's study design (tools.design)
     design_basis: str = "none"  # what decided it: publication type, MeSH, text or none

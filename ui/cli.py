@@ -1,4 +1,4 @@
-"""`claimtrace` command line: ask, index, model, ui, feedback export.
+"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/export_cli.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings import SettingsError
 from evals.cli import add_eval_parser, cmd_eval
+from ui.export_cli import add_export_parsers, cmd_export, cmd_threads, keep_cli_check
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
     export.add_argument("--out", type=Path, help="output file (default: standard output)")
     add_eval_parser(sub)
+    add_export_parsers(sub)
     return p
 
 
@@ -120,6 +122,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from ui.readable import print_readable
 
         print_readable(result)
+    keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
     return 0
 
 
@@ -238,6 +241,8 @@ COMMANDS = {
     "ui": cmd_ui,
     "feedback": cmd_feedback,
     "eval": cmd_eval,
+    "threads": cmd_threads,
+    "export": cmd_export,
 }
 
 

@@ -1,5 +1,5 @@
 """Chainlit messages for each kind of reply: Markdown from ui.render, side panels that open each source [n], and
-the buttons under an answer (sources of a sentence, feedback)."""
+the buttons under an answer (sources of a sentence, feedback, export)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import chainlit as cl
 
 from agent.settings import get_settings
+from ui.export_chat import export_action  # importing it registers the Export callback with Chainlit
 from ui.render import (
     ORIGINAL,
     answer_markdown,
@@ -27,6 +28,7 @@ def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
 
 
 def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    """The buttons under an answer: each sentence's sources and feedback, then Export (ui.export_chat)."""
     actions: list[cl.Action] = []
     for k, s in enumerate(result["sentences"], start=1):
         actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",
@@ -34,7 +36,7 @@ def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
         kind, label = ("flag_wrong", f"Flag on sentence {k} is wrong") if s["flagged"] else (
             "unsupported", f"Sentence {k} is unsupported")
         actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind}))
-    return actions
+    return [*actions, export_action(index)]
 
 
 def original_panel(result: dict[str, Any]) -> list[cl.Text]:
