@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -122,3 +123,19 @@ def test_the_cli_prints_the_line_after_the_verdict_and_badges_beside_sources(cap
     assert "  [1] Study 1 [in vitro study] — True · supports" in lines
     assert "  [2] Study 2 [RETRACTED] [erratum] [randomised trial] — True · supports" in lines
 
+
+def test_the_chat_chart_has_no_mode_bar_and_none_is_made_without_sources():
+    from chainlit.context import init_http_context
+
+    from ui.views import CHART, consensus_chart
+
+    async def in_a_chat(result: dict[str, Any]) -> list[Any]:  # an element belongs to a chat's context
+        init_http_context()
+        return consensus_chart(result)
+
+    charts = asyncio.run(in_a_chat(RESULT))  # answer_message attaches it to the answer
+    assert len(charts) == 1 and charts[0].display == "inline" and charts[0].name == CHART
+    figure = json.loads(charts[0].content)
+    assert figure["config"]["displayModeBar"] is False and len(figure["data"]) == 3
+    assert figure["layout"]["title"]["text"].startswith("Consensus over 6 sources")
+    assert asyncio.run(in_a_chat({**RESULT, "assessments": [], "silent": []})) == []
