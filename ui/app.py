@@ -35,7 +35,15 @@ from ui.progress import CheckProgress
 from ui.runtime import chat_runtime, thread_config, thread_values
 from ui.sources import send_widget, turn_deps
 from ui.untrusted import md
-from ui.views import ANSWER_TAG, answer_message, followup_message, sentence_actions, source_panels, sources_message
+from ui.views import (
+    ANSWER_TAG,
+    answer_message,
+    consensus_chart,
+    followup_message,
+    sentence_actions,
+    source_panels,
+    sources_message,
+)
 
 log = logging.getLogger("claimtrace.ui")
 accept_large_pastes()
@@ -256,7 +264,7 @@ async def reattach(thread: ThreadDict) -> None:
             continue
         msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
                          metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
-                         elements=source_panels(results[index]["sources"]))
+                         elements=source_panels(results[index]["sources"]) + consensus_chart(results[index]))
         await msg.update()
 
 

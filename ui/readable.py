@@ -9,6 +9,8 @@ from typing import Any
 def print_readable(result: dict[str, Any]) -> None:
     """The result of `claimtrace ask` without --json: flagged answer sentences, corrections, verdict, sources."""
     from agent.scoring import describe_reputation
+    from ui.badges import badges_plain, weak_designs_text
+    from ui.consensus_view import consensus_line, consensus_of
     from ui.render import REVISED, stance_text, verdict_details
     from ui.untrusted import plain
 
@@ -36,11 +38,16 @@ def print_readable(result: dict[str, Any]) -> None:
     v = result["verdict"]
     if v:
         print(f"\nVerdict: {v['label']} ({verdict_details(v)})")
+        if weak := weak_designs_text(v):
+            print(f"Warning: the verdict {weak}")
+    if "assessments" in result:
+        print(("" if v else "\n") + consensus_line(consensus_of(result)))
     if result["sources"]:
         print("\nSources:")
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
-            print(f"  [{src['n']}] {plain(src['title'])}{year} — {stance_text(src)}")
+            badges = f" {badges_plain(src)}" if badges_plain(src) else ""
+            print(f"  [{src['n']}] {plain(src['title'])}{year}{badges} — {stance_text(src)}")
             print(f'      "{plain(src["sentence"])}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:

@@ -10,6 +10,8 @@ from typing import Any
 
 from agent.scoring import NO_EVIDENCE, describe_reputation
 from agent.state import CORRECTION_ACTIONS
+from ui.badges import badges_md, weak_designs_text
+from ui.consensus_view import consensus_line, consensus_of
 from ui.untrusted import link, md
 
 FLAG_LABEL = {
@@ -54,7 +56,8 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
 def verdict_badge(verdict: dict[str, Any] | None) -> str:
     if not verdict:
         return "**Verdict:** none (no evidence was assessed)"
-    return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict)
+    weak = weak_designs_text(verdict)
+    return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict) + (f" · ⚠️ **{md(weak)}**" if weak else "")
 
 
 def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]]) -> str:
@@ -71,7 +74,10 @@ def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]]) -> s
             f"⏳ **Judged:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
             "_The answer is being written and checked; it replaces this._"
         )
-    rows = [f"- **[{e['n']}]** _{md(e['title'])}_ · {e.get('stance', 'nei')} — “{md(e['sentence'])}”" for e in evidence]
+    rows = [
+        f"- **[{e['n']}]** _{md(e['title'])}_{with_badges(e)} · {e.get('stance', 'nei')} — “{md(e['sentence'])}”"
+        for e in evidence
+    ]
     return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
 
 
@@ -104,11 +110,17 @@ def stance_text(src: dict[str, Any]) -> str:
     return f"{label}{src['stance']}{confidence}"
 
 
+def with_badges(src: dict[str, Any]) -> str:
+    """The source's design, retraction and notice badges after " · ", or ""."""
+    shown = badges_md(src)
+    return f" · {shown}" if shown else ""
+
+
 def source_heading(src: dict[str, Any]) -> str:
     year = f" ({src['year']})" if src.get("year") else ""
     target = link(src["url"]) if src.get("url") else None
     opens = f" · [link]({target})" if target else ""
-    return f"**[{src['n']}]** _{md(src['title'])}_{year}{opens} · {stance_text(src)}"
+    return f"**[{src['n']}]** _{md(src['title'])}_{year}{opens}{with_badges(src)} · {stance_text(src)}"
 
 
 def weight_line(src: dict[str, Any]) -> str:
@@ -174,9 +186,18 @@ def original_detail(result: dict[str, Any]) -> str:
     )
 
 
+def consensus_markdown(result: dict[str, Any]) -> str:
+    """The consensus line (the text version of the chart under the answer), its first word in bold."""
+    head, _, rest = consensus_line(consensus_of(result)).partition(" ")
+    return f"**{head}** {md(rest)}"
+
+
 def answer_markdown(result: dict[str, Any]) -> str:
     """The full answer view: verdict badge, numbered sentences with flags, sources."""
-    parts = [verdict_badge(result.get("verdict")), "**Answer**"]
+    parts = [verdict_badge(result.get("verdict"))]
+    if "assessments" in result:  # every result dump has them; a hand-made one may not
+        parts.append(consensus_markdown(result))
+    parts.append("**Answer**")
     parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:

@@ -1,6 +1,6 @@
 """The chat server process `claimtrace ui` starts (`python -m ui.serve HOST PORT`): Chainlit's own `run` command, with
 Chainlit's CORS list set to the served origins and ui.guard in front of every request (foreign origins refused,
-sign-ins throttled)."""
+sign-ins throttled), serving a page that loads nothing from another host (ui.offline_page)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from agent.settings import get_settings
 from ui.guard import ALL_INTERFACES, Guard, LoginThrottle, OriginPolicy, served_origins
 from ui.launch import APP
+from ui.offline_page import serve_offline
 
 
 def main(argv: list[str]) -> None:
@@ -20,6 +21,7 @@ def main(argv: list[str]) -> None:
     config.project.allow_origins = origins  # read when chainlit.server builds its CORS middleware, just below
     from chainlit.server import app
 
+    serve_offline()  # the page links no font or stylesheet of another host
     app.add_middleware(Guard, policy=OriginPolicy(origins, any_host=host in ALL_INTERFACES), throttle=LoginThrottle())
     cli.main(["run", str(APP), "--headless", "--host", host, "--port", str(port)], prog_name="chainlit")
 

@@ -3,11 +3,13 @@ the buttons under an answer (sources of a sentence, feedback, export)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import chainlit as cl
 
 from agent.settings import get_settings
+from ui.consensus_view import consensus_figure, consensus_of
 from ui.export_chat import export_action  # importing it registers the Export callback with Chainlit
 from ui.render import (
     ORIGINAL,
@@ -20,6 +22,9 @@ from ui.render import (
 )
 
 ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
+CHART = "consensus chart"  # the name of the consensus figure under an answer (no word of the answer's text)
+# a chart to read, not to edit: no mode bar (its buttons and the plotly.com logo link)
+CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
 
 
 def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
@@ -46,11 +51,21 @@ def original_panel(result: dict[str, Any]) -> list[cl.Text]:
     return [cl.Text(name=ORIGINAL, content=original_detail(result), display="side")]
 
 
+def consensus_chart(result: dict[str, Any]) -> list[cl.Plotly]:
+    """The consensus figure shown under an answer; none when the check read no source it can rest on."""
+    c = consensus_of(result)
+    if not c.sources:
+        return []
+    chart = cl.Plotly(name=CHART, figure=consensus_figure(c), display="inline")
+    chart.content = json.dumps({**json.loads(chart.content), "config": CHART_CONFIG})  # Chainlit passes it to plotly
+    return [chart]
+
+
 def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
     shown = {**result, "notes": notes + result.get("notes", [])}
     return cl.Message(
         content=answer_markdown(shown),
-        elements=source_panels(result["sources"]) + original_panel(result),
+        elements=source_panels(result["sources"]) + original_panel(result) + consensus_chart(result),
         actions=sentence_actions(result, index),
         metadata={ANSWER_TAG: index},
     )

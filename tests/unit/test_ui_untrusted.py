@@ -152,6 +152,8 @@ def hostile_source(n: int, text: str) -> dict[str, Any]:
         "reputation": 0.8,
         "reputation_inputs": {"source": "openalex", "venue": f"Venue {text}", "venue_citedness": 1.5},
         "stance_confidence": 0.7,
+        "design": "in_vitro",
+        "notices": [f"Notice {text}"],  # a badge beside the source
     }
 
 
@@ -206,7 +208,7 @@ def every_view(text: str) -> dict[str, str]:
     """Each Markdown the chat shows for a result, a follow-up and the steps, all built from hostile text."""
     result = hostile_result(text)
     src = result["sources"][0]
-    ev = {k: src[k] for k in ("n", "doc_id", "title", "sentence", "context", "stance")}
+    ev = {k: src[k] for k in ("n", "doc_id", "title", "sentence", "context", "stance", "notices")}
     update = {
         "queries": [{"kind": "claim", "text": result["claim"]}],
         "candidates": [{"doc_id": src["doc_id"], "score": 0.1, "found_by": ["bm25"], "evidence_score": 0.5}],
