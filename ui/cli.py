@@ -80,6 +80,7 @@ def _read_claim(arg: str) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from agent.consensus import consensus
     from agent.llm import LLMUnavailableError
     from agent.provenance import run_info
     from agent.result import CheckResult
@@ -109,15 +110,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     try:
         deps = load_deps(settings)
+        run = run_info(deps.settings, deps.llm)
         state = run_claim(claim, deps, on_update=early)
     except IndexMissingError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     except (LLMUnavailableError, VerifierArtifactError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
-    result = CheckResult.from_state(state, run_info(deps.settings, deps.llm)).model_dump(mode="json")
+    checked = CheckResult.from_state(state, run)
+    result = checked.model_dump(mode="json")
     result["notes"] = notes + result["notes"]
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        print(json.dumps({**result, "consensus": consensus(checked).model_dump(mode="json")}, ensure_ascii=False))
     else:
         from ui.readable import print_readable
 

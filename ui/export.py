@@ -9,7 +9,6 @@ backslash print as themselves, and non-ASCII letters stay UTF-8. RIS: one TY JOU
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from typing import Any
@@ -18,6 +17,7 @@ import bibtexparser
 import rispy
 from bibtexparser.model import Entry, Field
 
+from agent.consensus import consensus
 from agent.result import CheckResult
 from ui.export_md import report_markdown
 from ui.references import Reference, references
@@ -29,7 +29,6 @@ FORMATS: dict[str, tuple[str, str]] = {
     "bib": ("application/x-bibtex", "bib"),
     "ris": ("application/x-research-info-systems", "ris"),
 }
-CONSENSUS_MODULE = "agent.consensus"  # `consensus(result)`: the consensus view; the export carries it when present
 
 _BIB_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -48,21 +47,9 @@ _BIB_ESCAPED = re.compile("|".join(re.escape(v) for v in _BIB_UNESCAPES))
 _RAW_UNSAFE = str.maketrans({"{": "%7B", "}": "%7D", "\\": "%5C"})  # braces would end a BibTeX value
 
 
-def consensus_of(result: CheckResult) -> Any:
-    """The consensus view of the result from agent.consensus, as JSON data; None where that module is absent."""
-    try:
-        module = importlib.import_module(CONSENSUS_MODULE)
-    except ModuleNotFoundError as e:
-        if e.name != CONSENSUS_MODULE:
-            raise
-        return None
-    view = module.consensus(result)
-    return view.model_dump(mode="json") if hasattr(view, "model_dump") else view
-
-
 def export_json(result: CheckResult) -> str:
     """The full result (`CheckResult.model_validate` reads it back) plus its consensus view ("consensus")."""
-    data = {**result.model_dump(mode="json"), "consensus": consensus_of(result)}
+    data = {**result.model_dump(mode="json"), "consensus": consensus(result).model_dump(mode="json")}
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent.consensus import consensus
 from agent.result import CheckResult, Source
 from agent.scoring import (
     CONTROVERSIAL,
@@ -26,6 +27,7 @@ from agent.scoring import (
 )
 from agent.state import AnswerSentence, Verdict
 from tools.design import DESIGN_NAMES
+from ui.consensus_view import consensus_line
 from ui.references import Reference, references
 from ui.untrusted import link, md
 
@@ -76,6 +78,7 @@ def _verdict(result: CheckResult) -> str:
     if v.weak_designs:
         names = ", ".join(DESIGN_NAMES.get(d, d) for d in v.weak_designs)
         lines.append(f"- Every source it counts has a weak study design: {names}")
+    lines.append(f"- {consensus_line(consensus(result))}")
     return "## Verdict\n\n" + "\n".join(lines) + "\n\n" + _how_computed()
 
 

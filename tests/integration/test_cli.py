@@ -127,6 +127,12 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
     dropped = result["corrections"][-1]  # "See also [99]." cited a source that does not exist
     assert dropped["original"] == "See also." and dropped["action"] == "dropped" and "[99]" in dropped["reason"]
     assert "See also." in result["original_answer"]
+    # the consensus over every source read, its counts those of the verdict's sides
+    c = result["consensus"]
+    assert c["sources"] == len(result["assessments"]) + len(result["silent"])
+    assert (c["supports"]["count"], c["contradicts"]["count"]) == (result["verdict"]["supporting"],
+                                                                   result["verdict"]["contradicting"])
+    assert result["run"]["checked_at"] and result["run"]["models"]["llm"].endswith("(scripted)")
 
 
 def test_ask_readable(indexed_env: dict[str, str]):

@@ -4,7 +4,6 @@ same fields."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Any
 
@@ -15,12 +14,14 @@ from bibtexparser.middlewares import LatexDecodingMiddleware
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from agent.consensus import consensus
 from agent.provenance import RunInfo, run_info
 from agent.result import CheckResult, Source
 from agent.service import run_claim
 from agent.state import AnswerSentence, Correction, SilentSource, SourceAssessment, Verdict
 from tests.conftest import decompose_rule
-from ui.export import FORMATS, bib_escape, bib_unescape, consensus_of, export_text, file_name
+from ui.consensus_view import consensus_line
+from ui.export import FORMATS, bib_escape, bib_unescape, export_text, file_name
 from ui.export_cli import FORMATS as CLI_FORMATS
 from ui.references import references
 
@@ -79,11 +80,8 @@ def test_json_reads_back_as_the_same_result_with_the_consensus():
     result = hostile_result()
     data = json.loads(export_text(result, "json"))
     assert CheckResult.model_validate(data) == result
-    assert "consensus" in data
-    if importlib.util.find_spec("agent.consensus") is None:  # the consensus view, once agent.consensus exists
-        assert data["consensus"] is None
-    else:
-        assert data["consensus"] == consensus_of(result) and data["consensus"] is not None
+    assert data["consensus"] == consensus(result).model_dump(mode="json")
+    assert data["consensus"]["sources"] == len(result.assessments) + len(result.silent) > 0
 
 
 def tokens(markdown: str) -> list[Token]:
@@ -212,3 +210,10 @@ def test_export_of_a_real_check(make_deps):
     assert CheckResult.model_validate_json(export_text(result, "json")) == result
     assert len(bibtexparser.parse_string(export_text(result, "bib")).entries) == len({s.doc_id for s in
                                                                                      result.sources})
+
+
+def test_the_report_says_the_consensus_under_the_verdict():
+    result = hostile_result()
+    report = export_text(result, "md")
+    verdict = report.split("## Verdict", 1)[1].split("### How the verdict is computed", 1)[0]
+    assert f"- {consensus_line(consensus(result))}" in verdict and "Consensus over" in verdict
