@@ -42,7 +42,8 @@ def reformulate_calls(deps) -> int:
 
 
 def assessment(score: float, confidence: float, weight: float = 1.0) -> SourceAssessment:
-    return SourceAssessment(doc_id="d", label="True", score=score, reputation=weight, explanation="",
+    label = "True" if score > 0 else "False" if score < 0 else "No Evidence"
+    return SourceAssessment(doc_id="d", label=label, score=score, reputation=weight, explanation="",
                             stance_confidence=confidence)
 
 
@@ -51,6 +52,9 @@ def test_what_counts_as_thin():
     assert thin([assessment(1.0, 0.9)], 0.5)  # one source alone
     assert thin([assessment(1.0, 0.4), assessment(-0.66, 0.3)], 0.5)  # none confident
     assert thin([assessment(1.0, 0.9), assessment(0.0, 0.9)], 0.5)  # a no-evidence label is not a second source
+    leaning = SourceAssessment(doc_id="n", label="No Evidence", score=0.12, reputation=1.0, explanation="",
+                               stance_confidence=0.56)
+    assert thin([assessment(0.33, 0.46), leaning], 0.5)  # nor is one whose score leans but whose label is no evidence
     assert thin([assessment(1.0, 0.9), assessment(1.0, 0.9, weight=0.0)], 0.5)  # nor is a retracted one
     assert not thin([assessment(1.0, 0.9), assessment(0.66, 0.3)], 0.5)
 
