@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -67,6 +68,19 @@ def chat(
     if not json_mode and (msg.response_metadata or {}).get("finish_reason") == "length":
         text, usage.cut_replies = complete_sentences(text), 1
     return text, usage
+
+
+def with_tools(llm: BaseChatModel, tools: Sequence[Any], system: str, user: str, doing: str) -> AIMessage:
+    """One system+user turn with ``tools`` bound (native tool calls, for OpenAI-style models); a failing server is
+    one LLMUnavailableError saying what the LLM was ``doing``."""
+    import openai
+
+    try:
+        msg = llm.bind_tools(tools).invoke([SystemMessage(system), HumanMessage(user)])
+    except (openai.APITimeoutError, openai.APIConnectionError, openai.APIStatusError) as e:
+        raise LLMUnavailableError(f"the LLM failed while {doing} ({type(e).__name__})") from e
+    assert isinstance(msg, AIMessage)
+    return msg
 
 
 def root_cause(e: BaseException) -> BaseException:

@@ -17,22 +17,12 @@ from typing import Any, NoReturn
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings import SettingsError
 from evals.cli import add_eval_parser, cmd_eval
-from ui.export_cli import add_export_parsers, cmd_export, cmd_threads, keep_cli_check
+from ui.export_cli import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise CliError(f"{message} (see `claimtrace --help`)", EXIT_INPUT)
-
-
-def _at_least_one(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, not {number}")
-    return number
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
 
     index = sub.add_parser("index", help="build the local index (skipped when up to date)")
     index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
-    index.add_argument("--limit", type=_at_least_one, help="index only the first N abstracts")
+    index.add_argument("--limit", type=at_least_one, help="index only the first N abstracts")
     index.add_argument("--force", action="store_true", help="rebuild even when up to date")
 
     sub.add_parser("model", help="assemble and verify the embedded LLM, export the CPU models to ONNX (done once)")

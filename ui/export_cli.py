@@ -26,7 +26,8 @@ CLAIM_WIDTH = 70  # characters of the latest claim shown per thread
 EMPTY = "the thread store holds no checks yet: check a claim with `claimtrace ask` or in the chat first"
 
 
-def _positive(value: str) -> int:
+def at_least_one(value: str) -> int:
+    """An argparse type: a whole number of at least 1 (`index --limit`, `export --check`)."""
     try:
         number = int(value)
     except ValueError:
@@ -42,7 +43,7 @@ def add_export_parsers(sub: Any) -> None:
     ex = sub.add_parser("export", help="export a kept check as Markdown, JSON, BibTeX or RIS")
     ex.add_argument("thread", nargs="?", help="thread id, or a unique start of one (see `claimtrace threads`)")
     ex.add_argument("--last", action="store_true", help="the most recently updated thread that holds a check")
-    ex.add_argument("--check", type=_positive, metavar="K", help="the thread's K-th check (default: its latest)")
+    ex.add_argument("--check", type=at_least_one, metavar="K", help="the thread's K-th check (default: its latest)")
     ex.add_argument("--format", required=True, choices=list(FORMATS), help="md, json, bib or ris")
     ex.add_argument("--out", type=Path, help="output file (default: standard output)")
 

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import openai
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 import prompts
-from agent.calls import chat, parse_json_object
+from agent.calls import chat, parse_json_object, with_tools
 from agent.followup.deps import deps_of
 from agent.followup.intent import asked_sentence
 from agent.followup.state import ThreadState
-from agent.llm import LLMUnavailableError
 from agent.nodes.answer import evidence_block
 from agent.result import CheckResult
 from agent.state import Deps
@@ -47,11 +44,7 @@ def prompt(result: CheckResult, message: str, native_tools: bool, max_title_char
 
 
 def decide_with_tools(deps: Deps, system: str, user: str) -> dict[str, Any]:
-    try:
-        msg = deps.llm.bind_tools([AnswerFromEvidence, SearchAgain]).invoke([SystemMessage(system), HumanMessage(user)])
-    except (openai.APITimeoutError, openai.APIConnectionError, openai.APIStatusError) as e:
-        raise LLMUnavailableError(f"the LLM failed while routing a follow-up ({type(e).__name__})") from e
-    assert isinstance(msg, AIMessage)
+    msg = with_tools(deps.llm, [AnswerFromEvidence, SearchAgain], system, user, "routing a follow-up")
     for call in msg.tool_calls:
         if call["name"] == "AnswerFromEvidence":
             return {"action": "answer", "answer": call["args"].get("answer", "")}

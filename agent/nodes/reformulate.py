@@ -12,13 +12,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import openai
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 import prompts
-from agent.calls import chat, parse_json_object, usage_of
+from agent.calls import chat, parse_json_object, usage_of, with_tools
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.scoring import GRADE_SCORE
@@ -85,11 +83,7 @@ def read_reply(reply: str) -> dict[str, Any]:
 
 
 def ask_with_tools(deps: Deps, system: str, user: str) -> tuple[dict[str, Any], Usage]:
-    try:
-        msg = deps.llm.bind_tools([SearchAgain, StopSearching]).invoke([SystemMessage(system), HumanMessage(user)])
-    except (openai.APITimeoutError, openai.APIConnectionError, openai.APIStatusError) as e:
-        raise LLMUnavailableError(f"the LLM failed while planning another search ({type(e).__name__})") from e
-    assert isinstance(msg, AIMessage)
+    msg = with_tools(deps.llm, [SearchAgain, StopSearching], system, user, "planning another search")
     for call in msg.tool_calls:
         if call["name"] == "SearchAgain":
             return {"action": "search", "queries": call["args"].get("queries", [])}, usage_of(msg)
