@@ -67,9 +67,15 @@ def send(page: Any, text: str, tries: int = 3) -> None:
 
 
 def answer_text(page: Any) -> str:
+    """The text of the latest answer, without its consensus chart (drawn lazily: "Loading..." until plotly.js runs;
+    tests/e2e/test_consensus_browser.py reads the chart)."""
     msg = page.locator(".message-content").filter(has_text="Verdict:").last
     msg.wait_for(timeout=ANSWER_TIMEOUT_MS)
-    return str(msg.inner_text())
+    text = msg.evaluate(
+        "el => { const c = el.cloneNode(true); c.querySelectorAll('.inline-plotly-container').forEach(n => n.remove());"
+        " document.body.appendChild(c); const t = c.innerText; c.remove(); return t; }"
+    )
+    return str(text)
 
 
 def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_path: Path):
