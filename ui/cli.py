@@ -94,9 +94,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         """The verdict on stderr the moment it is reached, before the LLM writes the answer."""
         v = update.get("verdict") if node == "verdict" else None
         if v is not None and not args.json:
-            kind = "Provisional verdict" if v.provisional else "Verdict"
+            again = v.provisional or update.get("search_again")
+            kind = "Provisional verdict" if v.provisional else "Verdict so far" if again else "Verdict"
+            then = "searching again" if again else "writing the answer"
             print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.supporting} source(s) support, "
-                  f"{v.contradicting} contradict); writing the answer...", file=sys.stderr, flush=True)
+                  f"{v.contradicting} contradict); {then}...", file=sys.stderr, flush=True)
 
     try:
         deps = load_deps(settings)

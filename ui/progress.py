@@ -16,18 +16,23 @@ from ui.steps import STEP_NAMES, as_json, step_markdown
 from ui.untrusted import md, md_more
 
 ORDER = [name for name, _ in PIPELINE]
-SECOND_PASS = " (with the search questions)"
+SECOND_PASS = " (searching again)"
 
 
 def following(node: str, update: dict[str, Any]) -> str | None:
     """The node expected to run after `node` (agent.graph's routing, read off the update): a provisional verdict is
-    followed by the search questions, the search questions by a second search, anything else by the next node."""
+    followed by the search questions, a verdict that rests on too little by a reformulated search, either by a
+    second search when it adds queries, anything else by the next node."""
     if node == "verdict":
-        return "decompose" if (update.get("verdict") or {}).get("provisional") else "answer"
+        if (update.get("verdict") or {}).get("provisional"):
+            return "decompose"
+        return "reformulate" if update.get("search_again") else "answer"
     if node == "decompose":
         return "retrieve" if update.get("queries") else "verdict"
+    if node == "reformulate":
+        return "retrieve" if update.get("round_queries") else "answer"
     at = ORDER.index(node) + 1 if node in ORDER else len(ORDER)
-    return ORDER[at] if at < len(ORDER) and ORDER[at] != "decompose" else None
+    return ORDER[at] if at < len(ORDER) and ORDER[at] not in ("decompose", "reformulate") else None
 
 
 class CheckProgress:
@@ -49,7 +54,8 @@ class CheckProgress:
 
     async def _open(self, node: str) -> None:
         assert self.parent is not None
-        name = STEP_NAMES.get(node, node) + (SECOND_PASS if self.second_pass and node != "decompose" else "")
+        again = self.second_pass and node not in ("decompose", "reformulate")
+        name = STEP_NAMES.get(node, node) + (SECOND_PASS if again else "")
         step = cl.Step(name=name, type="tool", parent_id=self.parent.id)
         step.start = utc_now()
         await step.send()
@@ -73,14 +79,14 @@ class CheckProgress:
         step.end = utc_now()
         await step.update()
         self.current = None
-        if node == "decompose":
+        if node == "decompose" or (node == "reformulate" and data.get("round_queries")):
             self.second_pass = True
         if "evidence" in data:
             self.evidence = data["evidence"]
         if node == "verdict" and data.get("verdict"):
             if self.early is not None:
                 await self.early.remove()
-            self.early = cl.Message(content=early_markdown(data["verdict"], self.evidence))
+            self.early = cl.Message(content=early_markdown(data["verdict"], self.evidence, bool(data.get("search_again"))))
             await self.early.send()
         after = following(node, data)
         if after is not None:

@@ -60,10 +60,17 @@ def verdict_badge(verdict: dict[str, Any] | None) -> str:
     return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict) + (f" · ⚠️ **{md(weak)}**" if weak else "")
 
 
-def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]]) -> str:
+def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]], searching_again: bool = False) -> str:
     """What the user reads while the LLM writes: the verdict (marked provisional while the LLM's search questions
-    are still to be searched) and the evidence sentences it rests on. The final answer replaces it."""
-    if verdict.get("provisional"):
+    are still to be searched, or while a reformulated search runs) and the evidence sentences it rests on. The
+    final answer replaces it."""
+    if searching_again:
+        head = (
+            f"⏳ **So far:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_The evidence is thin, so the search runs again with reformulated queries; the final verdict and answer "
+            "replace this._"
+        )
+    elif verdict.get("provisional"):
         head = (
             f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
             "_From the claim and its negation alone; the search questions are being written, and the final verdict "

@@ -212,3 +212,11 @@ def test_the_early_verdict_is_marked_and_lists_its_sources():
     assert following("decompose", {"queries": [{"kind": "question", "text": "Q?"}]}) == "retrieve"
     assert following("decompose", {"notes": ["no questions"]}) == "verdict"
     assert following("assess", {}) == "verdict" and following("correct", {}) is None
+    # a verdict resting on too little: the reformulated search, then a second search or the answer
+    thin = {"verdict": {**verdict, "provisional": False}, "search_again": True}
+    assert following("verdict", thin) == "reformulate" and following("decompose", {}) == "verdict"
+    assert following("reformulate", {"round_queries": ["aspirin myocardial infarction"]}) == "retrieve"
+    assert following("reformulate", {"notes": ["no new query"]}) == "answer"
+    assert following("context", {}) == "assess" and following("verify", {}) == "correct"
+    again = early_markdown({**verdict, "provisional": False}, evidence, searching_again=True)
+    assert again.startswith("⏳ **So far:**") and "search runs again" in again and "No link was found" in again
