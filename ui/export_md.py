@@ -108,8 +108,16 @@ def _weight(src: Source) -> str:
     return f"{src.reputation:.2f}" if src.reputation is not None else "not assessed"
 
 
+BASIS = {  # what decided a source's design (tools.design.Basis), as the report says it
+    "publication type": "from its publication type",
+    "MeSH": "from its MeSH headings",
+    "text": "from its abstract's words",
+    "none": "no design cue",
+}
+
+
 def _design(src: Source) -> str:
-    return f"{DESIGN_NAMES.get(src.design, md(src.design))} (from {md(src.design_basis)})"
+    return f"{DESIGN_NAMES.get(src.design, md(src.design))} ({BASIS.get(src.design_basis, md(src.design_basis))})"
 
 
 def _sources(result: CheckResult) -> str:
