@@ -86,7 +86,8 @@ class CheckProgress:
         if node == "verdict" and data.get("verdict"):
             if self.early is not None:
                 await self.early.remove()
-            self.early = cl.Message(content=early_markdown(data["verdict"], self.evidence, bool(data.get("search_again"))))
+            again = bool(data.get("search_again"))
+            self.early = cl.Message(content=early_markdown(data["verdict"], self.evidence, again))
             await self.early.send()
         after = following(node, data)
         if after is not None:
