@@ -91,8 +91,12 @@ class RetrievalSettings(SettingsGroup):
     # search questions kept per claim
     max_questions: int = Field(5, ge=0)
     # further search rounds when the verdict rests on too little (no source bears on the claim with MIN_CONFIDENCE,
-    # or a single source does): the LLM reformulates the search (agent/nodes/reformulate.py); 0 = never
-    search_rounds: int = Field(1, ge=0, le=5)
+    # or a single source does): the LLM reformulates the search (agent/nodes/reformulate.py); 0 = never. Off by
+    # default: on the first 100 SciFact dev claims with the embedded model, the 73 thin ones read more gold abstracts
+    # (0.864 -> 0.886) but Label-Only precision fell 0.406 -> 0.326 and F1 0.338 -> 0.318, for a median 9.3 s more:
+    # the small model's queries mostly find abstracts on the topic that the verifier then reads as support
+    # (evals/results/second_round_dev.md). The chat offers it per chat; `ask --search-rounds 1` per check.
+    search_rounds: int = Field(0, ge=0, le=5)
     # hits per query and retriever, and fused abstracts kept
     depth: int = Field(50, ge=1, validation_alias="RETRIEVAL_DEPTH")
     # Reciprocal rank fusion constant: 5, not the customary 60, chosen on SciFact train claims (claim-only queries,

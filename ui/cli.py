@@ -39,6 +39,14 @@ def _parser() -> argparse.ArgumentParser:
         "list of local, europepmc, pubmed, openalex, s2 (default from SOURCES)",
     )
 
+    ask.add_argument(
+        "--search-rounds",
+        type=int,
+        choices=range(0, 6),
+        metavar="N",
+        help="search again, up to N times, when the evidence is thin (default from SEARCH_ROUNDS: 0)",
+    )
+
     index = sub.add_parser("index", help="build the local index (skipped when up to date)")
     index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
     index.add_argument("--limit", type=at_least_one, help="index only the first N abstracts")
@@ -86,6 +94,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             settings = settings.with_values(live={"sources": parse_sources(args.sources)})
         except ValueError as e:
             raise CliError(f"--sources: {e}", EXIT_INPUT) from e
+    if args.search_rounds is not None:
+        settings = settings.with_values(retrieval={"search_rounds": args.search_rounds})
     try:
         claim, notes = validate_claim(_read_claim(args.claim), settings.answer.max_claim_chars)
     except InputError as e:

@@ -1,4 +1,5 @@
-"""The chat's source choice (a multi-select in the chat settings), mapped to the `SOURCES` setting of a turn.
+"""The chat's search settings: the source choice (a multi-select, mapped to the `SOURCES` setting of a turn) and a
+switch for searching again when the evidence is thin (`SEARCH_ROUNDS` 1 or 0).
 
 Every source ticked while the configured default is "auto" stays "auto" (unreachable live sources are skipped
 quietly); any other choice is explicit, and a selected source that cannot be reached is stated in the answer."""
@@ -9,13 +10,14 @@ from dataclasses import replace
 from typing import Any
 
 import chainlit as cl
-from chainlit.input_widget import InputWidget, MultiSelect
+from chainlit.input_widget import InputWidget, MultiSelect, Switch
 
 from agent.settings import Settings
 from agent.state import Deps
 from tools.live.config import AUTO, SOURCE_NAMES, parse_sources
 
 WIDGET_ID = "sources"
+AGAIN_ID = "search_again"
 LABELS = {
     "local": "Local index",
     "europepmc": "Europe PMC",
@@ -42,17 +44,30 @@ def chosen(values: Any, settings: Settings) -> str:
     return picked
 
 
+def rounds(value: Any, settings: Settings) -> int:
+    """SEARCH_ROUNDS of a turn from the switch: at least one round when on, none when off, the configured number when
+    the switch was never set."""
+    if not isinstance(value, bool):
+        return settings.retrieval.search_rounds
+    return max(1, settings.retrieval.search_rounds) if value else 0
+
+
 def turn_deps(deps: Deps, chat_settings: dict[str, Any] | None) -> Deps:
-    """The process's deps with this chat's source choice."""
-    value = chosen((chat_settings or {}).get(WIDGET_ID), deps.settings)
-    if value == deps.settings.live.sources:
+    """The process's deps with this chat's source choice and search-again switch."""
+    chat_settings = chat_settings or {}
+    value = chosen(chat_settings.get(WIDGET_ID), deps.settings)
+    again = rounds(chat_settings.get(AGAIN_ID), deps.settings)
+    if value == deps.settings.live.sources and again == deps.settings.retrieval.search_rounds:
         return deps
-    return replace(deps, settings=deps.settings.with_values(live={"sources": value}))
+    return replace(
+        deps, settings=deps.settings.with_values(live={"sources": value}, retrieval={"search_rounds": again})
+    )
 
 
 async def send_widget(settings: Settings) -> None:
-    """Show the source choice in the chat settings; a resumed thread keeps the choice it had."""
-    current = (cl.user_session.get("chat_settings") or {}).get(WIDGET_ID)
+    """Show the search settings in the chat; a resumed thread keeps the choices it had."""
+    kept = cl.user_session.get("chat_settings") or {}
+    current = kept.get(WIDGET_ID)
     values = [v for v in current if v in SOURCE_NAMES] if isinstance(current, list) else []
     widgets: list[InputWidget] = [
         MultiSelect(
@@ -61,6 +76,14 @@ async def send_widget(settings: Settings) -> None:
             items={LABELS[n]: n for n in SOURCE_NAMES},
             initial=values or initial(settings),
             description="Local index and live literature services; unreachable ones are skipped with a note.",
-        )
+        ),
+        Switch(
+            id=AGAIN_ID,
+            label="Search again when the evidence is thin",
+            initial=rounds(kept.get(AGAIN_ID), settings) > 0,
+            description="The LLM reformulates the search once when no source bears on the claim with confidence, "
+            "or one source alone does. Slower (about 9 s with the built-in model), and with the built-in model it "
+            "mostly adds sources on the topic rather than on the claim.",
+        ),
     ]
     await cl.ChatSettings(widgets).send()

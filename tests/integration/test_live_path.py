@@ -50,12 +50,13 @@ def ask(env: dict[str, str], *extra: str) -> dict:
 def test_ask_with_europepmc_cites_the_fetched_abstract_and_indexes_it(indexed_env: dict[str, str]):  # noqa: F811
     with FakeSource({"/search": (200, PAGE, {})}).running() as fake:
         env = {**indexed_env, "EUROPEPMC_BASE_URL": f"{fake.url}/rest", "CONTACT_EMAIL": "tester@example.org"}
-        result = ask(env, "--sources", "europepmc")
+        result = ask(env, "--sources", "europepmc", "--search-rounds", "1")
     assert source_notes(result) == []
     path, params = fake.requests[0]
     assert path == "/rest/search" and params["resultType"] == ["core"] and params["format"] == ["json"]
     assert params["email"] == ["tester@example.org"]
-    # one source alone bore on the claim, so the search ran again, live too, with the scripted reformulation
+    # one source alone bore on the claim, so the search ran again (asked for with --search-rounds), live too, with the
+    # scripted reformulation
     assert any(n.startswith("search round 2") for n in result["notes"])
     assert any("measles mumps rubella vaccination autism cohort" in p["query"][0] for _, p in fake.requests)
     assert {src["doc_id"] for src in result["sources"]} == {DOC_ID}  # only Europe PMC was searched

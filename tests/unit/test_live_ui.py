@@ -3,6 +3,8 @@ were."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent.scripted import ScriptedChatModel
 from agent.state import Deps
 from tests.live_fakes import live_settings
@@ -29,3 +31,16 @@ def test_turn_deps_carry_the_choice_without_touching_the_process_deps(tmp_path):
     turn = turn_deps(deps, {"sources": ["europepmc"]})
     assert turn.settings.live.sources == "europepmc" and turn.index is deps.index and turn.llm is deps.llm
     assert deps.settings.live.sources == "auto"
+
+
+def test_the_search_again_switch_sets_the_rounds_of_a_turn(tmp_path):
+    deps = Deps(settings=live_settings(tmp_path, sources="auto"), llm=ScriptedChatModel(), index=object(),
+                verifier=None)
+    assert deps.settings.retrieval.search_rounds == 0  # off unless the user asks
+    assert turn_deps(deps, {"search_again": False}) is deps
+    on = turn_deps(deps, {"search_again": True, "sources": ["europepmc"]})
+    assert on.settings.retrieval.search_rounds == 1 and on.settings.live.sources == "europepmc"
+    three = replace(deps, settings=deps.settings.with_values(retrieval={"search_rounds": 3}))
+    assert turn_deps(three, {"search_again": True}) is three  # the configured number stands
+    assert turn_deps(three, {"search_again": False}).settings.retrieval.search_rounds == 0
+    assert turn_deps(three, {"search_again": "yes"}) is three  # not a switch value: the configured one

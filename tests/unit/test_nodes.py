@@ -267,3 +267,13 @@ def test_an_unsure_verdict_says_it_cannot_decide(make_deps):
     # nothing bears on the claim: not enough evidence, however sure, is never an abstention
     none = verdict({"claim": "x", "assessments": [], "no_stance_confidence": 0.3}, rt(deps))["verdict"]
     assert (none.label, none.confidence) == ("Not enough evidence", 0.3)
+
+
+def test_the_rule_made_negation_keeps_acronyms_and_names():
+    from agent.nodes.claim_queries import negation
+
+    assert negation("The MMR vaccine causes autism.") == "It is not true that the MMR vaccine causes autism."
+    assert negation("ALDH1 expression predicts relapse.") == "It is not true that ALDH1 expression predicts relapse."
+    assert negation("IL-6 rises in sepsis.") == "It is not true that IL-6 rises in sepsis."
+    assert negation("A deficiency of B12 raises homocysteine.").startswith("It is not true that a deficiency")
+    assert negation("") == ""

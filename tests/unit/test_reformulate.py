@@ -29,7 +29,7 @@ def search_rule(*queries: str) -> dict[str, Any]:
 
 def graph_deps(make_deps, rules, **judge: Any):
     deps = make_deps(rules, verifier_rules=VERIFIER)
-    deps.settings = deps.settings.with_values(judge={"top_docs": 1, **judge})
+    deps.settings = deps.settings.with_values(judge={"top_docs": 1, **judge}, retrieval={"search_rounds": 1})
     return deps
 
 
