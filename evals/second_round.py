@@ -1,6 +1,7 @@
 """What the second search round buys: each SciFact claim runs the pipeline up to its verdict with the product's
-defaults (the embedded LLM, SEARCH_ROUNDS=1, the local index); the state at the first verdict is the run without a
-second round, the state after the loop the run with it. Only claims whose first verdict rests on too little take
+defaults (the embedded LLM, the local index) and one search round allowed (SEARCH_ROUNDS=1, or the configured number
+when higher); the state at the first verdict is the run without a second round, the state after the loop the run
+with it. Only claims whose first verdict rests on too little take
 the second round, so the figures are reported on them (and on the stricter set where no source bore at all).
 
     python -m evals.second_round --split dev --limit 100 --out evals/results
@@ -91,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", default=None)
     args = p.parse_args(argv)
 
-    settings = get_settings().with_values(live={"sources": "local"})
+    base = get_settings()
+    rounds = max(1, base.retrieval.search_rounds)
+    settings = base.with_values(live={"sources": "local"}, retrieval={"search_rounds": rounds})
     claims = load_claims(settings.stores.corpus_mirror, args.split, args.limit)
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     deps = Deps(settings=settings, llm=make_chat_model(settings), index=index, verifier=get_verifier())
