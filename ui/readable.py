@@ -40,7 +40,8 @@ def print_readable(result: dict[str, Any]) -> None:
         print("\nSources:")
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
-            print(f"  [{src['n']}] {plain(src['title'])}{year} — {stance_text(src)}")
+            page = f", p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
+            print(f"  [{src['n']}] {plain(src['title'])}{year}{page} — {stance_text(src)}")
             print(f'      "{plain(src["sentence"])}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:

@@ -18,6 +18,7 @@ from tools.live.config import AUTO, SOURCE_NAMES, parse_sources
 WIDGET_ID = "sources"
 LABELS = {
     "local": "Local index",
+    "library": "Your library",
     "europepmc": "Europe PMC",
     "pubmed": "PubMed",
     "openalex": "OpenAlex",
@@ -60,7 +61,8 @@ async def send_widget(settings: Settings) -> None:
             label="Sources to search",
             items={LABELS[n]: n for n in SOURCE_NAMES},
             initial=values or initial(settings),
-            description="Local index and live literature services; unreachable ones are skipped with a note.",
+            description="Local index, your own documents (`claimtrace add`) and live literature services; unreachable "
+            "ones are skipped with a note.",
         )
     ]
     await cl.ChatSettings(widgets).send()
