@@ -1,4 +1,4 @@
-"""`claimtrace` command line: ask, index, model, ui, feedback export.
+"""`claimtrace` command line: ask, index, model, ui, feedback export, add (ui.library_cli).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings import SettingsError
 from evals.cli import add_eval_parser, cmd_eval
+from ui.library_cli import add_library_parser, cmd_add
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,8 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--sources",
         metavar="LIST",
-        help="where to search: auto (default: the local index plus every reachable live source), all, or a comma "
-        "list of local, europepmc, pubmed, openalex, s2 (default from SOURCES)",
+        help="where to search: auto (default: the local index, your library and every reachable live source), all, "
+        "or a comma list of local, library, europepmc, pubmed, openalex, s2 (default from SOURCES)",
     )
 
     index = sub.add_parser("index", help="build the local index (skipped when up to date)")
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
     export.add_argument("--out", type=Path, help="output file (default: standard output)")
     add_eval_parser(sub)
+    add_library_parser(sub)
     return p
 
 
@@ -238,11 +240,14 @@ COMMANDS = {
     "ui": cmd_ui,
     "feedback": cmd_feedback,
     "eval": cmd_eval,
+    "add": cmd_add,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    # bm25s sets its own logger to DEBUG when imported; a filter outlives that (each BM25 build is not news)
+    logging.getLogger("bm25s").addFilter(lambda record: record.levelno >= logging.WARNING)
     try:
         args = _parser().parse_args(argv)
         return COMMANDS[args.command](args)
