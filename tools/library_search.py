@@ -54,17 +54,19 @@ def _keys(doc: Abstract) -> list[str]:
 
 
 _bm25_lock = threading.Lock()
-_bm25_cache: dict[frozenset[str], tuple[Any, list[str]]] = {}
+_bm25_cache: dict[tuple[int, frozenset[str]], tuple[Any, list[str]]] = {}
 
 
 def _library_bm25(docs: Mapping[str, Abstract], ids: frozenset[str]) -> tuple[Any, list[str]]:
-    """A BM25 over the given documents, kept for the last set of documents asked for."""
+    """A BM25 over the given documents of one index, kept for the last (index, documents) asked for: a library
+    document's text never changes under its id (tools.index keeps the first)."""
+    key = (id(docs), ids)
     with _bm25_lock:
-        if ids not in _bm25_cache:
+        if key not in _bm25_cache:
             order = sorted(ids)
             _bm25_cache.clear()
-            _bm25_cache[ids] = (bm25_index([docs[i] for i in order]), order)
-        return _bm25_cache[ids]
+            _bm25_cache[key] = (bm25_index([docs[i] for i in order]), order)
+        return _bm25_cache[key]
 
 
 class ScopedIndex:
