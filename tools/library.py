@@ -67,7 +67,11 @@ class AddReport:
 
 def _files(path: Path, problems: list[tuple[str, str]]) -> list[Path]:
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file())
+        try:
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file())
+        except OSError as e:
+            problems.append((str(path), f"the folder cannot be read ({e.strerror or type(e).__name__})"))
+            return []
         return [p for p in found if not any(part.startswith(".") for part in p.relative_to(path).parts)]
     if not path.exists():
         problems.append((str(path), "not found"))
@@ -91,6 +95,9 @@ def plan(paths: Sequence[Path]) -> tuple[list[Item], list[tuple[str, str]]]:
             refs, bad = read_references(path)
         except ReferenceFileProblem as e:
             problems.append((str(path), str(e)))
+            continue
+        except Exception as e:  # the parsers' own failures on a strange file cost that file only
+            problems.append((str(path), f"it could not be read ({type(e).__name__}: {e})"))
             continue
         problems += [(str(path), why) for why in bad]
         for ref in refs:
