@@ -64,6 +64,7 @@ class Evidence(BaseModel):
     design_basis: str = "none"  # what decided it: publication type, MeSH, text or none
     retracted: bool = False
     notices: list[str] = Field(default_factory=list)  # erratum, expression of concern
+    page: int | None = None  # the page of a full text (the user's library) the sentence is on
 
 
 class SourceAssessment(BaseModel):

@@ -38,11 +38,17 @@ class Abstract(BaseModel):
     citation_count: int | None = None
     retracted: bool = False
     venue_citedness: float | None = None  # the venue's 2-year mean citedness (OpenAlex), when a source gives it
-    source: str | None = None  # the live source it was fetched from (europepmc, pubmed, ...); None = local corpus
+    source: str | None = None  # the live source it was fetched from (europepmc, pubmed, ...), "library"; None = corpus
     publication_types: list[str] = Field(default_factory=list)  # as the source names them (PubMed's vocabulary)
     mesh_terms: list[str] = Field(default_factory=list)  # MeSH descriptor names, when the source gives them
     # published notices about the paper other than a retraction: "erratum", "expression of concern"
     notices: list[str] = Field(default_factory=list)
+    # A document of the user's own library (tools.library) read from a full text: each sentence's page (1-based) and
+    # section heading, in sentence order; empty for an abstract. Its authors, and the sha256 it is deduplicated by.
+    pages: list[int] = Field(default_factory=list)
+    sections: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list)
+    content_hash: str | None = None
 
     @property
     def text(self) -> str:

@@ -268,11 +268,11 @@ class CorpusIndex:
                 self._rebuild_live_bm25([*self._live_ids, *(d.doc_id for d in new)])
             return [d.doc_id for d in new]
 
-    def dense_sentences(self, query_vec: np.ndarray, k: int) -> list[Hit]:
-        """Best title-prepended sentence per document, documents ranked by it."""
+    def dense_sentences(self, query_vec: np.ndarray, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
+        """Best title-prepended sentence per document, documents ranked by it; `where` filters Chroma's metadata."""
         try:
             res = self._sentences.query(
-                query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"]
+                query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"], where=where
             )
         except store_errors() as e:
             raise DenseStoreError(

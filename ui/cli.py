@@ -1,4 +1,5 @@
-"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/export_cli.py).
+"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/export_cli.py), add
+(ui/library_cli.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -18,6 +19,7 @@ from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings import SettingsError
 from evals.cli import add_eval_parser, cmd_eval
 from ui.export_cli import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
+from ui.library_cli import add_library_parser, cmd_add
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,8 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--sources",
         metavar="LIST",
-        help="where to search: auto (default: the local index plus every reachable live source), all, or a comma "
-        "list of local, europepmc, pubmed, openalex, s2 (default from SOURCES)",
+        help="where to search: auto (default: the local index, your library and every reachable live source), all, "
+        "or a comma list of local, library, europepmc, pubmed, openalex, s2 (default from SOURCES)",
     )
 
     ask.add_argument(
@@ -64,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, help="output file (default: standard output)")
     add_eval_parser(sub)
     add_export_parsers(sub)
+    add_library_parser(sub)
     return p
 
 
@@ -248,11 +251,14 @@ COMMANDS = {
     "eval": cmd_eval,
     "threads": cmd_threads,
     "export": cmd_export,
+    "add": cmd_add,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    # bm25s sets its own logger to DEBUG when imported; a filter outlives that (each BM25 build is not news)
+    logging.getLogger("bm25s").addFilter(lambda record: record.levelno >= logging.WARNING)
     try:
         args = _parser().parse_args(argv)
         return COMMANDS[args.command](args)

@@ -47,7 +47,8 @@ def print_readable(result: dict[str, Any]) -> None:
         for src in result["sources"]:
             year = f" ({src['year']})" if src["year"] else ""
             badges = f" {badges_plain(src)}" if badges_plain(src) else ""
-            print(f"  [{src['n']}] {plain(src['title'])}{year}{badges} — {stance_text(src)}")
+            page = f", p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
+            print(f"  [{src['n']}] {plain(src['title'])}{year}{page}{badges} — {stance_text(src)}")
             print(f'      "{plain(src["sentence"])}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:

@@ -125,9 +125,10 @@ def with_badges(src: dict[str, Any]) -> str:
 
 def source_heading(src: dict[str, Any]) -> str:
     year = f" ({src['year']})" if src.get("year") else ""
+    page = f" · p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
     target = link(src["url"]) if src.get("url") else None
     opens = f" · [link]({target})" if target else ""
-    return f"**[{src['n']}]** _{md(src['title'])}_{year}{opens}{with_badges(src)} · {stance_text(src)}"
+    return f"**[{src['n']}]** _{md(src['title'])}_{year}{page}{opens}{with_badges(src)} · {stance_text(src)}"
 
 
 def weight_line(src: dict[str, Any]) -> str:
@@ -155,7 +156,8 @@ def source_detail(src: dict[str, Any], window: int) -> str:
     """What opens for one [n]: the evidence sentence highlighted within its +-window neighbours."""
     before, after = split_neighbours(src, window)
     body = " ".join([*map(md, before), f"**==› {md(src['sentence'])} ‹==**", *map(md, after)])
-    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the abstract, with its neighbours:", body]
+    of = "full text" if src.get("page") else "abstract"
+    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the {of}, with its neighbours:", body]
     if weight_line(src):
         parts.insert(1, weight_line(src))
     if src.get("context"):

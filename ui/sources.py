@@ -20,6 +20,7 @@ WIDGET_ID = "sources"
 AGAIN_ID = "search_again"
 LABELS = {
     "local": "Local index",
+    "library": "Your library",
     "europepmc": "Europe PMC",
     "pubmed": "PubMed",
     "openalex": "OpenAlex",
@@ -75,7 +76,8 @@ async def send_widget(settings: Settings) -> None:
             label="Sources to search",
             items={LABELS[n]: n for n in SOURCE_NAMES},
             initial=values or initial(settings),
-            description="Local index and live literature services; unreachable ones are skipped with a note.",
+            description="Local index, your own documents (`claimtrace add`) and live literature services; unreachable "
+            "ones are skipped with a note.",
         ),
         Switch(
             id=AGAIN_ID,

@@ -1,7 +1,7 @@
 """Supplementary context (as in the supplementary-context paper): the neighbouring sentences of each evidence
 sentence (CONTEXT_WINDOW on each side), an extractive context that lets the sentence stand alone (the sentence
-before it), and where the sentence sits (its section in a structured abstract, its position). The verifier reads
-the last two with the sentence (tools.premise).
+before it), and where the sentence sits (its section in a structured abstract or a full text, its position). The
+verifier reads the last two with the sentence (tools.premise).
 
 Extractive, not generated: an LLM-written context costs one call per evidence sentence (about 6-8 s each with the
 embedded model on this CPU, 40+ s per claim), which alone breaks the 60 s budget of a turn.
@@ -15,6 +15,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps
+from tools.fulltext import place
 from tools.premise import before, where
 
 
@@ -24,14 +25,16 @@ def context(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     window = deps.settings.judge.context_window
     out = []
     for ev in state.get("evidence", []):
-        sentences = deps.index.docs[ev.doc_id].sentences
+        doc = deps.index.docs[ev.doc_id]
+        sentences = doc.sentences
         i = ev.sentence_index
         out.append(
             ev.model_copy(
                 update={
                     "neighbours": sentences[max(0, i - window) : i] + sentences[i + 1 : i + 1 + window],
                     "context": before(sentences, i, deps.settings.judge.context_chars),
-                    "section": where(sentences, i),
+                    # a full text's own section (its position within it), else a structured abstract's heading
+                    "section": place(doc.sections, i) if doc.sections else where(sentences, i),
                 }
             )
         )

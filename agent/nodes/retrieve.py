@@ -7,6 +7,9 @@ sources the settings select, concurrently and within a time budget; the abstract
 Then the local tools (BM25, dense sentences) search the index, fetched abstracts included: a fetched paper competes
 on the same lists as the corpus and gains one more list (its source's ranking) in the fusion, like a document that
 several retrievers find. Follow-ups and later checks find fetched abstracts locally.
+
+The user's library (`claimtrace add`) lives in the same index: `local` and `library` choose which of its documents
+the local tools rank (tools.library_search).
 """
 
 from __future__ import annotations
@@ -51,21 +54,29 @@ def _live(new: list[Query], deps: Deps, local: bool, sources: list[Any]) -> tupl
 def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     """Searches the queries not searched yet (the claim queries first, then the LLM's questions) and adds their
     ranked lists to those already found."""
+    from tools.library_search import scoped
+    from tools.live.config import AUTO
     from tools.live.sources import select_sources
 
     deps = runtime.context
     searched = list(state.get("searched", []))
     new = [q for q in state["queries"] if q.text not in searched]
     selection = select_sources(deps.settings.live)
-    notes = [] if searched else list(selection.notes)  # said once per check
+    explicit = deps.settings.live.sources != AUTO
+    searches_index = selection.local or selection.library
+    index: Any = None  # the index as the local tools search it: limited to the chosen documents
+    library_notes: list[str] = []
+    if searches_index:
+        index, library_notes = scoped(deps.index, selection.local, selection.library, explicit)
+    notes = [] if searched else [*selection.notes, *library_notes]  # said once per check
     ranked: dict[str, list[str]] = dict(state.get("ranked_lists", {}))
     if selection.live and new:
-        live_ranked, live_notes = _live(new, deps, selection.local, selection.live)
+        live_ranked, live_notes = _live(new, deps, searches_index, selection.live)
         ranked.update(live_ranked)
         notes.extend(live_notes)
-    if selection.local and new:
+    if index is not None and new:
         texts = [q.text for q in new]
-        for tool in make_search_tools(deps.index, deps.settings.retrieval.depth):
+        for tool in make_search_tools(index, deps.settings.retrieval.depth):
             try:
                 results = tool.batch([{"query": q} for q in texts])
             except DenseStoreError as e:  # the keyword search still answers; the evidence is embedded here

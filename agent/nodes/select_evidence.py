@@ -48,6 +48,7 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
                     design_basis=design.basis,
                     retracted=doc.retracted,
                     notices=list(doc.notices),
+                    page=doc.pages[i] if doc.pages else None,
                 )
             )
     return {"evidence": evidence}

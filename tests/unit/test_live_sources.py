@@ -43,7 +43,8 @@ def closed_url() -> str:
 def test_parse_sources():
     assert parse_sources("auto") == "auto"
     assert parse_sources(" S2, local ,pubmed") == "local,pubmed,s2"  # canonical order
-    assert parse_sources("all") == "local,europepmc,pubmed,openalex,s2"
+    assert parse_sources("all") == "local,library,europepmc,pubmed,openalex,s2"
+    assert parse_sources("library, local") == "local,library"
     with pytest.raises(ValueError, match="unknown source.*scopus; choose auto, all, or a comma list of local"):
         parse_sources("local,scopus")
     with pytest.raises(ValueError, match="no source given"):
@@ -57,7 +58,7 @@ def test_settings_field_from_environment(monkeypatch):
     assert s.sources == "local,europepmc" and s.selected_sources() == (False, ["local", "europepmc"])
     assert s.europepmc_base_url == "http://127.0.0.1:9/mirror"
     monkeypatch.setenv("SOURCES", "auto")
-    every = ["local", "europepmc", "pubmed", "openalex", "s2"]
+    every = ["local", "library", "europepmc", "pubmed", "openalex", "s2"]
     assert Settings(_env_file=None).live.selected_sources() == (True, every)  # type: ignore[call-arg]
     monkeypatch.delenv("SOURCES")
     assert Settings(_env_file=None).live.sources == "auto"  # type: ignore[call-arg]  # the default

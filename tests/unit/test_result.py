@@ -15,7 +15,7 @@ SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invali
 CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "doi", "pmid", "venue", "stance", "design", "design_basis", "retracted", "notices", "label", "reputation",
-          "reputation_inputs", "stance_confidence"}
+          "reputation_inputs", "stance_confidence", "page"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
            "irrelevant", "leaning", "provisional", "weak_designs"}
 RUN = {"checked_at", "models", "settings"}

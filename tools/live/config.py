@@ -11,14 +11,15 @@ from pydantic_settings import SettingsConfigDict
 from tools.config import HttpUrlStr, SettingsGroup
 
 LIVE_SOURCES = ("europepmc", "pubmed", "openalex", "s2")
-SOURCE_NAMES = ("local", *LIVE_SOURCES)
+LIBRARY_SOURCE = "library"  # the user's own documents (`claimtrace add`, tools.library)
+SOURCE_NAMES = ("local", LIBRARY_SOURCE, *LIVE_SOURCES)
 AUTO = "auto"
 
 
 def parse_sources(value: str) -> str:
-    """A source choice in canonical form: "auto" (local plus whichever live sources are reachable), or a comma
-    list of local, europepmc, pubmed, openalex, s2 ("all" names every one). Raises ValueError saying what is
-    allowed."""
+    """A source choice in canonical form: "auto" (local, the library when it holds documents, and whichever live
+    sources are reachable), or a comma list of local, library, europepmc, pubmed, openalex, s2 ("all" names every
+    one). Raises ValueError saying what is allowed."""
     names = [n.strip().lower() for n in value.replace(" ", ",").split(",") if n.strip()]
     if names == [AUTO]:
         return AUTO
@@ -36,8 +37,8 @@ class LiveSettings(SettingsGroup):
 
     model_config = SettingsConfigDict(env_prefix="LIVE_")
 
-    # auto (the local index plus every reachable live source) or a comma list of local, europepmc, pubmed, openalex,
-    # s2
+    # auto (the local index, the user's library when it holds documents, every reachable live source) or a comma
+    # list of local, library, europepmc, pubmed, openalex, s2
     sources: str = Field(AUTO, validation_alias="SOURCES")
     europepmc_base_url: HttpUrlStr = Field(
         "https://www.ebi.ac.uk/europepmc/webservices/rest", validation_alias="EUROPEPMC_BASE_URL"
@@ -70,7 +71,7 @@ class LiveSettings(SettingsGroup):
         return parse_sources(value)
 
     def selected_sources(self) -> tuple[bool, list[str]]:
-        """(auto, names): auto means local plus the live sources that are reachable."""
+        """(auto, names): auto means local, the library when it holds documents, and the reachable live sources."""
         if self.sources == AUTO:
             return True, list(SOURCE_NAMES)
         return False, self.sources.split(",")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from tools.corpus import Abstract
 from tools.live import europepmc, openalex, pubmed, reach, s2
-from tools.live.config import LIVE_SOURCES, LiveSettings
+from tools.live.config import LIBRARY_SOURCE, LIVE_SOURCES, LiveSettings
 from tools.live.http import LiveHttp
 
 SearchFn = Callable[[LiveHttp, LiveSettings, str, int], Awaitable[list[Abstract]]]
@@ -47,6 +47,7 @@ _offline_lock = threading.Lock()
 @dataclass
 class Selection:
     local: bool
+    library: bool = False  # the user's documents (tools.library_search)
     live: list[LiveSource] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -66,7 +67,7 @@ def select_sources(settings: LiveSettings) -> Selection:
     """The sources of one check and the notes the user should read about the others."""
     auto, names = settings.selected_sources()
     wanted = [REGISTRY[n] for n in names if n in REGISTRY]
-    selection = Selection(local="local" in names)
+    selection = Selection(local="local" in names, library=LIBRARY_SOURCE in names)
     if not wanted:
         return selection
     up = reach.reachable({s.base_url(settings) for s in wanted}, timeout=settings.probe_timeout)
@@ -74,7 +75,8 @@ def select_sources(settings: LiveSettings) -> Selection:
     down = [s for s in wanted if not up[s.base_url(settings)]]
     seconds = f"{settings.probe_timeout:g} s"
     if down and not selection.live:
-        rest = "answered from the local index" if selection.local else "no other source was selected"
+        local = selection.local or selection.library
+        rest = "answered from the local index" if local else "no other source was selected"
         if not auto:
             selection.notes.append(
                 f"The network is unreachable: {_labels(down)} did not answer within {seconds}; {rest}."
