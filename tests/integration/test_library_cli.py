@@ -55,7 +55,8 @@ def test_add_then_ask_the_library(env: dict[str, str], tmp_path: Path):
     finding = next(s for s in sources if s["sentence"] == FINDING)
     assert finding["doc_id"] == f"lib:{PAPER_DOI}" and finding["page"] == 2
     readable = run(["ask", CLAIM, "--sources", "library"], env)
-    assert readable.returncode == 0 and "Vitamin D and hip fractures: a trial (2019), p. 2 [randomised trial] — " in readable.stdout
+    assert readable.returncode == 0
+    assert "Vitamin D and hip fractures: a trial (2019), p. 2 [randomised trial] — " in readable.stdout
 
     again = run(["add", str(paper)], env)
     assert again.returncode == 0, again.stderr
