@@ -15,8 +15,8 @@ from agent.settings import Settings
 if TYPE_CHECKING:  # the protocols only name these types; importing them loads torch and Chroma
     import numpy as np
 
+    from tools.bm25 import Hit
     from tools.corpus import Abstract
-    from tools.index import Hit
     from tools.verifier import VerifierResult
 
 QueryKind = Literal["claim", "question", "opposite", "reformulated"]

@@ -204,7 +204,7 @@ def bm25_settings(index: Any, texts: Sequence[str], depth: int = DEPTH) -> dict[
     """BM25 rankings under other parameters / fields, built in memory over the index's own abstracts."""
     import bm25s
 
-    from tools.index import tokenize
+    from tools.bm25 import tokenize
 
     docs = list(index.docs.values())
     ids = [d.doc_id for d in docs]

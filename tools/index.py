@@ -16,12 +16,12 @@ import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tools.bm25 import Hit, bm25_index, bm25_search
 from tools.corpus import Abstract
 from tools.dense_store import (
     DenseStoreError,
@@ -52,43 +52,6 @@ class IndexDamagedError(IndexMissingError):
 
     def __init__(self, index_dir: Path, what: str) -> None:
         super().__init__(f"the index at {index_dir} is damaged ({what}); rebuild it with `claimtrace index --force`")
-
-
-@dataclass(frozen=True)
-class Hit:
-    doc_id: str
-    score: float
-    sentence_index: int | None = None
-
-
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    import bm25s
-    import Stemmer
-
-    stemmer = Stemmer.Stemmer("english")
-    tokens = bm25s.tokenize(list(texts), stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False)
-    return [list(t) for t in tokens]
-
-
-def bm25_index(docs: Sequence[Abstract]) -> Any:
-    """A bm25s index over title + abstract text of `docs` (in their order), as the local index builds it."""
-    import bm25s
-
-    retriever = bm25s.BM25()
-    retriever.index(tokenize([f"{d.title} {d.text}" for d in docs]), show_progress=False)
-    return retriever
-
-
-def bm25_search(retriever: Any, ids: list[str], query: str, k: int) -> list[Hit]:
-    """The `k` best documents of a bm25s index for `query` (ids in index order); none scoring 0."""
-    tokens = tokenize([query])
-    vocab = retriever.vocab_dict
-    tokens = [[t for t in tokens[0] if t in vocab]]
-    if not tokens[0]:
-        return []
-    k = min(k, len(ids))
-    docs, scores = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
-    return [Hit(ids[int(i)], float(s)) for i, s in zip(docs[0], scores[0], strict=True) if float(s) > 0]
 
 
 def read_live_docs(index_dir: Path, skip: Mapping[str, Abstract] | None = None) -> dict[str, Abstract]:

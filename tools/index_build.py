@@ -18,12 +18,13 @@ from typing import Any
 
 from tqdm import tqdm
 
+from tools.bm25 import bm25_index
 from tools.corpus import load_corpus
 from tools.dense_store import chroma_client, sentence_text, sentences_collection, upsert_embeddings
 from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
 from tools.files import move_aside, sqlite_problem
-from tools.index import INDEX_VERSION, MANIFEST, bm25_index, index_problem, read_live_docs, read_manifest
+from tools.index import INDEX_VERSION, MANIFEST, index_problem, read_live_docs, read_manifest
 
 
 def fingerprint(corpus_file: Path, limit: int | None, variant: str) -> str:

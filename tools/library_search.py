@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from tools.bm25 import Hit, bm25_index, bm25_search
 from tools.corpus import Abstract
-from tools.index import Hit, bm25_index, bm25_search
 from tools.library import LIBRARY
 
 EMPTY_NOTE = "Your library holds no documents yet (add PDFs, BibTeX or RIS files with `claimtrace add`)."

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.bm25 import bm25_index, bm25_search
 from tools.corpus import load_corpus
-from tools.index import bm25_index, bm25_search
 from tools.premise import abstract_premise, premise
 
 LABEL_MAP = {"SUPPORT": 0, "CONTRADICT": 1}
