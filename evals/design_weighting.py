@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.nodes.verdict import decide
+from agent.result import Source
 from agent.scoring import NOT_ENOUGH, reputation, side
 from agent.settings import get_settings
 from agent.state import SourceAssessment
@@ -77,7 +78,7 @@ def measure(records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, 
     for name, judged in runs.items():
         evidence = {i: by_id[i]["result"]["sources"] for i in judged}
         preds = {
-            i: scifact_predictions([_source(s) for s in evidence[i]], assessed, v)
+            i: scifact_predictions([Source(**s) for s in evidence[i]], assessed, v)
             for i, (assessed, v) in judged.items()
         }
         lo = abstract_metrics(claims, preds)["label_only"]
@@ -98,12 +99,6 @@ def measure(records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, 
         Counter(a.reputation_inputs["design"] for assessed, _ in ranked.values() for a in assessed).most_common()
     )
     return report
-
-
-def _source(raw: Mapping[str, Any]) -> Any:
-    from agent.result import Source
-
-    return Source(**raw)
 
 
 def markdown(report: Mapping[str, Any], command: str) -> str:

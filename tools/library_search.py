@@ -35,15 +35,23 @@ class Scope:
     exclude: frozenset[str] = frozenset()
 
 
-def scope_of(docs: Mapping[str, Abstract], local: bool, library: bool) -> Scope | None:
-    """The documents of a `local` and/or `library` search; None when that is the whole index (no filter)."""
-    mine = {d.doc_id for d in docs.values() if d.source == LIBRARY}
+def library_ids(docs: Mapping[str, Abstract]) -> frozenset[str]:
+    """The ids of the user's documents in an index."""
+    return frozenset(d.doc_id for d in docs.values() if d.source == LIBRARY)
+
+
+def scope_of(
+    docs: Mapping[str, Abstract], local: bool, library: bool, mine: frozenset[str] | None = None
+) -> Scope | None:
+    """The documents of a `local` and/or `library` search; None when that is the whole index (no filter). ``mine``:
+    the library's ids when the caller has them (library_ids)."""
+    mine = library_ids(docs) if mine is None else mine
     if not mine:
         return None if local else Scope(include=frozenset())
     if not local:
-        return Scope(include=frozenset(mine)) if library else Scope(include=frozenset())
+        return Scope(include=mine) if library else Scope(include=frozenset())
     if not library:
-        return Scope(exclude=frozenset(mine))
+        return Scope(exclude=mine)
     keys = {k for i in mine for k in _keys(docs[i])}
     twins = {d.doc_id for d in docs.values() if d.doc_id not in mine and any(k in keys for k in _keys(d))}
     return Scope(exclude=frozenset(twins)) if twins else None
@@ -103,9 +111,9 @@ class ScopedIndex:
 def scoped(index: Any, local: bool, library: bool, explicit: bool) -> tuple[Any | None, list[str]]:
     """The index a check's local tools search (the index itself when nothing is left out; None when nothing is to
     be searched), and a note when the library was chosen explicitly (not by "auto") and holds nothing."""
-    empty = not any(d.source == LIBRARY for d in index.docs.values())
-    note = [EMPTY_NOTE] if library and explicit and empty else []
-    scope = scope_of(index.docs, local, library)
+    mine = library_ids(index.docs)  # one pass over the index's documents per search
+    note = [EMPTY_NOTE] if library and explicit and not mine else []
+    scope = scope_of(index.docs, local, library, mine)
     if scope is not None and scope.include == frozenset():
         return None, note
     return (index if scope is None else ScopedIndex(index, scope)), note
