@@ -121,9 +121,15 @@ def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> 
     return f"weight {weight:.2f} ({', '.join(parts) if parts else 'no metadata: full weight'})"
 
 
+def counted(assessments: Sequence[Any]) -> list[Any]:
+    """The assessed sources a verdict counts: a label off "No Evidence" (its grade, not the raw score) and a
+    weight above 0 (not retracted)."""
+    return [a for a in assessments if GRADE_SCORE[a.label] != 0 and a.reputation > 0]
+
+
 def weak_designs_only(assessments: Sequence[Any], weak: Sequence[str]) -> list[str]:
     """The designs of the sources a verdict counts when every one of them is in ``weak`` (sorted), else []."""
-    designs = [a.reputation_inputs.get("design") for a in assessments if a.score != 0.0 and a.reputation > 0]
+    designs = [a.reputation_inputs.get("design") for a in counted(assessments)]
     if designs and all(d in weak for d in designs):
         return sorted(set(designs))
     return []

@@ -19,7 +19,7 @@ import prompts
 from agent.calls import chat, parse_json_object, usage_of, with_tools
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.scoring import GRADE_SCORE
+from agent.scoring import counted
 from agent.state import ClaimState, Deps, Query, SourceAssessment, Usage, Verdict
 
 MAX_QUERIES = 3
@@ -44,7 +44,7 @@ class StopSearching(BaseModel):
 def thin(assessments: Sequence[SourceAssessment], min_confidence: float) -> bool:
     """Too little to rest a verdict on: no source bears on the claim with at least ``min_confidence``, or a single
     source is all that bears on it."""
-    bearing = [a for a in assessments if GRADE_SCORE[a.label] != 0 and a.reputation > 0]  # as the verdict counts
+    bearing = counted(assessments)
     return len(bearing) <= 1 or not any(a.stance_confidence >= min_confidence for a in bearing)
 
 

@@ -45,6 +45,9 @@ def test_the_verdict_names_the_weak_designs_it_rests_on():
     # a source with no stance or no weight is not what the verdict rests on
     no_stance = decide([assessed(TRIAL, "No Evidence", 0.0), assessed(MICE, "True", 1.0)], 0, 1.0, 0.0)
     assert no_stance.weak_designs == ["animal"]
+    # nor is one labelled No Evidence whose raw score leans: the label decides, as in the verdict's counts
+    leaning = decide([assessed(TRIAL, "No Evidence", 0.12), assessed(MICE, "True", 1.0)], 0, 1.0, 0.0)
+    assert leaning.counted_sources == 1 and leaning.weak_designs == ["animal"]
     retracted = MICE.model_copy(update={"retracted": True})
     assert decide([assessed(retracted, "True", 1.0), assessed(TRIAL, "True", 1.0)], 0, 1.0, 0.0).weak_designs == []
     # what counts as weak is a setting
