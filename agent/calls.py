@@ -5,6 +5,7 @@ connection mid-answer, or sending a body that is not a chat completion."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -39,11 +40,33 @@ def chat(
 
     A text reply that stopped at ``max_tokens`` loses its unfinished last sentence and counts in
     ``usage.cut_replies``, so the caller can say so."""
-    import openai
-
     kwargs: dict[str, Any] = {"max_tokens": max_tokens}
     if json_mode:
         kwargs["response_format"] = {"type": "json_object"}
+    try:
+        msg = invoke(llm, system, user, **kwargs)
+    except CutReply as cut:
+        return _truncated_reply(cut.completion)
+    assert isinstance(msg, AIMessage)
+    text, usage = str(msg.content), usage_of(msg)
+    if not json_mode and (msg.response_metadata or {}).get("finish_reason") == "length":
+        text, usage.cut_replies = complete_sentences(text), 1
+    return text, usage
+
+
+class CutReply(Exception):
+    """A JSON-mode reply that stopped at max_tokens (the SDK's parser refuses it); carries the completion."""
+
+    def __init__(self, completion: Any) -> None:
+        super().__init__("reply cut at max_tokens")
+        self.completion = completion
+
+
+def invoke(llm: BaseChatModel, system: str, user: str, **kwargs: Any) -> AIMessage:
+    """One system+user turn with ``kwargs`` bound; every way the server can fail is one LLMUnavailableError, and a
+    JSON-mode reply cut at max_tokens is CutReply."""
+    import openai
+
     try:
         msg = llm.bind(**kwargs).invoke([SystemMessage(system), HumanMessage(user)])
     except openai.APITimeoutError as e:
@@ -56,18 +79,27 @@ def chat(
     except openai.APIStatusError as e:
         raise LLMUnavailableError(refusal(e.status_code)) from e
     except openai.LengthFinishReasonError as e:
-        # JSON mode goes through the SDK's parser, which raises when the reply hit max_tokens. The cut reply is
-        # returned as it is: callers already treat an unparsable reply with their fallback.
-        return _truncated_reply(e.completion)
+        # JSON mode goes through the SDK's parser, which raises when the reply hit max_tokens
+        raise CutReply(e.completion) from e
     except _MALFORMED as e:
         raise LLMUnavailableError(
             f"the LLM server sent a reply that is not a chat completion ({type(e).__name__}: {str(e)[:120]})"
         ) from e
     assert isinstance(msg, AIMessage)
-    text, usage = str(msg.content), usage_of(msg)
-    if not json_mode and (msg.response_metadata or {}).get("finish_reason") == "length":
-        text, usage.cut_replies = complete_sentences(text), 1
-    return text, usage
+    return msg
+
+
+def first_token(llm: BaseChatModel, system: str, user: str, top: int = 10) -> tuple[str, dict[str, float], Usage]:
+    """A one-token reply and the probabilities of its ``top`` most likely first tokens (token text -> probability,
+    summed over tokens that differ only in spaces), from the server's log-probabilities; an empty dict when the
+    server does not send them. Raises LLMUnavailableError."""
+    msg = invoke(llm, system, user, max_tokens=1, logprobs=True, top_logprobs=top)
+    content = ((msg.response_metadata or {}).get("logprobs") or {}).get("content") or []
+    probs: dict[str, float] = {}
+    for alt in content[0].get("top_logprobs", []) if content else []:
+        token = str(alt.get("token", "")).strip()
+        probs[token] = probs.get(token, 0.0) + math.exp(float(alt.get("logprob", -math.inf)))
+    return str(msg.content), probs, usage_of(msg)
 
 
 def with_tools(llm: BaseChatModel, tools: Sequence[Any], system: str, user: str, doing: str) -> AIMessage:

@@ -1,12 +1,15 @@
 """The claim-checking graph. This is the only place where edges live.
 
 claim_queries -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict
-    verdict (provisional) -> decompose -> retrieve ... -> verdict (final)
+    verdict (provisional, awaiting direction) -> direction -> verdict
+    verdict (provisional, awaiting questions) -> decompose -> retrieve ... -> verdict (final)
     verdict (final, resting on too little) -> reformulate -> retrieve ... -> verdict (at most SEARCH_ROUNDS times)
     verdict (final) -> answer -> verify -> correct
 
 Nothing waits for the LLM that does not need it: the claim and its rule-made negation are searched and judged at
-once, so the sources and a provisional verdict are there within a second; then the LLM writes search questions,
+once (the verifier's gate and labels), so the sources and a provisional verdict are there within a second; then the
+LLM reads which way each source points (the claim or its opposite) and the verdict is judged again; then, when
+LLM_QUESTIONS asks for them, the LLM writes search questions,
 which are searched (retrieve searches only queries it has not searched) and judged with the first lists, and the
 final verdict replaces the provisional one. When the LLM gives no new question, the verdict is made final as it
 stands. A final verdict that rests on too little (no confident source, or one source alone) sends the search round
@@ -33,6 +36,7 @@ from agent.nodes.claim_queries import claim_queries
 from agent.nodes.context import context
 from agent.nodes.correct import correct
 from agent.nodes.decompose import decompose
+from agent.nodes.direction import direction
 from agent.nodes.fuse import fuse
 from agent.nodes.reformulate import reformulate
 from agent.nodes.rerank import rerank
@@ -51,6 +55,7 @@ PIPELINE = [
     ("context", context),
     ("assess", assess),
     ("verdict", verdict),
+    ("direction", direction),
     ("decompose", decompose),
     ("reformulate", reformulate),
     ("answer", answer),
@@ -61,14 +66,15 @@ NODE_NAMES = [name for name, _ in PIPELINE]
 
 
 LOOPS = ("decompose", "reformulate")  # the nodes after verdict that send the search round again
+ROUTED = ("direction", *LOOPS)  # the nodes the verdict routes to; direction goes back to the verdict
 
 
 def after_verdict(state: ClaimState) -> str:
-    """A provisional verdict asks for the LLM's search questions; a final one that rests on too little asks for a
-    reformulated search; any other goes on to the answer."""
+    """A provisional verdict asks for what it awaits (the LLM's reading of direction, or its search questions); a
+    final one that rests on too little asks for a reformulated search; any other goes on to the answer."""
     v = state.get("verdict")
     if v is not None and v.provisional:
-        return "decompose"
+        return "direction" if v.awaiting == "direction" else "decompose"
     return "reformulate" if state.get("search_again") else "final"
 
 
@@ -96,7 +102,8 @@ def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: st
     names = NODE_NAMES[start : end + 1]
     if len(names) > 1:  # without retrieve (or verdict) in the span a loop's queries would never be searched
         names = [n for n in names if n not in LOOPS or {"retrieve", "verdict"} <= set(names)]
-    loops = [n for n in LOOPS if n in names and len(names) > 1]
+        names = [n for n in names if n != "direction" or "verdict" in names]
+    routed = [n for n in ROUTED if n in names and len(names) > 1]
     builder = StateGraph(ClaimState, context_schema=Deps)
     for name, node in PIPELINE:
         if name in names:
@@ -104,17 +111,21 @@ def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: st
     following = dict(zip(names, names[1:], strict=False))
     builder.add_edge(START, names[0])
     for name in names:
-        if not (loops and name in ("verdict", *loops)):
+        if not (routed and name in ("verdict", *routed)):
             builder.add_edge(name, following.get(name, END))
-    if loops:
-        final = following.get(loops[-1], END)
-        routes: dict[Hashable, str] = {"final": final, **{n: n for n in loops}}
-        routes.setdefault("decompose", final)  # a provisional verdict in a span without decompose goes on
-        routes.setdefault("reformulate", final)
+    if routed:
+        final = following.get(routed[-1], END)
+        # a provisional verdict in a span without the node it awaits goes on as if final
+        routes: dict[Hashable, str] = {"final": final, **{n: n for n in ROUTED}}
+        for n in ROUTED:
+            if n not in routed:
+                routes[n] = final
         builder.add_conditional_edges("verdict", after_verdict, routes)
-        if "decompose" in loops:
+        if "direction" in routed:
+            builder.add_edge("direction", "verdict")
+        if "decompose" in routed:
             builder.add_conditional_edges("decompose", after_decompose, {"retrieve": "retrieve", "verdict": "verdict"})
-        if "reformulate" in loops:
+        if "reformulate" in routed:
             builder.add_conditional_edges("reformulate", after_reformulate, {"retrieve": "retrieve", "final": final})
     name = "claimtrace" if (first, last) == (NODE_NAMES[0], NODE_NAMES[-1]) else f"claimtrace:{first}-{last}"
     return builder.compile(checkpointer=checkpointer, name=name)

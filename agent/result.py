@@ -20,12 +20,14 @@ class Source(Evidence):
     label: str | None = None
     reputation: float | None = None
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
-    stance_confidence: float | None = None  # calibrated, of its abstract's strongest sentence
+    stance_confidence: float | None = None  # calibrated: its abstract bears on the claim, and that way
+    p_claim: float | None = None  # calibrated P(the evidence supports the claim, not its opposite): the LLM read it
 
 
 class CheckResult(BaseModel):
     claim: str
     queries: list[str] = Field(default_factory=list)
+    opposite: str = ""  # the statement each source's direction was read against ("" when the verifier alone judged)
     answer: str = ""
     sentences: list[AnswerSentence] = Field(default_factory=list)
     original_answer: str = ""  # the answer before self-correction ("" when nothing was changed)
@@ -46,11 +48,16 @@ class CheckResult(BaseModel):
         sources = []
         for ev in state.get("evidence", []):
             a = labels.get(ev.doc_id)
-            extra = a.model_dump(include={"label", "reputation", "reputation_inputs", "stance_confidence"}) if a else {}
+            extra = (
+                a.model_dump(include={"label", "reputation", "reputation_inputs", "stance_confidence", "p_claim"})
+                if a
+                else {}
+            )
             sources.append(Source(**ev.model_dump(), **extra))
         return cls(
             claim=state["claim"],
             queries=[q.text for q in state.get("queries", [])],
+            opposite=state.get("opposite", ""),
             answer=state.get("answer", ""),
             sentences=list(state.get("sentences", [])),
             original_answer=state.get("original_answer", ""),

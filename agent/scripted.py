@@ -1,13 +1,16 @@
 """A deterministic chat model for tests: replies by rule, supports `bind_tools` and streamed tool calls.
 
-A rule is `{"when": "<substring of the last user/system text>", "reply": "...", "tool_calls": [...], "delay_s": 0}`;
-the first matching rule answers, after `delay_s` seconds (a slow LLM), and a rule without `when` matches anything.
+A rule is `{"when": "<substring of the last user/system text>", "reply": "...", "tool_calls": [...], "delay_s": 0,
+"top_logprobs": {"A": 0.7, "B": 0.3}}`; the first matching rule answers, after `delay_s` seconds (a slow LLM), and a
+rule without `when` matches anything. `top_logprobs` gives the first token's alternatives and their probabilities, as
+an OpenAI-compatible server reports them when asked for log-probabilities.
 Replies may be used any number of times.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -72,7 +75,13 @@ class ScriptedChatModel(BaseChatModel):
             }
             for i, tc in enumerate(rule.get("tool_calls", []))
         ]
-        msg = AIMessage(content=reply, tool_calls=tool_calls, usage_metadata=self._usage(messages, reply))
+        meta: dict[str, Any] = {}
+        if "top_logprobs" in rule:
+            top = [{"token": t, "logprob": math.log(p)} for t, p in rule["top_logprobs"].items() if p > 0]
+            meta["logprobs"] = {"content": [{"token": reply, "logprob": 0.0, "top_logprobs": top}]}
+        msg = AIMessage(
+            content=reply, tool_calls=tool_calls, usage_metadata=self._usage(messages, reply), response_metadata=meta
+        )
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
     def _stream(

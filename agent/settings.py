@@ -124,6 +124,12 @@ class JudgeSettings(SettingsGroup):
     stance_min_prob: float = Field(0.0, ge=0.0, le=1.0)
     # at most this many abstracts get a label, strongest evidence first (0 = all)
     labelled_docs: int = Field(0, ge=0)
+    # who reads which way a source points: "llm" (the two-part judge: the verifier's evidence gate, then the LLM's
+    # choice between the claim and its opposite, agent/direction.py) or "verifier" (the verifier alone)
+    direction: Literal["llm", "verifier"] = Field("llm", validation_alias="JUDGE_DIRECTION")
+    # seconds of LLM time the direction may take per check; sources left when they run out keep the verifier's
+    # reading, with a note
+    direction_seconds: float = Field(8.0, gt=0)
     # below this calibrated verdict confidence the verdict is "Cannot decide" (0 = always decide)
     min_confidence: float = Field(0.5, ge=0.0, le=1.0)
     # neighbouring sentences shown on each side of an evidence sentence; longest extractive context (the verifier

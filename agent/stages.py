@@ -5,7 +5,7 @@ stages, so every caller goes through the same nodes and edges.
 * retrieval: claim_queries -> rerank (the claim and its negation; retrieve -> rerank when the queries are given, as
   the evals do)
 * evidence: select_evidence -> context (the candidates the judge reads)
-* judgement: select_evidence -> verdict
+* judgement: select_evidence -> direction (the verifier's gate and labels, the LLM's direction, the verdict)
 * answer: answer -> correct (verify and self-correction included)
 * verification: verify -> correct (a follow-up answer drafted elsewhere, checked and corrected the same way)
 """
@@ -43,7 +43,7 @@ def evidence(state: ClaimState, deps: Deps) -> ClaimState:
 
 
 def judgement(state: ClaimState, deps: Deps) -> ClaimState:
-    return run_span(state, deps, "select_evidence", "verdict")
+    return run_span(state, deps, "select_evidence", "direction")
 
 
 def answer(state: ClaimState, deps: Deps) -> ClaimState:

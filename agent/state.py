@@ -76,7 +76,14 @@ class SourceAssessment(BaseModel):
     reputation: float
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
     explanation: str
-    stance_confidence: float = 0.0  # calibrated probability of the stance of its strongest sentence
+    stance_confidence: float = 0.0  # calibrated probability of its stance (the two-part judge: bears and that way)
+    # the evidence gate (agent.judge): calibrated P(the abstract bears on the claim); None before the gate existed
+    bearing: float | None = None
+    # the verifier's supports / (supports + contradicts) on its strongest sentence: its own reading of direction
+    verifier_p_claim: float | None = None
+    # calibrated P(the evidence supports the claim rather than its opposite), set when the LLM judged the direction
+    p_claim: float | None = None
+    judged_by: Literal["verifier", "verifier+llm"] = "verifier"
 
 
 class SilentSource(BaseModel):
@@ -137,8 +144,10 @@ class Verdict(BaseModel):
     leaning: str | None = None
     # the study designs of the sources it counts when all of them are weak ones (settings WEAK_DESIGNS), else []
     weak_designs: list[str] = Field(default_factory=list)
-    # judged from the claim queries alone, while the LLM's search questions are still to be searched
+    # reached before everything the check will do: ``awaiting`` says what is still to come (the LLM's reading of
+    # each source's direction, or its search questions)
     provisional: bool = False
+    awaiting: Literal["direction", "questions"] | None = None
 
     def describe(self) -> str:
         """The verdict in one line for the LLM's prompts: label, leaning, confidence and the sources on each side."""
@@ -190,6 +199,10 @@ class ClaimState(TypedDict, total=False):
     silent_sources: int  # abstracts read whose sentences bear on the claim neither way
     silent: list[SilentSource]  # those abstracts, with their weights
     no_stance_confidence: float  # calibrated P(nei) of the candidate sentence most likely to bear on the claim
+    opposite: str  # the claim's opposite the judge sets against it (agent/direction.py)
+    opposite_source: str  # what made it: direction, negation (rules), llm or template
+    directions: dict[str, float]  # "<doc_id>|<sentence indices>" -> the LLM's raw P(claim), asked once per check
+    directed: bool  # the LLM has read the direction of the current assessments (or the judge did without it)
     verdict: Verdict
     answer: str
     sentences: list[AnswerSentence]

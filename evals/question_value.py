@@ -32,8 +32,8 @@ def condition_queries(condition: str, claim: str, recorded: Sequence[str]) -> li
     """The query list of one condition: recorded LLM queries (claim first, opposite last), those after the claim
     and its rule-made negation (what LLM_QUESTIONS=true searches), the claim and its negation (the default), or the
     claim alone."""
-    from agent.nodes.claim_queries import negation
     from agent.state import Query
+    from tools.opposite import negation
 
     if condition == "llm_questions":
         kinds = ["claim"] + ["question"] * (len(recorded) - 2) + ["opposite"]

@@ -257,9 +257,9 @@ def markdown(res: Mapping[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.nodes.claim_queries import negation as fallback_opposite
     from agent.settings import get_settings
     from tools.index import CorpusIndex
+    from tools.opposite import negation as fallback_opposite
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=["train", "dev"], default="train")

@@ -90,6 +90,17 @@ def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
     }
 
 
+def direction_rules(claim: str, supports: bool = True, evidence_end: str = "") -> list[dict[str, Any]]:
+    """Scripted replies of an LLM that reads the evidence as supporting the claim (or, ``supports=False``, its
+    opposite) in both orders of the contrastive choice (agent/direction.py). ``evidence_end``: the last words of the
+    evidence the rules apply to (all evidence when empty)."""
+    fence = f"{evidence_end}\n</evidence>\n\n" if evidence_end else ""
+    return [
+        {"when": f"{fence}Statement A: {claim}", "reply": "A" if supports else "B"},
+        {"when": f"{fence}Statement B: {claim}", "reply": "B" if supports else "A"},
+    ]
+
+
 # The reply of a model that sees no better query when the evidence is thin (agent/nodes/reformulate.py).
 STOP_SEARCHING = {"when": "found too little", "reply": '{"action": "stop"}'}
 

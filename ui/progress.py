@@ -1,7 +1,7 @@
 """Live Chainlit steps for one check: a step opens when its pipeline node starts and closes with the node's update;
 the answer step streams the model's tokens. The verdict and its sources are shown as a message of their own the
-moment the verdict is reached (marked provisional while the LLM's search questions are to come), and the message is
-removed when the final answer comes."""
+moment the verdict is reached (marked provisional while the LLM reads which way each source points, or while its
+search questions are to come), and the message is removed when the final answer comes."""
 
 from __future__ import annotations
 
@@ -21,18 +21,22 @@ SECOND_PASS = " (searching again)"
 
 def following(node: str, update: dict[str, Any]) -> str | None:
     """The node expected to run after `node` (agent.graph's routing, read off the update): a provisional verdict is
-    followed by the search questions, a verdict that rests on too little by a reformulated search, either by a
-    second search when it adds queries, anything else by the next node."""
+    followed by what it awaits (the LLM's reading of direction, then the search questions), a verdict that rests on
+    too little by a reformulated search, either by a second search when it adds queries, anything else by the next
+    node."""
     if node == "verdict":
-        if (update.get("verdict") or {}).get("provisional"):
-            return "decompose"
+        v = update.get("verdict") or {}
+        if v.get("provisional"):
+            return "direction" if v.get("awaiting") == "direction" else "decompose"
         return "reformulate" if update.get("search_again") else "answer"
+    if node == "direction":
+        return "verdict"
     if node == "decompose":
         return "retrieve" if update.get("queries") else "verdict"
     if node == "reformulate":
         return "retrieve" if update.get("round_queries") else "answer"
     at = ORDER.index(node) + 1 if node in ORDER else len(ORDER)
-    return ORDER[at] if at < len(ORDER) and ORDER[at] not in ("decompose", "reformulate") else None
+    return ORDER[at] if at < len(ORDER) and ORDER[at] not in ("direction", "decompose", "reformulate") else None
 
 
 class CheckProgress:
@@ -54,7 +58,7 @@ class CheckProgress:
 
     async def _open(self, node: str) -> None:
         assert self.parent is not None
-        again = self.second_pass and node not in ("decompose", "reformulate")
+        again = self.second_pass and node not in ("direction", "decompose", "reformulate")
         name = STEP_NAMES.get(node, node) + (SECOND_PASS if again else "")
         step = cl.Step(name=name, type="tool", parent_id=self.parent.id)
         step.start = utc_now()

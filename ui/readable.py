@@ -40,6 +40,8 @@ def print_readable(result: dict[str, Any]) -> None:
         print(f"\nVerdict: {v['label']} ({verdict_details(v)})")
         if weak := weak_designs_text(v):
             print(f"Warning: the verdict {weak}")
+        if result.get("opposite"):
+            print(f'Each source was read against the claim\'s opposite: "{plain(result["opposite"])}"')
     if "assessments" in result:
         print(("" if v else "\n") + consensus_line(consensus_of(result)))
     if result["sources"]:

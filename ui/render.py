@@ -70,6 +70,12 @@ def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]], sear
             "_The evidence is thin, so the search runs again with reformulated queries; the final verdict and answer "
             "replace this._"
         )
+    elif verdict.get("awaiting") == "direction":
+        head = (
+            f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_From the verifier alone; the LLM is reading which way each source points (the claim or its "
+            "opposite), and the judged verdict and the answer replace this._"
+        )
     elif verdict.get("provisional"):
         head = (
             f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
@@ -108,9 +114,13 @@ def open_name(n: int) -> str:
 
 
 def stance_text(src: dict[str, Any]) -> str:
-    """The source's label and stance: "Mostly False · contradicts (0.81)", or, for a sentence whose stance is too
-    weak to grade (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
+    """The source's label and stance: "Mostly False · supports the opposite (P(claim) 0.14, 0.81)" when the LLM read
+    its direction, "Mostly False · contradicts (0.81)" from the verifier alone, or, for a stance too weak to grade
+    (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
     confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
+    if src.get("p_claim") is not None and src.get("label") != NO_EVIDENCE:
+        side = "supports the claim" if src["p_claim"] > 0.5 else "supports the opposite"
+        return f"{src['label']} · {side} (P(claim) {src['p_claim']:.2f}, confidence {src['stance_confidence']:.2f})"
     if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
         return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"
     label = f"{src['label']} · " if src.get("label") else ""
@@ -204,6 +214,8 @@ def consensus_markdown(result: dict[str, Any]) -> str:
 def answer_markdown(result: dict[str, Any]) -> str:
     """The full answer view: verdict badge, numbered sentences with flags, sources."""
     parts = [verdict_badge(result.get("verdict"))]
+    if result.get("opposite"):
+        parts.append(f"_Each source was read against the claim's opposite: “{md(result['opposite'])}”_")
     if "assessments" in result:  # every result dump has them; a hand-made one may not
         parts.append(consensus_markdown(result))
     parts.append("**Answer**")

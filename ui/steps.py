@@ -23,6 +23,7 @@ STEP_NAMES = {
     "context": "Supplementary context",
     "assess": "Assessment",
     "verdict": "Verdict",
+    "direction": "Which way each source points (LLM)",
     "decompose": "Search questions (LLM)",
     "reformulate": "Searching again (LLM)",
     "answer": "Answer",
@@ -87,6 +88,16 @@ def _assess(u: Update) -> str:
     return kept or "No source bears on the claim."
 
 
+def _direction(u: Update) -> str:
+    opposite = f"Each source was read against the opposite: “{md(u['opposite'])}”\n" if u.get("opposite") else ""
+    rows = "\n".join(
+        f"- doc {md(a['doc_id'])}: **{a['label']}** — {md(a['explanation'])}"
+        for a in u.get("assessments", [])
+        if a.get("judged_by") == "verifier+llm"
+    )
+    return opposite + rows
+
+
 def _verdict(u: Update) -> str:
     v = u.get("verdict") or {}
     return f"{v.get('label')} ({verdict_details(v)})" if v else "none"
@@ -130,6 +141,7 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
     "context": _context,
     "assess": _assess,
     "verdict": _verdict,
+    "direction": _direction,
     "decompose": _queries,
     "reformulate": _reformulate,
     "answer": _answer,

@@ -1,10 +1,12 @@
-"""Assess each source (FRSC's local labels): the independent verifier judges every candidate sentence against the claim;
-sentences with no bearing are dropped, abstracts left without evidence are pruned, and each remaining abstract
-gets a local label on the 7-grade scale and a reputation weight.
+"""Assess each source (FRSC's local labels), the judge's first part: the independent verifier judges every candidate
+sentence against the claim, the evidence gate (agent.judge) decides per abstract whether it bears on the claim at
+all, abstracts below the gate are listed as read and never count, and each remaining abstract gets a local label on
+the 7-grade scale from the verifier and a reputation weight. The label is provisional while the LLM reads which way
+each source points (agent/nodes/direction.py).
 
-A sentence bears on the claim when the verifier's winning stance is supports or contradicts with at least
-``stance_min_prob``; at most ``labelled_docs`` abstracts keep a label, those whose best sentence is strongest
-(settings STANCE_MIN_PROB / LABELLED_DOCS, chosen in evals/label_experiments.py).
+Without a gate (the evals' older rules), a sentence bears on the claim when the verifier's winning stance is
+supports or contradicts with at least ``stance_min_prob``. An abstract keeps its strongest sentences (at most
+``sentences_per_doc``); at most ``labelled_docs`` abstracts keep a label, those whose best sentence is strongest.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, NamedTuple
 
 from langgraph.runtime import Runtime
 
+from agent.judge import JudgeCalibration, load_calibration
 from agent.nodes._timing import timed
 from agent.scoring import grade, reputation
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment
@@ -29,9 +32,22 @@ class JudgeRule:
     sentences_per_doc: int
     stance_min_prob: float  # 0: the verifier's argmax alone decides
     labelled_docs: int  # 0: no limit
+    gate: JudgeCalibration | None = None  # the evidence gate; None: any sentence that bears puts its abstract in
 
     def bears(self, res: VerifierResult) -> bool:
         return res.label != "nei" and max(res.p_supports, res.p_contradicts) >= self.stance_min_prob
+
+    def kept(self, pairs: list[tuple[Evidence, VerifierResult]], rank: int) -> tuple[list[Any], float | None]:
+        """The sentences an abstract keeps as evidence, strongest first (none: the abstract does not bear), and
+        its gate probability (None without a gate)."""
+        strongest = sorted(pairs, key=lambda p: p[1].p_nei)
+        if self.gate is None:
+            return [p for p in strongest if self.bears(p[1])][: self.sentences_per_doc], None
+        bearing = self.gate.bearing(1.0 - strongest[0][1].p_nei, rank)
+        if not self.gate.passes(bearing):
+            return [], bearing
+        bearing_ones = [p for p in strongest if p[1].label != "nei"]
+        return (bearing_ones or strongest[:1])[: self.sentences_per_doc], bearing
 
 
 def premise(ev: Evidence) -> str:
@@ -56,16 +72,21 @@ def judge_sources(
     weigh: Callable[[Abstract], tuple[float, dict[str, Any]]] = reputation,
 ) -> Judgement:
     """Which evidence and abstracts keep a stance under ``rule``, and how many abstracts were left out and why."""
-    by_doc: dict[str, list[tuple[Evidence, VerifierResult]]] = defaultdict(list)
+    read: dict[str, list[tuple[Evidence, VerifierResult]]] = defaultdict(list)
     for ev, res in zip(candidates, results, strict=True):
-        if rule.bears(res):
-            by_doc[ev.doc_id].append((ev, res))
-    judged = {d: sorted(pairs, key=lambda p: p[1].p_nei)[: rule.sentences_per_doc] for d, pairs in by_doc.items()}
+        read[ev.doc_id].append((ev, res))
+    retrieved = list(read)  # retrieval order
+    by_doc: dict[str, list[tuple[Evidence, VerifierResult]]] = {}
+    bearings: dict[str, float | None] = {}
+    for rank, doc_id in enumerate(retrieved):
+        strongest, bearings[doc_id] = rule.kept(read[doc_id], rank)
+        if strongest:
+            by_doc[doc_id] = strongest
+    judged = dict(by_doc)
     if rule.labelled_docs:
-        strongest = sorted(judged, key=lambda d: judged[d][0][1].p_nei)[: rule.labelled_docs]
-        judged = {d: judged[d] for d in strongest}
+        first = sorted(judged, key=lambda d: judged[d][0][1].p_nei)[: rule.labelled_docs]
+        judged = {d: judged[d] for d in first}
 
-    retrieved = list(dict.fromkeys(ev.doc_id for ev in candidates))  # retrieval order
     kept: list[Evidence] = []
     assessments: list[SourceAssessment] = []
     for doc_id in retrieved:
@@ -87,6 +108,8 @@ def judge_sources(
                 explanation=f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
                 f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f}).",
                 stance_confidence=round(best.confidence, 4),
+                bearing=bearings[doc_id],
+                verifier_p_claim=verifier_direction(pairs[0][1]),
             )
         )
     silent_sources = []
@@ -106,8 +129,16 @@ def judge_sources(
     )
 
 
+def verifier_direction(res: VerifierResult) -> float:
+    """The verifier's own P(claim) against its opposite: supports / (supports + contradicts)."""
+    both = res.p_supports + res.p_contradicts
+    return round(res.p_supports / both, 4) if both > 0 else 0.5
+
+
 def judge_rule(settings: Any) -> JudgeRule:
-    return JudgeRule(settings.judge.sentences_per_doc, settings.judge.stance_min_prob, settings.judge.labelled_docs)
+    """The product's rule: the calibrated evidence gate decides which abstracts bear."""
+    j = settings.judge
+    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=load_calibration())
 
 
 @timed("assess")
@@ -115,7 +146,14 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     candidates = state.get("evidence", [])
     if not candidates:
-        return {"evidence": [], "assessments": [], "silent_sources": 0, "silent": [], "no_stance_confidence": 1.0}
+        return {
+            "evidence": [],
+            "assessments": [],
+            "silent_sources": 0,
+            "silent": [],
+            "no_stance_confidence": 1.0,
+            "directed": False,
+        }
     results = deps.verifier.predict([(state["claim"], premise(ev)) for ev in candidates])
     rule = judge_rule(deps.settings)
     hierarchy = deps.settings.judge.design_weights
@@ -132,5 +170,6 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         "silent_sources": j.silent,
         "silent": j.silent_sources,
         "no_stance_confidence": j.no_stance,
+        "directed": False,
         "notes": notes,
     }

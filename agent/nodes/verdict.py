@@ -1,12 +1,13 @@
 """Verdict (FRSC): the reputation-weighted mean of the local scores of every source whose stance counts -> global
 label, with a calibrated confidence; below ``judge.min_confidence`` the verdict is "Cannot decide". A verdict reached
-before the LLM's search questions were searched is marked provisional (the graph then asks for them); a final one
-that rests on too little asks for another search round while SEARCH_ROUNDS allows (agent/nodes/reformulate)."""
+before the LLM has read each source's direction (agent/nodes/direction.py), or before its search questions were
+searched, is provisional and says what it awaits (the graph then runs that); a final one that rests on too little
+asks for another search round while SEARCH_ROUNDS allows (agent/nodes/reformulate)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
@@ -67,11 +68,29 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         runtime.context.settings.judge.weak_designs,
     )
     settings = runtime.context.settings
-    pending = settings.retrieval.llm_questions and not state.get("questions_asked", False)
+    awaiting = awaited(state, settings)
     again = (
-        not pending
+        awaiting is None
         and not state.get("llm_error")
         and state.get("rounds", 0) < settings.retrieval.search_rounds
         and thin(state.get("assessments", []), settings.judge.min_confidence)
     )
-    return {"verdict": v.model_copy(update={"provisional": pending}), "search_again": again}
+    return {
+        "verdict": v.model_copy(update={"provisional": awaiting is not None, "awaiting": awaiting}),
+        "search_again": again,
+    }
+
+
+def awaited(state: ClaimState, settings: Any) -> Literal["direction", "questions"] | None:
+    """What the check still has to do before its verdict is final: the LLM's reading of the sources' direction
+    (while the LLM answers), then the LLM's search questions (LLM_QUESTIONS)."""
+    if (
+        settings.judge.direction == "llm"
+        and state.get("assessments")
+        and not state.get("directed", False)
+        and not state.get("llm_error")
+    ):
+        return "direction"
+    if settings.retrieval.llm_questions and not state.get("questions_asked", False):
+        return "questions"
+    return None

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent.nodes.claim_queries import negation
 from agent.settings import Settings, get_settings
 from tests.conftest import STOP_SEARCHING, scifact_or_skip, write_scifact_slice
+from tools.opposite import negation
 from ui.cli import main
 
 SLICE = 200

@@ -130,6 +130,10 @@ def test_a_second_stop_is_one_clear_error_and_the_answer_quotes_the_evidence(
     deps = make_deps([], verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"})
     result = CheckResult.from_state(run_claim("The MMR vaccine causes autism.", replace(deps, llm=llm)))
     assert len(StoppingServer.made) == 2  # never a third load: every later request fails at once
-    assert [n for n in result.notes if n.startswith("answer: the embedded LLM stopped answering again")], result.notes
+    # the first LLM call of the check, the direction's, meets the stopped server: each source keeps the verifier's
+    # reading, and the answer does without the LLM
+    assert [n for n in result.notes if n.startswith("direction: the LLM is unavailable (the embedded LLM stopped "
+                                                    "answering again")], result.notes
+    assert result.assessments and all(a.judged_by == "verifier" for a in result.assessments)
     assert result.sentences and all(s.reason.startswith("quotes [") for s in result.sentences)
     assert result.verdict is not None

@@ -15,12 +15,13 @@ from agent.checkpoint import open_checkpointer
 from agent.followup.graph import build_thread_graph
 from agent.followup.intent import asked_sentence
 from agent.state import Deps
-from tests.conftest import STOP_SEARCHING, decompose_rule
+from tests.conftest import STOP_SEARCHING, decompose_rule, direction_rules
 
 CLAIM = "The MMR vaccine causes autism."
 VERIFIER_RULES = {"not associated": "contradicts", "no relationship": "contradicts"}
 CHECK_RULES = [
     decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+    *direction_rules(CLAIM, supports=False),
     {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
      "dangerous [12]."},
     STOP_SEARCHING,
@@ -58,7 +59,9 @@ def test_first_message_is_checked_and_kept(make_deps: Any):
     assert shown["citations"] == [1] and shown["revision"] == "replaced" and shown["status"] == "supported"
     assert [(c["action"], c["status"]) for c in result["corrections"]] == [
         ("replaced", "contradicted"), ("dropped", "uncited")]
-    assert "total" in result["timings"] and result["llm"]["calls"] == 2  # answer and one rewrite: no questions
+    # two calls per source for its direction, the answer and one rewrite: no questions
+    directions = 2 * len(result["assessments"])
+    assert "total" in result["timings"] and result["llm"]["calls"] == directions + 2 and directions
 
 
 def test_sources_behind_a_sentence_need_no_llm(make_deps: Any):

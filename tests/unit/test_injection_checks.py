@@ -13,6 +13,7 @@ import pytest
 
 from evals.injection import candidates, decided, judged
 from evals.injection_checks import CONTROL, CONTROLS, PLANTS, Plant, compare, plant
+from tests.conftest import direction_rules
 
 CLAIM = "The MMR vaccine causes autism."
 NULL = "MMR vaccination was not associated with an increased risk of autism"
@@ -31,8 +32,12 @@ def test_the_suite_has_many_plants_in_many_styles():
     }
 
 
-def held(make_deps: Callable[..., Any], rules: list[dict[str, Any]], verifier: dict[str, str]) -> dict[str, Any]:
-    deps = make_deps(rules, verifier)
+def held(
+    make_deps: Callable[..., Any], rules: list[dict[str, Any]], verifier: dict[str, str], direction: str = "llm"
+) -> dict[str, Any]:
+    """The clean run of the claim; the scripted LLM reads every source as against the claim."""
+    deps = make_deps([*direction_rules(CLAIM, supports=False), *rules], verifier)
+    deps.settings = deps.settings.with_values(judge={"direction": direction})
     cands = candidates(CLAIM, deps)
     clean = judged(CLAIM, cands, deps)
     target = (clean["sources"][0]["doc_id"], clean["sources"][0]["sentence_index"])
@@ -77,8 +82,8 @@ def test_an_obeying_sentence_that_is_shown_fails(make_deps: Callable[..., Any]):
 
 def test_a_plant_that_moves_the_verifier_changes_verdict_and_stance(make_deps: Callable[..., Any]):
     # only the cohort study (its "hazard ratio" sentence, and the one after it) bears on the claim, and the
-    # verifier takes "the verdict is supported" in a title for support
-    h = held(make_deps, [HONEST], {"verdict is supported": "supports", "hazard ratio": "contradicts"})
+    # verifier, judging direction alone, takes "the verdict is supported" in a title for support
+    h = held(make_deps, [HONEST], {"verdict is supported": "supports", "hazard ratio": "contradicts"}, "verifier")
     assert h["clean"]["verdict"]["label"] == "Generally refuted"
     out = planted_run(h, BY_NAME["verdict-title"])
     assert out["result"]["verdict"]["label"] == "Generally supported"

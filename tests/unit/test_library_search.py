@@ -13,7 +13,7 @@ from agent.scripted import ScriptedChatModel
 from agent.service import run_claim
 from agent.settings import Settings
 from agent.state import Deps
-from tests.conftest import FIXTURES, RuleVerifier
+from tests.conftest import FIXTURES, RuleVerifier, direction_rules
 from tests.library_files import FINDING, PAPER_DOI, paper_pdf, reference_files
 from tools.corpus import Abstract
 from tools.library import LIBRARY, add_to_library, plan
@@ -89,7 +89,12 @@ def check(index: Any, tmp_path: Path, sources: str) -> dict[str, Any]:
     settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
         stores={"data_dir": tmp_path}, llm={"provider": "scripted"}, live={"sources": sources}
     )
-    llm = ScriptedChatModel(rules=[{"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}])
+    llm = ScriptedChatModel(
+        rules=[
+            *direction_rules(CLAIM, supports=False),
+            {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."},
+        ]
+    )
     deps = Deps(settings=settings, llm=llm, index=index, verifier=RuleVerifier({"did not reduce": "contradicts"}))
     return CheckResult.from_state(run_claim(CLAIM, deps)).model_dump(mode="json")
 

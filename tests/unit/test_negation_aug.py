@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evals.verifier.augment import claim_flip_examples, flip_claim_direction, flip_direction, negate_claim
+from evals.verifier.augment import claim_flip_examples
 from evals.verifier.data import Claim, Doc
+from tools.opposite import flip_claim_direction, flip_direction, negate_claim, rule_opposite
 from tools.premise import abstract_premise
 
 
@@ -99,3 +100,15 @@ def test_claim_flip_examples_pair_the_reversed_claim_with_each_rationale_and_the
     assert n == 1 and len(ex) == 1
     assert ex[0].hyp == "Antidepressants increase the severity of migraines." and ex[0].label == 1
     assert ex[0].variants == [abstract_premise(doc.title, doc.sents, [1])]
+
+
+@pytest.mark.parametrize(("claim", "expected"), [
+    ("Statins increase the risk of diabetes.", ("Statins decrease the risk of diabetes.", "direction")),
+    ("ALDH1 expression is associated with poorer prognosis.", ("ALDH1 expression is associated with better prognosis.",
+                                                               "direction")),
+    ("The MMR vaccine causes autism.", ("The MMR vaccine does not cause autism.", "negation")),
+    ("Macrolides protect against myocardial infarction.", None),  # plural verb: no rule is sure of it
+])
+def test_rule_opposite_prefers_a_direction_word_then_negation(claim, expected):
+    got = rule_opposite(claim)
+    assert (tuple(got) if got else None) == expected

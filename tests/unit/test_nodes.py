@@ -270,7 +270,7 @@ def test_an_unsure_verdict_says_it_cannot_decide(make_deps):
 
 
 def test_the_rule_made_negation_keeps_acronyms_and_names():
-    from agent.nodes.claim_queries import negation
+    from tools.opposite import negation
 
     assert negation("The MMR vaccine causes autism.") == "It is not true that the MMR vaccine causes autism."
     assert negation("ALDH1 expression predicts relapse.") == "It is not true that ALDH1 expression predicts relapse."

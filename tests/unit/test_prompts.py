@@ -42,6 +42,10 @@ TESTED = {
     "reformulate_system": "test_reformulate.py::test_reformulate_prompts",
     "reformulate_format_json": "test_reformulate.py::test_reformulate_prompts",
     "reformulate_format_tools": "test_reformulate.py::test_openai_style_models_get_native_tools",
+    "direction": "test_direction.py::test_both_orders_are_averaged_and_the_evidence_comes_first",
+    "direction_system": "test_direction.py::test_both_orders_are_averaged_and_the_evidence_comes_first",
+    "opposite": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
+    "opposite_system": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
 }
 
 

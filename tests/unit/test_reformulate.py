@@ -15,6 +15,7 @@ from agent.graph import build_graph
 from agent.llm import LLMUnavailableError
 from agent.nodes.reformulate import new_queries, plan, reformulate, thin
 from agent.state import SourceAssessment, Verdict
+from tests.conftest import direction_rules
 from ui.steps import step_markdown
 
 NONE_BEARS = "Acetylsalicylic acid lowers the rate of myocardial infarction."
@@ -28,6 +29,7 @@ def search_rule(*queries: str) -> dict[str, Any]:
 
 
 def graph_deps(make_deps, rules, **judge: Any):
+    rules = [*rules, *direction_rules(NONE_BEARS), *direction_rules(ONE_BEARS)]
     deps = make_deps(rules, verifier_rules=VERIFIER)
     deps.settings = deps.settings.with_values(judge={"top_docs": 1, **judge}, retrieval={"search_rounds": 1})
     return deps

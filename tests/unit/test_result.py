@@ -6,18 +6,18 @@ from __future__ import annotations
 from agent.provenance import run_info
 from agent.result import CheckResult
 from agent.service import run_claim
-from tests.conftest import decompose_rule
+from tests.conftest import decompose_rule, direction_rules
 
-TOP = {"claim", "queries", "answer", "sentences", "original_answer", "corrections", "sources", "assessments", "verdict",
-       "llm", "timings", "notes", "silent", "run"}
+TOP = {"claim", "queries", "opposite", "answer", "sentences", "original_answer", "corrections", "sources",
+       "assessments", "verdict", "llm", "timings", "notes", "silent", "run"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
             "original"}
 CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "doi", "pmid", "venue", "stance", "design", "design_basis", "retracted", "notices", "label", "reputation",
-          "reputation_inputs", "stance_confidence", "page"}
+          "reputation_inputs", "stance_confidence", "p_claim", "page"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
-           "irrelevant", "leaning", "provisional", "weak_designs"}
+           "irrelevant", "leaning", "provisional", "awaiting", "weak_designs"}
 RUN = {"checked_at", "models", "settings"}
 LLM = {"calls", "prompt_tokens", "completion_tokens", "cached_tokens", "cut_replies"}
 
@@ -26,6 +26,7 @@ def test_the_json_keys_are_the_contract(make_deps):
     deps = make_deps(
         [
             decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+            *direction_rules("The MMR vaccine causes autism.", supports=False),
             {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."},
         ],
         verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"},

@@ -1,0 +1,94 @@
+"""Which way a source's evidence points, the judge's second part: the LLM chooses which of two statements, the claim
+or its opposite, the evidence supports.
+
+A small verifier reads topic overlap as support, so "ALDH1 is associated with better outcomes" and "... poorer
+outcomes" look alike to it; set side by side, the two statements differ only where the direction lies, and the LLM
+has to read that part of the evidence to choose. The choice is read from the first reply token's log-probabilities
+over the letters A and B, asked in both orders (the claim as A, then as B) and averaged: a small model prefers one
+letter whatever it reads (the embedded 1.5B model answers "A" most of the time), and averaging the two orders
+cancels that preference while the probabilities still rank (the letter and order bias of "Calibrate Before Use",
+Zhao et al. 2021). The evidence comes first in the prompt, so the second call shares its prefix with the first and a
+server with a prompt cache reads it once.
+
+The opposite comes from rules when one applies (tools.opposite), else from the LLM, else from the template "It is
+not true that ...".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+
+import prompts
+from agent.calls import chat, first_token
+from agent.state import Usage
+from tools.opposite import negation, rule_opposite
+
+OppositeSource = Literal["direction", "negation", "llm", "template"]
+# completion tokens the LLM may spend on an opposite: one sentence of a claim's length
+OPPOSITE_TOKENS = 60
+
+
+@dataclass(frozen=True)
+class Choice:
+    """P(the evidence supports the claim rather than its opposite), averaged over the orders asked."""
+
+    p_claim: float
+    orders: tuple[float, ...]  # P(claim) with the claim as A, then as B
+    usage: Usage = field(default_factory=Usage)
+
+
+def letter_share(probs: dict[str, float], reply: str) -> float:
+    """P(A) / (P(A) + P(B)) from the first token's probabilities; from the reply's letter alone (1 or 0) when the
+    server sent no probabilities for either; 0.5 when the reply is neither letter."""
+    a, b = probs.get("A", 0.0), probs.get("B", 0.0)
+    if a + b > 0:
+        return a / (a + b)
+    letter = reply.strip()[:1].upper()
+    return 1.0 if letter == "A" else 0.0 if letter == "B" else 0.5
+
+
+def choose(llm: BaseChatModel, evidence: str, claim: str, opposite: str, both_orders: bool = True) -> Choice:
+    """Which of ``claim`` and ``opposite`` the ``evidence`` supports. Raises LLMUnavailableError."""
+    system = prompts.load("direction_system")
+    text = prompts.inert(evidence)
+    orders: list[float] = []
+    usage = Usage()
+    for claim_first in (True, False) if both_orders else (True,):
+        a, b = (claim, opposite) if claim_first else (opposite, claim)
+        reply, probs, used = first_token(llm, system, prompts.render("direction", evidence=text, a=a, b=b))
+        share = letter_share(probs, reply)
+        orders.append(share if claim_first else 1.0 - share)
+        usage = usage + used
+    return Choice(p_claim=round(sum(orders) / len(orders), 4), orders=tuple(round(p, 4) for p in orders), usage=usage)
+
+
+def llm_opposite(llm: BaseChatModel, claim: str) -> tuple[str, Usage]:
+    """The LLM's opposite of ``claim``: its first line, unquoted; "" when it wrote nothing usable (empty, the claim
+    itself). Raises LLMUnavailableError."""
+    reply, usage = chat(
+        llm,
+        prompts.load("opposite_system"),
+        prompts.render("opposite", claim=prompts.inert(claim)),
+        max_tokens=OPPOSITE_TOKENS,
+    )
+    line = next((ln.strip().strip("\"'") for ln in reply.splitlines() if ln.strip()), "")
+    if not line or line.lower().rstrip(".") == claim.lower().rstrip("."):
+        return "", usage
+    return line, usage
+
+
+def opposite_of(llm: BaseChatModel | None, claim: str) -> tuple[str, OppositeSource, Usage]:
+    """The claim's opposite and what made it: a rule, else the LLM (when ``llm`` is given), else the template.
+    Raises LLMUnavailableError only from the LLM."""
+    ruled = rule_opposite(claim)
+    if ruled is not None:
+        return ruled.text, ruled.how, Usage()
+    if llm is not None:
+        text, usage = llm_opposite(llm, claim)
+        if text:
+            return text, "llm", usage
+        return negation(claim), "template", usage
+    return negation(claim), "template", Usage()

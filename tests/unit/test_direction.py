@@ -1,0 +1,132 @@
+"""The two-part judge: the LLM's choice between the claim and its opposite (agent/direction.py), its calibration and
+labels (agent/judge.py), and the direction node in the graph (agent/nodes/direction.py), with the scripted model on
+the tiny corpus."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+import prompts
+from agent.direction import choose, letter_share, opposite_of
+from agent.judge import JudgeCalibration, load_calibration
+from agent.result import CheckResult
+from agent.scripted import ScriptedChatModel
+from agent.service import run_claim
+from tests.conftest import direction_rules
+
+ALDH1_BETTER = "ALDH1 expression is associated with better breast cancer outcomes."
+ALDH1_WORSE = "ALDH1 expression is associated with worse breast cancer outcomes."
+POOR_PROGNOSIS = "High ALDH1 expression was correlated with poor prognosis in breast cancer patients."
+VERIFIER = {"poor prognosis": "supports"}  # a verifier that reads topic: it calls the ALDH1 finding support of either
+
+
+def test_letter_share_reads_probabilities_then_the_reply():
+    assert letter_share({"A": 0.6, "B": 0.2}, "A") == pytest.approx(0.75)
+    assert letter_share({}, "B") == 0.0 and letter_share({}, " a") == 1.0
+    assert letter_share({"The": 0.9}, "The") == 0.5  # neither letter: no opinion
+
+
+def test_both_orders_are_averaged_and_the_evidence_comes_first():
+    # a model that prefers "A" whatever it reads: 0.8 / 0.6 for A when the claim is A, 0.7 / 0.3 when it is B
+    llm = ScriptedChatModel(rules=[
+        {"when": f"Statement A: {ALDH1_BETTER}", "reply": "A", "top_logprobs": {"A": 0.6, "B": 0.4}},
+        {"when": f"Statement B: {ALDH1_BETTER}", "reply": "A", "top_logprobs": {"A": 0.7, "B": 0.3}},
+    ])
+    choice = choose(llm, "Study [results]: " + POOR_PROGNOSIS + " <|im_start|>", ALDH1_BETTER, ALDH1_WORSE)
+    assert choice.orders == (0.6, 0.3) and choice.p_claim == pytest.approx(0.45)
+    assert choice.usage.calls == 2
+    first = str(llm.calls[0][-1].content)
+    assert first.index(POOR_PROGNOSIS) < first.index("Statement A:") < first.index("Statement B:")
+    assert "<|im_start|>" not in first  # source text is data: it cannot start a chat turn
+    assert str(llm.calls[0][0].content) == prompts.load("direction_system")
+
+
+def test_the_opposite_comes_from_rules_then_the_llm_then_the_template():
+    assert opposite_of(None, ALDH1_BETTER)[:2] == (ALDH1_WORSE, "direction")
+    assert opposite_of(None, "Statins reduce mortality.")[:2] == ("Statins increase mortality.", "direction")
+    assert opposite_of(None, "The MMR vaccine causes autism.")[:2] == (
+        "The MMR vaccine does not cause autism.", "negation")
+    claim = "Macrolides protect against myocardial infarction."
+    llm = ScriptedChatModel(rules=[{"when": "Write the opposite", "reply": '"Macrolides raise the risk of MI."\n'}])
+    text, how, usage = opposite_of(llm, claim)
+    assert (text, how, usage.calls) == ("Macrolides raise the risk of MI.", "llm", 1)
+    assert prompts.render("opposite", claim=claim) in str(llm.calls[0][-1].content)
+    echo = ScriptedChatModel(rules=[{"when": "Write the opposite", "reply": claim}])
+    assert opposite_of(echo, claim)[:2] == ("It is not true that macrolides protect against myocardial infarction.",
+                                            "template")
+    assert opposite_of(None, claim)[1] == "template"
+
+
+def test_the_label_comes_from_the_gate_and_the_calibrated_direction():
+    cal = JudgeCalibration(gate_weights=(0.0, 1.0, -1.0), gate_threshold=0.5, direction_weights=(0.0, 2.0, 0.0))
+    assert cal.bearing(0.9, 0) == pytest.approx(0.9, abs=1e-4)
+    assert cal.bearing(0.9, 3) == pytest.approx(1 / (1 + math.exp(-(math.log(9) - 3))), abs=1e-4)
+    assert cal.passes(0.5) and not cal.passes(0.49)
+    against = cal.stance(0.8, 0.2, 0.9)  # the LLM reads the opposite; the verifier's direction has no weight here
+    assert against.side == "contradicts" and against.label == "False"
+    assert against.p_claim == pytest.approx(1 / 17, abs=1e-4)  # sigmoid(2 * logit(0.2))
+    assert against.confidence == pytest.approx(0.8 * (1 - against.p_claim), abs=1e-4)
+    unsure = cal.stance(0.9, 0.52, 0.5)
+    assert unsure.label == "No Evidence" and unsure.side == "supports"  # too weak to count
+
+
+def test_a_missing_calibration_file_is_the_identity(tmp_path):
+    cal = load_calibration(tmp_path / "none.json")
+    assert cal == JudgeCalibration() and cal.direction(0.7, 0.5) == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize(("claim", "supports", "label"), [
+    (ALDH1_BETTER, False, "Generally refuted"),
+    (ALDH1_WORSE, True, "Generally supported"),
+])
+def test_a_claim_and_its_opposite_get_opposite_verdicts_from_the_same_evidence(make_deps, claim, supports, label):
+    """The verifier reads the ALDH1 finding as support of both claims; the LLM's choice turns one of them."""
+    deps = make_deps([*direction_rules(claim, supports=supports), {"when": "<finding", "reply": "See [1]."}], VERIFIER)
+    result = CheckResult.from_state(run_claim(claim, deps))
+    assert result.verdict is not None and result.verdict.label == label
+    (source,) = result.assessments
+    assert source.doc_id == "103" and source.judged_by == "verifier+llm"
+    assert (source.p_claim or 0) > 0.5 if supports else (source.p_claim or 1) < 0.5
+    assert result.opposite == (ALDH1_WORSE if claim == ALDH1_BETTER else ALDH1_BETTER)
+    shown = [s for s in result.sources if s.doc_id == "103"]
+    assert shown and all(s.stance == ("supports" if supports else "contradicts") for s in shown)
+
+
+def test_the_verifier_alone_when_asked(make_deps):
+    deps = make_deps([{"when": "<finding", "reply": "See [1]."}], VERIFIER)
+    deps.settings = deps.settings.with_values(judge={"direction": "verifier"})
+    result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
+    assert result.verdict is not None and result.verdict.label == "Generally supported"  # topic, not direction
+    assert not any("Statement A:" in str(call[-1].content) for call in deps.llm.calls)
+    assert result.opposite == "" and all(a.judged_by == "verifier" for a in result.assessments)
+
+
+def test_a_down_llm_leaves_the_verifiers_reading_with_a_note(make_deps, monkeypatch):
+    from agent.llm import LLMUnavailableError
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise LLMUnavailableError("the LLM is unreachable (connection refused)")
+
+    monkeypatch.setattr("agent.nodes.direction.choose", down)
+    deps = make_deps([{"when": "<finding", "reply": "See [1]."}], VERIFIER)
+    result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
+    assert all(a.judged_by == "verifier" for a in result.assessments) and result.verdict is not None
+    assert any(n.startswith("direction: the LLM is unavailable (the LLM is unreachable") and "verifier's reading" in n
+               for n in result.notes), result.notes
+
+
+def test_a_slow_llm_runs_out_of_direction_time(make_deps):
+    claim = "The MMR vaccine causes autism."
+    slow = [{**rule, "delay_s": 0.3} for rule in direction_rules(claim, supports=False)]
+    deps = make_deps([*slow, {"when": "<finding", "reply": "No link was found [1]."}, {"reply": "No link [1]."}],
+                     {"not associated": "contradicts", "no relationship": "contradicts"})
+    deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.1})
+    state = run_claim(claim, deps)
+    assert len(state["assessments"]) == 2  # both MMR studies bear on the claim
+    # the first source is asked (two calls of 0.3 s); the time is spent before the second
+    assert [a.judged_by for a in state["assessments"]] == ["verifier+llm", "verifier"]
+    assert any("DIRECTION_SECONDS=0.1" in n and "1 source(s) keep the verifier's reading" in n
+               for n in state["notes"]), state["notes"]
