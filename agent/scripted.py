@@ -3,7 +3,9 @@
 A rule is `{"when": "<substring of the last user/system text>", "reply": "...", "tool_calls": [...], "delay_s": 0,
 "top_logprobs": {"A": 0.7, "B": 0.3}}`; the first matching rule answers, after `delay_s` seconds (a slow LLM), and a
 rule without `when` matches anything. `top_logprobs` gives the first token's alternatives and their probabilities, as
-an OpenAI-compatible server reports them when asked for log-probabilities.
+an OpenAI-compatible server reports them when asked for log-probabilities. A rule with `"choose": "<substring>"`
+answers the contrastive choice (prompts/direction.md) with the letter of the statement that contains the substring,
+so one rule reads every claim the same way whichever order its statements come in.
 Replies may be used any number of times.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -23,6 +26,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import Field
+
+_STATEMENT_A = re.compile(r"^Statement A: (.*)$", re.MULTILINE)
 
 
 class NoRuleError(RuntimeError):
@@ -48,6 +53,10 @@ class ScriptedChatModel(BaseChatModel):
         for rule in self.rules:
             if "when" not in rule or rule["when"] in text:
                 time.sleep(float(rule.get("delay_s", 0)))
+                if "choose" in rule:
+                    statement = _STATEMENT_A.search(text)
+                    a_has = statement is not None and rule["choose"] in statement.group(1)
+                    return {**rule, "reply": "A" if a_has else "B"}
                 return rule
         raise NoRuleError(f"scripted model has no rule for: {text[:200]!r}")
 

@@ -127,6 +127,9 @@ class JudgeSettings(SettingsGroup):
     # who reads which way a source points: "llm" (the two-part judge: the verifier's evidence gate, then the LLM's
     # choice between the claim and its opposite, agent/direction.py) or "verifier" (the verifier alone)
     direction: Literal["llm", "verifier"] = Field("llm", validation_alias="JUDGE_DIRECTION")
+    # the evidence gate (agent.judge): an abstract counts only when its calibrated P(bears) reaches the threshold
+    # fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
+    gate: bool = Field(True, validation_alias="EVIDENCE_GATE")
     # seconds of LLM time the direction may take per check; sources left when they run out keep the verifier's
     # reading, with a note
     direction_seconds: float = Field(8.0, gt=0)

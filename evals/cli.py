@@ -34,6 +34,11 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="retrieval alone with the claim as the only query (no LLM, minutes), with BM25 and dense baselines",
     )
+    sf.add_argument(
+        "--judgement-only",
+        action="store_true",
+        help="the graph through the judged verdict, without the answer (labels and verdicts as the product gives them)",
+    )
     sf.add_argument("--preset", metavar="NAME", help="named settings preset (agent/presets/NAME.json) for this run")
     sf.add_argument("--no-progress", action="store_true", help="no progress bar")
     return ev
@@ -47,11 +52,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.eval_command != "scifact":  # pragma: no cover - argparse only offers scifact
         raise CliError(f"unknown benchmark {args.eval_command!r}", EXIT_INPUT)
+    if args.retrieval_only and args.judgement_only:
+        raise CliError("--retrieval-only and --judgement-only exclude each other: choose one", EXIT_INPUT)
     opts = EvalOptions(
         split=args.split,
         limit=args.limit,
         out=args.out,
         retrieval_only=args.retrieval_only,
+        judgement_only=args.judgement_only,
         progress=not getattr(args, "no_progress", False),
         preset=args.preset,
     )

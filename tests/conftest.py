@@ -101,6 +101,10 @@ def direction_rules(claim: str, supports: bool = True, evidence_end: str = "") -
     ]
 
 
+# A scripted LLM that reads every source as against the claim: in the contrastive choice it picks the statement that
+# says "not" (the rule-made or the template opposite of a claim without "not").
+CHOOSE_NOT = {"when": "Which statement does the evidence support?", "choose": " not "}
+
 # The reply of a model that sees no better query when the evidence is thin (agent/nodes/reformulate.py).
 STOP_SEARCHING = {"when": "found too little", "reply": '{"action": "stop"}'}
 

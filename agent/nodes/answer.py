@@ -39,15 +39,18 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         return {"answer": text, "sentences": [AnswerSentence(text=text, status="uncited")]}
     verdict = state.get("verdict")
     strategy = runtime.context.settings.answer.strategy
-    if state.get("llm_error"):
+    earlier: list[str] = []
+    if state.get("llm_error"):  # an earlier step of this check found the LLM down: do not wait for it again
         strategy = "extractive"
+        earlier = [f"answer: the LLM failed earlier in this check ({state['llm_error']}); the answer quotes the "
+                   "evidence instead"]
     try:
         sentences, usage = write(strategy, state["claim"], evidence, verdict, runtime.context)
     except LLMUnavailableError as e:
         sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
         note = f"answer: {e}; the answer quotes the evidence instead"
         return shown(sentences) | {"llm_error": str(e), "notes": [note]}
-    notes = []
+    notes = earlier
     if usage.cut_replies:
         limit = runtime.context.settings.llm.max_tokens
         notes.append(

@@ -136,9 +136,11 @@ def verifier_direction(res: VerifierResult) -> float:
 
 
 def judge_rule(settings: Any) -> JudgeRule:
-    """The product's rule: the calibrated evidence gate decides which abstracts bear."""
+    """The product's rule: the calibrated evidence gate decides which abstracts bear (EVIDENCE_GATE=false: any
+    bearing sentence does)."""
     j = settings.judge
-    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=load_calibration())
+    gate = load_calibration() if j.gate else None
+    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=gate)
 
 
 @timed("assess")

@@ -163,9 +163,13 @@ def verifier_dev_metrics(path: Path = VERIFIER_RESULTS) -> dict[str, float | Non
 
 
 def full_metrics(
-    records: Sequence[Mapping[str, Any]], claims: Sequence[Mapping[str, Any]], verifier_results: Path = VERIFIER_RESULTS
+    records: Sequence[Mapping[str, Any]],
+    claims: Sequence[Mapping[str, Any]],
+    verifier_results: Path = VERIFIER_RESULTS,
+    answered: bool = True,
 ) -> dict[str, Any]:
-    """Every metric group of the full run, from per-claim records (one per claim of ``claims``)."""
+    """Every metric group of the full run, from per-claim records (one per claim of ``claims``); ``answered=False``
+    (a judgement-only run) leaves the answer's groups empty."""
     by_id = {int(r["id"]): r for r in records}
     claims = [c for c in claims if int(c["id"]) in by_id]
     recs = [by_id[int(c["id"])] for c in claims]
@@ -185,10 +189,12 @@ def full_metrics(
         "sentence": {k: _prf(v) for k, v in sentence.items()} if sentence else _empty_sentence(),
         "verifier": {
             **verifier_dev_metrics(verifier_results),
-            "flag_precision": _ratio(both, flagged),
-            "flag_recall": _ratio(both, should),
+            "flag_precision": _ratio(both, flagged) if answered else None,
+            "flag_recall": _ratio(both, should) if answered else None,
         },
-        "faithfulness": answer_faithfulness([r["result"] for r in recs if r["result"]["sources"]]),
+        "faithfulness": answer_faithfulness([r["result"] for r in recs if r["result"]["sources"]])
+        if answered
+        else dict.fromkeys(FAITHFULNESS_KEYS),
         "cost": _cost(recs),
         "calibration": run_calibration(recs, claims, _min_confidence(recs)),
     }

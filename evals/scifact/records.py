@@ -133,6 +133,7 @@ def run_config(settings: Settings, index: Any, retrieval_only: bool, verifier: A
         cfg["code"] = code_fingerprint()
         cfg.update({"top_docs": j.top_docs, "sentences_per_doc": j.sentences_per_doc})
         cfg["labels"] = [j.stance_min_prob, j.labelled_docs, j.min_confidence]
+        cfg["judge"] = [j.direction, j.gate]
     return cfg
 
 

@@ -3,6 +3,9 @@
 * ``--retrieval-only`` (no LLM, minutes): per claim the only query is the claim itself; the retrieval stage
   (retrieve -> fuse -> rerank) ranks the documents. BM25 alone and dense-sentence alone are read from the same run
   (the per-retriever lists that fusion combines), so every figure has a baseline from the same machine and moment.
+* ``--judgement-only``: per claim the graph through the judged verdict (retrieval, the verifier's gate and labels,
+  the LLM's reading of direction), without the answer: the labels and verdicts the product gives, at a fraction of
+  the time; the answer's metrics (flags, faithfulness) are left empty.
 * full: per claim the whole graph with the configured LLM. Each claim's record is appended to
   ``DIR/scifact_<split>_full.predictions.jsonl`` as soon as it is known; a rerun skips the claims already there
   (resumable), and all metrics are computed from that file.
@@ -38,12 +41,13 @@ class EvalOptions:
     limit: int | None = None
     out: Path = RESULTS_DIR
     retrieval_only: bool = False
+    judgement_only: bool = False
     progress: bool = True
     preset: str | None = None  # None: the environment's settings (and its PRESET)
 
     @property
     def name(self) -> str:
-        mode = "retrieval" if self.retrieval_only else "full"
+        mode = "retrieval" if self.retrieval_only else "judgement" if self.judgement_only else "full"
         preset = f"_{self.preset}" if self.preset and self.preset != "default" else ""
         suffix = f"_limit{self.limit}" if self.limit is not None else ""
         return f"scifact_{self.split}_{mode}{preset}{suffix}"
@@ -55,7 +59,8 @@ class EvalOptions:
         if self.retrieval_only:
             return self.out / f"{self.name}.predictions.jsonl"
         preset = f"_{self.preset}" if self.preset and self.preset != "default" else ""
-        return self.out / f"scifact_{self.split}_full{preset}.predictions.jsonl"
+        mode = "judgement" if self.judgement_only else "full"
+        return self.out / f"scifact_{self.split}_{mode}{preset}.predictions.jsonl"
 
     def command(self) -> str:
         parts = ["claimtrace", "eval", "scifact", "--split", self.split]
@@ -67,6 +72,8 @@ class EvalOptions:
             parts += ["--out", _display_path(self.out)]
         if self.retrieval_only:
             parts.append("--retrieval-only")
+        if self.judgement_only:
+            parts.append("--judgement-only")
         return " ".join(parts)
 
 
@@ -147,7 +154,7 @@ def run_full(
     todo = [c for c in claims if int(c["id"]) not in done]
     if done and todo:
         print(f"resuming: {len(claims) - len(todo)} of {len(claims)} claims already in {path}", file=sys.stderr)
-    graph = build_graph()
+    graph = build_graph(last="direction") if opts.judgement_only else build_graph()
     failed: list[int] = []
     consecutive = 0
     with path.open("a", encoding="utf-8") as fh:
@@ -191,7 +198,7 @@ def run_info(
         "git_commit": git_commit(),
         "split": opts.split,
         "limit": opts.limit,
-        "mode": "retrieval-only" if opts.retrieval_only else "full",
+        "mode": "retrieval-only" if opts.retrieval_only else "judgement-only" if opts.judgement_only else "full",
         "claims": len(claims),
         "claims_evaluated": evaluated,
         "claims_with_evidence": sum(bool(c["evidence"]) for c in claims),
@@ -215,7 +222,8 @@ def run_info(
             f"sentences of the top {j.top_docs} abstracts, {j.sentences_per_doc} per abstract; "
             f"stance probability >= {j.stance_min_prob or 'argmax'}; "
             f"labelled abstracts: {j.labelled_docs or 'all'} (strongest first); "
-            f"no label below verdict confidence {j.min_confidence}"
+            f"no label below verdict confidence {j.min_confidence}; "
+            f"evidence gate {'on' if j.gate else 'off'}; direction read by {j.direction}"
         ),
         "preset": opts.preset or "default",
         "settings": settings.public_dump(),
@@ -244,7 +252,7 @@ def evaluate(opts: EvalOptions) -> tuple[dict[str, Any], list[int]]:
         failed: list[int] = []
     else:
         records, failed = run_full(opts, settings, claims)
-        metrics = full_metrics(records, claims)
+        metrics = full_metrics(records, claims, answered=not opts.judgement_only)
     result = {"run": run_info(opts, settings, claims, len(records)), **metrics}
     if opts.retrieval_only:
         opts.out.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,6 @@ choice alone, and the two-part judge, with each variant.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -31,18 +30,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evals.training.direction_data import CACHE_DIR, Cache, bare
 from evals.verifier.data import NEI, build_eval_pairs, load_data, split_heldout
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO.parent / "shared" / "data" / "scifact"
-CACHE_DIR = REPO / "evals" / "results" / "direction_judge_cache"
 # pairs the verifier gives at least this P(nei) are not asked: the product never asks the LLM about them either
 NEI_CUT = 0.5
-
-
-def bare(premise: str) -> str:
-    """The premise without the sentence before (what the LLM reads by default)."""
-    return premise.split(" | before:")[0]
 
 
 def pair_sets(data_dir: Path) -> dict[str, tuple[list[tuple[str, str]], list[int]]]:
@@ -53,28 +47,6 @@ def pair_sets(data_dir: Path) -> dict[str, tuple[list[tuple[str, str]], list[int
         pairs, labels, _, _ = build_eval_pairs(claims, corpus)
         out[name] = (pairs, labels)
     return out
-
-
-class Cache:
-    """Rows keyed by what was asked, appended as they come."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.rows: dict[str, dict[str, Any]] = {}
-        if path.is_file():
-            for line in path.read_text().splitlines():
-                row = json.loads(line)
-                self.rows[row["key"]] = row
-
-    @staticmethod
-    def key(*parts: str) -> str:
-        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
-
-    def put(self, row: dict[str, Any]) -> None:
-        self.rows[row["key"]] = row
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a") as fh:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 class Asker:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import CHOOSE_NOT, FIXTURES
 from tests.e2e.server import ChatServer
 
 CHROMIUM = "/usr/bin/chromium"
@@ -54,7 +54,7 @@ SCRIPT = [
         "when": "found too little",
         "reply": json.dumps({"action": "search", "queries": ["measles mumps rubella vaccination autism cohort"]}),
     },
-    {
+    CHOOSE_NOT, {
         "when": "<evidence>",
         "reply": "Large cohort studies found no association between MMR vaccination and "
         "autism [1]. Vaccines are dangerous for children [12].",

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import STOP_SEARCHING
+from tests.conftest import CHOOSE_NOT, STOP_SEARCHING
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import answer_text, log_in, send
@@ -90,7 +90,7 @@ def hostile_server(chat_env: dict[str, str], tracker: FakeSource, tmp_path_facto
         json.dumps(
             [
                 {"when": "Follow-up from the user", "reply": json.dumps({"action": "answer", "answer": followup})},
-                {"when": "<evidence>", "reply": answer},
+                CHOOSE_NOT, {"when": "<evidence>", "reply": answer},
                 STOP_SEARCHING,
             ]
         )

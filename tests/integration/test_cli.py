@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import CHOOSE_NOT, FIXTURES
 from tests.ports import free_port
 
 CLAIM = "The MMR vaccine causes autism."
@@ -29,7 +29,7 @@ SCRIPT = [
             }
         ),
     },
-    {
+    CHOOSE_NOT, {
         "when": "<evidence>",
         "reply": "Cohort studies found no link between MMR vaccination and autism [1]. See also [99].",
     },
@@ -116,9 +116,11 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
         "Generally controversial",
         "Not enough evidence",
     }
-    # the answer (no search questions by default), then one rewrite per flagged sentence that cites an existing source
+    # two calls per source for its direction, the answer (no search questions by default), then one rewrite per
+    # flagged sentence that cites an existing source
+    directions = 2 * sum(a["judged_by"] == "verifier+llm" for a in result["assessments"])
     rewrites = sum(c["action"] != "dropped" for c in result["corrections"])
-    assert result["llm"]["calls"] == 1 + rewrites
+    assert result["llm"]["calls"] == directions + 1 + rewrites
     assert "decompose" not in result["timings"] and len(result["queries"]) == 2
     ns = {s["n"] for s in result["sources"]}
     for s in result["sentences"]:

@@ -18,12 +18,12 @@ import pytest
 from chromadb.api.client import SharedSystemClient
 
 from agent.settings import get_settings
-from tests.conftest import FIXTURES, STOP_SEARCHING
+from tests.conftest import CHOOSE_NOT, FIXTURES, STOP_SEARCHING
 from ui.cli import main
 
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
-    {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]."},
+    CHOOSE_NOT, {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]."},
     STOP_SEARCHING,
 ]
 TINY = FIXTURES / "tiny_corpus.jsonl"

@@ -78,6 +78,24 @@ def test_names_and_the_canonical_command(tmp_path: Path):
     assert full.name == "scifact_train_full_limit2"
     assert full.predictions_path == tmp_path / "scifact_train_full.predictions.jsonl"  # shared across limits
     assert full.command() == f"claimtrace eval scifact --split train --limit 2 --out {tmp_path}"
+    judged = EvalOptions(split="dev", judgement_only=True, out=tmp_path)
+    assert judged.name == "scifact_dev_judgement"
+    assert judged.predictions_path == tmp_path / "scifact_dev_judgement.predictions.jsonl"  # apart from full runs'
+    assert judged.command() == f"claimtrace eval scifact --split dev --out {tmp_path} --judgement-only"
+
+
+def test_a_judgement_only_run_leaves_the_answers_metrics_empty():
+    rec = json.loads(json.dumps(record_from_state(GOLD_CLAIM, toy_state(), 3.0, CONFIG)))
+    m = full_metrics([rec], [GOLD_CLAIM], verifier_results=Path("/nonexistent.json"), answered=False)
+    assert m["abstract"]["label_only"]["f1"] is not None  # the labels are measured
+    assert m["verifier"]["flag_precision"] is None and set(m["faithfulness"].values()) == {None}
+
+
+def test_retrieval_only_and_judgement_only_exclude_each_other(capsys):
+    from ui.cli import main
+
+    assert main(["eval", "scifact", "--retrieval-only", "--judgement-only"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
 
 
 def test_git_commit_is_head_of_a_checkout_and_none_elsewhere(tmp_path: Path):
