@@ -61,13 +61,19 @@ def _threshold(result: CheckResult) -> str:
     return f"{value:.2f}" if isinstance(value, int | float) else "the configured minimum"
 
 
+PENDING = {
+    "direction": "the LLM had still to read which way each source points",
+    "questions": "the search questions were still to be searched",
+}
+
+
 def _verdict(result: CheckResult) -> str:
     v: Verdict | None = result.verdict
     if v is None:
         return "## Verdict\n\nNone: no evidence was assessed."
     leaning = f", leaning {v.leaning}" if v.leaning else ""
     lines = [
-        f"**{v.label}**{leaning}" + (" (provisional: the search questions were still to be searched)"
+        f"**{v.label}**{leaning}" + (f" (provisional: {PENDING.get(v.awaiting or 'questions')})"
                                      if v.provisional else ""),
         "",
         f"- Weighted score: {v.score:+.2f}; unweighted score: {v.unweighted_score:+.2f}",
@@ -75,6 +81,8 @@ def _verdict(result: CheckResult) -> str:
         f"{v.irrelevant} bear on neither)",
         f"- Confidence: {v.confidence:.2f}; below {_threshold(result)} the verdict is \u201c{UNDECIDED}\u201d",
     ]
+    if result.opposite:
+        lines.append(f"- Each source was read against the claim's opposite: \u201c{md(result.opposite)}\u201d")
     if v.weak_designs:
         names = ", ".join(DESIGN_NAMES.get(d, d) for d in v.weak_designs)
         lines.append(f"- Every source it counts has a weak study design: {names}")
@@ -100,7 +108,11 @@ def _how_computed() -> str:
 
 
 def _stance(src: Source) -> str:
+    """The stance and its confidence; with the LLM's reading, which statement the evidence supports."""
     confidence = f" ({src.stance_confidence:.2f})" if src.stance_confidence is not None else ""
+    if src.p_claim is not None:
+        which = "the claim" if src.p_claim > 0.5 else "the opposite"
+        return f"{src.stance}{confidence}: supports {which}, P(claim) {src.p_claim:.2f}"
     return f"{src.stance}{confidence}"
 
 

@@ -220,3 +220,22 @@ def test_the_early_verdict_is_marked_and_lists_its_sources():
     assert following("context", {}) == "assess" and following("verify", {}) == "correct"
     again = early_markdown({**verdict, "provisional": False}, evidence, searching_again=True)
     assert again.startswith("⏳ **So far:**") and "search runs again" in again and "No link was found" in again
+
+
+def test_a_source_the_llm_read_says_which_statement_it_supports() -> None:
+    from ui.progress import following
+    from ui.render import early_markdown, stance_text
+
+    against = {**source(1), "label": "Mostly False", "stance": "contradicts", "stance_confidence": 0.62,
+               "p_claim": 0.14}
+    assert stance_text(against) == "Mostly False · supports the opposite (P(claim) 0.14, confidence 0.62)"
+    for_it = {**against, "label": "True", "stance": "supports", "p_claim": 0.91, "stance_confidence": 0.8}
+    assert stance_text(for_it) == "True · supports the claim (P(claim) 0.91, confidence 0.80)"
+    unsure = {**against, "label": "No Evidence", "stance": "nei", "p_claim": 0.52, "stance_confidence": 0.4}
+    assert stance_text(unsure) == "No Evidence · nei (0.40)"  # too weak to grade: no statement is named
+    waiting = {**RESULT["verdict"], "provisional": True, "awaiting": "direction"}
+    text = early_markdown(waiting, [])
+    assert text.startswith("⏳ **Provisional:**") and "reading which way each source points" in text
+    assert following("verdict", {"verdict": waiting}) == "direction" and following("direction", {}) == "verdict"
+    shown = answer_markdown({**RESULT, "opposite": "The MMR vaccine does not cause autism."})
+    assert "read against the claim's opposite: “The MMR vaccine does not cause autism\\.”" in shown
