@@ -1,8 +1,9 @@
-"""Benchmark of a check with the embedded defaults, on SciFact dev claims: start-up, time to the first verdict and its
-sources, time to the final checked answer, seconds per node, LLM calls and tokens per claim, and the LLM's own
-decode and prompt rates measured in the same run (so a slower machine shows as such). The baseline, in the same run,
-is the pipeline with the LLM's search questions on (LLM_QUESTIONS=true, the LLM work a check did before they were
-made optional); the graph's own overhead is measured with a scripted model.
+"""Benchmark of a check with the embedded defaults, on SciFact dev claims: start-up, time to the first (provisional)
+verdict and its sources, time to the judged verdict (after the LLM reads each source's direction), time to the final
+checked answer, seconds per node, LLM calls and tokens per claim, and the LLM's own decode and prompt rates measured
+in the same run (so a slower machine shows as such). The baseline, in the same run, is the verifier alone reading
+direction (JUDGE_DIRECTION=verifier, the judge before the LLM's contrastive choice); the graph's own overhead is
+measured with a scripted model.
 
 The default and the baseline run on alternate claims of the same list (even and odd positions), never on the same
 claim: the server's prompt cache would serve the second run of a claim from the first.
@@ -35,6 +36,7 @@ from evals.experiments import git_commit
 
 GENERIC_SCRIPT = [
     {"when": "search questions", "reply": json.dumps({"questions": [], "opposite_claim": ""})},
+    {"when": "Which statement does the evidence support?", "choose": " not "},
     {"reply": "The evidence is summarised in the sources [1]."},
 ]
 STARTUP = (
@@ -64,12 +66,15 @@ def run_one(claim: dict[str, Any], deps: Deps, graph: Any) -> dict[str, Any]:
     def seen(node: str, update: dict[str, Any]) -> None:
         if node == "verdict" and "verdict" not in first:
             first["verdict"] = time.perf_counter() - t0
+        if node == "verdict" and update["verdict"].awaiting != "direction" and "judged" not in first:
+            first["judged"] = time.perf_counter() - t0
 
     result = CheckResult.from_state(run_claim(claim["claim"], deps, graph, on_update=seen)).model_dump(mode="json")
     seconds = time.perf_counter() - t0
     return {
         "id": claim["id"],
         "seconds_to_verdict": round(first.get("verdict", seconds), 3),
+        "seconds_to_judged": round(first.get("judged", seconds), 3),
         "seconds": round(seconds, 3),
         "timings": result["timings"],
         "llm": result["llm"],
@@ -81,10 +86,12 @@ def run_one(claim: dict[str, Any], deps: Deps, graph: Any) -> dict[str, Any]:
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     to_verdict = [r["seconds_to_verdict"] for r in runs]
+    judged = [r["seconds_to_judged"] for r in runs]
     final = [r["seconds"] for r in runs]
     nodes = sorted({n for r in runs for n in r["timings"] if n != "total"})
     return {
         "verdict_seconds": {"median": statistics.median(to_verdict), "p95": pct(to_verdict, 95)},
+        "judged_seconds": {"median": statistics.median(judged), "p95": pct(judged, 95)},
         "final_seconds": {"median": statistics.median(final), "p95": pct(final, 95)},
         "node_seconds_median": {n: statistics.median(r["timings"].get(n, 0.0) for r in runs) for n in nodes},
         "llm_calls_per_claim": statistics.mean(r["llm"]["calls"] for r in runs),
@@ -156,9 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_llm:
         report["llm_rates_before"] = llm_rates(settings)
         report["embedded"] = summary([run_one(c, deps, graph) for c in mine])
-        questions = Deps(settings=settings.with_values(retrieval={"llm_questions": True}), llm=deps.llm,
-                         index=deps.index, verifier=deps.verifier)
-        report["embedded_with_llm_questions"] = summary([run_one(c, questions, graph) for c in baseline])
+        alone = Deps(settings=settings.with_values(judge={"direction": "verifier"}), llm=deps.llm,
+                     index=deps.index, verifier=deps.verifier)
+        report["embedded_verifier_direction"] = summary([run_one(c, alone, graph) for c in baseline])
         report["llm_rates_after"] = llm_rates(settings)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench_ask.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -187,13 +194,13 @@ def markdown(r: dict[str, Any]) -> str:
             )
     lines += [
         "",
-        "| run | to verdict median / p95 (s) | final median / p95 (s) | LLM calls | prompt (cached) + completion "
-        "tokens | gold in sources |",
-        "|---|---|---|---|---|---|",
+        "| run | to first verdict median / p95 (s) | to judged verdict median / p95 (s) | final median / p95 (s) | "
+        "LLM calls | prompt (cached) + completion tokens | gold in sources |",
+        "|---|---|---|---|---|---|---|",
     ]
     names = {
-        "embedded": "default (claim + negation, then the answer)",
-        "embedded_with_llm_questions": "LLM_QUESTIONS=true (baseline: LLM search questions, second pass)",
+        "embedded": "default (the verifier's gate, the LLM's direction, then the answer)",
+        "embedded_verifier_direction": "JUDGE_DIRECTION=verifier (baseline: the verifier alone reads direction)",
         "scripted": "scripted model (the graph without the LLM)",
     }
     for key, name in names.items():
@@ -202,11 +209,12 @@ def markdown(r: dict[str, Any]) -> str:
         m = r[key]
         lines.append(
             f"| {name} | {m['verdict_seconds']['median']:.2f} / {m['verdict_seconds']['p95']:.2f} | "
+            f"{m['judged_seconds']['median']:.2f} / {m['judged_seconds']['p95']:.2f} | "
             f"{m['final_seconds']['median']:.2f} / {m['final_seconds']['p95']:.2f} | {m['llm_calls_per_claim']:.2f} | "
             f"{m['prompt_tokens_per_claim']:.0f} ({m['cached_prompt_tokens_per_claim']:.0f}) + "
             f"{m['completion_tokens_per_claim']:.0f} | {m['gold_in_sources']:.2f} |"
         )
-    for key in ("embedded", "embedded_with_llm_questions"):
+    for key in ("embedded", "embedded_verifier_direction"):
         if key in r:
             nodes = ", ".join(f"{n} {v:.2f}" for n, v in r[key]["node_seconds_median"].items() if v >= 0.005)
             lines += ["", f"Median seconds per node, {names[key]}: {nodes}."]

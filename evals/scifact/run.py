@@ -154,7 +154,8 @@ def run_full(
     todo = [c for c in claims if int(c["id"]) not in done]
     if done and todo:
         print(f"resuming: {len(claims) - len(todo)} of {len(claims)} claims already in {path}", file=sys.stderr)
-    graph = build_graph(last="direction") if opts.judgement_only else build_graph()
+    # through the final verdict: the direction, and the search questions or rounds when the settings ask for them
+    graph = build_graph(last="reformulate") if opts.judgement_only else build_graph()
     failed: list[int] = []
     consecutive = 0
     with path.open("a", encoding="utf-8") as fh:
