@@ -10,7 +10,10 @@ and the 7-grade label they make together.
   letter preference; a logistic on its logit (Platt scaling), beside the verifier's own direction, turns it into a
   probability that is right as often as it says.
 * The label: the grade nearest to 2 * P(claim) - 1, so a source whose direction the LLM cannot tell is "No
-  Evidence" (too weak to count), and the stance confidence is P(bears) * P(the chosen direction).
+  Evidence" (too weak to count), and the stance confidence is P(the chosen direction). P(bears) is not multiplied in:
+  it estimates P(SciFact's annotators cite the abstract), which is low even for abstracts that bear (SciFact's gold
+  is one abstract per claim, and incomplete), and as a factor it sent most held-out verdicts below MIN_CONFIDENCE
+  (evals/results/judge_calibration_heldout.json); the gate has already decided that the source bears.
 
 Every number is fitted on held-out SciFact train claims by ``python -m evals.training.judge_calibration`` and read
 from ``agent/judge_calibration.json``; the defaults below are the identity (no calibration) for a missing file.
@@ -44,7 +47,7 @@ class Stance:
     label: str  # the 7-grade label
     score: float  # 2 * P(claim) - 1: the signed direction
     p_claim: float  # calibrated P(the evidence supports the claim rather than its opposite)
-    confidence: float  # P(bears) * P(the chosen direction)
+    confidence: float  # P(the chosen direction), for a source past the gate
 
     @property
     def side(self) -> str:
@@ -73,11 +76,11 @@ class JudgeCalibration:
         c0, c1, c2 = self.direction_weights
         return round(_sigmoid(c0 + c1 * _logit(llm_p_claim) + c2 * _logit(verifier_p_claim)), 4)
 
-    def stance(self, bearing: float, llm_p_claim: float, verifier_p_claim: float) -> Stance:
-        """The label of an abstract that passed the gate, from its bearing and the two directions."""
+    def stance(self, llm_p_claim: float, verifier_p_claim: float) -> Stance:
+        """The label of an abstract that passed the gate, from the two readings of its direction."""
         p = self.direction(llm_p_claim, verifier_p_claim)
         score = round(2 * p - 1, 4)
-        return Stance(label=grade(score), score=score, p_claim=p, confidence=round(bearing * max(p, 1 - p), 4))
+        return Stance(label=grade(score), score=score, p_claim=p, confidence=round(max(p, 1 - p), 4))
 
 
 @cache

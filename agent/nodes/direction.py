@@ -40,11 +40,7 @@ def evidence_text(deps: Deps, doc_id: str, sentences: list[Evidence]) -> str:
 def directed(a: SourceAssessment, llm_p_claim: float) -> SourceAssessment:
     """The assessment relabelled by the two-part judge."""
     cal = load_calibration()
-    stance = cal.stance(
-        a.bearing if a.bearing is not None else 1.0,
-        llm_p_claim,
-        a.verifier_p_claim if a.verifier_p_claim is not None else 0.5,
-    )
+    stance = cal.stance(llm_p_claim, a.verifier_p_claim if a.verifier_p_claim is not None else 0.5)
     side = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}[stance.side]
     return a.model_copy(
         update={
@@ -53,8 +49,8 @@ def directed(a: SourceAssessment, llm_p_claim: float) -> SourceAssessment:
             "p_claim": stance.p_claim,
             "stance_confidence": stance.confidence,
             "judged_by": "verifier+llm",
-            "explanation": f"The evidence supports {side} (P(claim) {stance.p_claim:.2f}; bears on the claim "
-            f"{a.bearing if a.bearing is not None else 1.0:.2f}).",
+            "explanation": f"The evidence supports {side} (P(claim) {stance.p_claim:.2f}"
+            + (f"; P(bears on the claim) {a.bearing:.2f})." if a.bearing is not None else ")."),
         }
     )
 

@@ -131,7 +131,10 @@ def report(args: argparse.Namespace) -> int:
             "template": round(float(np.mean([b for _, b in llm_opp])), 4) if llm_opp else None,
         },
     }
-    seconds = [cache.rows[k]["seconds"] for k in cache.rows if cache.rows[k].get("variant") == "bare"]
+    bare_rows = [row for row in cache.rows.values() if row.get("variant") == "bare"]
+    seconds = [row["seconds"] for row in bare_rows]
+    prompt = sum(row["prompt_tokens"] for row in bare_rows)
+    cached = sum(row["cached_tokens"] for row in bare_rows)
     res = {
         "command": "python -m evals.studies.direction_judge report",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -144,6 +147,8 @@ def report(args: argparse.Namespace) -> int:
         "opposites": opposites,
         "seconds_per_pair": {"median": round(float(np.median(seconds)), 2) if seconds else None,
                              "p95": round(float(np.percentile(seconds, 95)), 2) if seconds else None},
+        "prompt_tokens_per_pair": round(prompt / max(1, len(bare_rows)), 1),
+        "cached_share": round(cached / max(1, prompt), 3),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "direction_judge.json").write_text(json.dumps(res, indent=2) + "\n")
@@ -187,7 +192,9 @@ def markdown(res: dict[str, Any]) -> str:
         f"{lv['pairs']} pairs",
         "",
         f"Seconds per pair (two calls, both orders; machine shared with other jobs): median "
-        f"{res['seconds_per_pair']['median']}, p95 {res['seconds_per_pair']['p95']}.",
+        f"{res['seconds_per_pair']['median']}, p95 {res['seconds_per_pair']['p95']}; "
+        f"{res['prompt_tokens_per_pair']} prompt tokens per pair, {res['cached_share']:.0%} of them served from "
+        "the server's prompt cache (the second order shares the evidence with the first).",
         "",
     ]
     return "\n".join(lines)

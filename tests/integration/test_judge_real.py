@@ -50,7 +50,7 @@ def test_the_judge_reads_the_direction_of_the_contrast_probes(deps: Any, probe: 
     opposite, _, _ = opposite_of(None, claim)
     llm = choose(deps.llm, premise.split(" | before:")[0], claim, opposite).p_claim
     verifier = verifier_direction(deps.verifier.predict([(claim, premise)])[0])
-    stance = load_calibration().stance(1.0, llm, verifier)
+    stance = load_calibration().stance(llm, verifier)
     assert stance.side == probe.expected, (llm, verifier, stance)
 
 

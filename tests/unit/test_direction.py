@@ -65,11 +65,13 @@ def test_the_label_comes_from_the_gate_and_the_calibrated_direction():
     assert cal.bearing(0.9, 0) == pytest.approx(0.9, abs=1e-4)
     assert cal.bearing(0.9, 3) == pytest.approx(1 / (1 + math.exp(-(math.log(9) - 3))), abs=1e-4)
     assert cal.passes(0.5) and not cal.passes(0.49)
-    against = cal.stance(0.8, 0.2, 0.9)  # the LLM reads the opposite; the verifier's direction has no weight here
+    against = cal.stance(0.2, 0.9)  # the LLM reads the opposite; the verifier's direction has no weight here
     assert against.side == "contradicts" and against.label == "False"
     assert against.p_claim == pytest.approx(1 / 17, abs=1e-4)  # sigmoid(2 * logit(0.2))
-    assert against.confidence == pytest.approx(0.8 * (1 - against.p_claim), abs=1e-4)
-    unsure = cal.stance(0.9, 0.52, 0.5)
+    assert against.confidence == pytest.approx(1 - against.p_claim, abs=1e-4)
+    both = JudgeCalibration(direction_weights=(0.0, 1.0, 1.0)).stance(0.6, 0.6)  # two weak readings agree
+    assert both.p_claim == pytest.approx(0.6923, abs=1e-4) and both.side == "supports"
+    unsure = cal.stance(0.52, 0.5)
     assert unsure.label == "No Evidence" and unsure.side == "supports"  # too weak to count
 
 
@@ -89,7 +91,7 @@ def test_a_claim_and_its_opposite_get_opposite_verdicts_from_the_same_evidence(m
     assert result.verdict is not None and result.verdict.label == label
     (source,) = result.assessments
     assert source.doc_id == "103" and source.judged_by == "verifier+llm"
-    assert (source.p_claim or 0) > 0.5 if supports else (source.p_claim or 1) < 0.5
+    assert source.p_claim is not None and (source.p_claim > 0.5) == supports
     assert result.opposite == (ALDH1_WORSE if claim == ALDH1_BETTER else ALDH1_BETTER)
     shown = [s for s in result.sources if s.doc_id == "103"]
     assert shown and all(s.stance == ("supports" if supports else "contradicts") for s in shown)
