@@ -7,7 +7,7 @@ self-corrected as the product does.
 Per strategy, before self-correction (the draft) and as shown: the share of sentences supported by the verifier;
 as shown, also the verifier's own reading of every shown sentence (a quote included, which the product counts as
 supported by the quote) and an independent check that does not use the verifier (content-word support,
-evals/answer_checks.py); citation validity of what the model wrote; the share of answers with a copied title, a
+evals/scifact/answer_checks.py); citation validity of what the model wrote; the share of answers with a copied title, a
 restated claim or copied prompt text; completion tokens, LLM calls and seconds per claim (answer, verify and
 correct). The LLM is the configured one (the embedded model by default) at temperature 0.
 """
@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.answer_checks import SUPPORT_SHARE, check_answer
 from evals.experiments import experiment_header, write_experiment
+from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer
 from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import faithfulness_metrics
 from evals.scifact.records import read_records

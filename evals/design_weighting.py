@@ -25,7 +25,7 @@ from agent.state import SourceAssessment
 from evals.scifact.calibration import claim_label
 from evals.scifact.data import load_claims
 from evals.scifact.records import scifact_predictions
-from evals.scifact_metrics import abstract_metrics
+from evals.scifact.scifact_metrics import abstract_metrics
 from tools.corpus import Abstract, load_corpus
 from tools.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
 

@@ -32,7 +32,7 @@ from evals.reliability import plot_reliability
 from evals.scifact.calibration import calibration, calibration_lines
 from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
 from evals.scifact.records import read_records, scifact_predictions
-from evals.scifact_metrics import abstract_metrics, sentence_metrics
+from evals.scifact.scifact_metrics import abstract_metrics, sentence_metrics
 
 MIN_PROBS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 LABELLED = (0, 1)

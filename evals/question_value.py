@@ -23,7 +23,7 @@ from evals.experiments import experiment_header, report_heading, write_experimen
 from evals.scifact.data import RESULTS_DIR, load_claims
 from evals.scifact.metrics import retrieval_metrics
 from evals.scifact.records import make_record, read_records, run_config
-from evals.scifact_metrics import abstract_metrics
+from evals.scifact.scifact_metrics import abstract_metrics
 
 CONDITIONS = ("llm_questions", "negation_and_llm_questions", "claim_and_negation", "claim_only")
 
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     from agent.settings import get_settings
     from agent.state import Deps
     from evals.scifact.data import evidence_qrels
-    from evals.scifact_metrics import DocPrediction
+    from evals.scifact.scifact_metrics import DocPrediction
     from tools.index import CorpusIndex
     from tools.verifier import get_verifier
 

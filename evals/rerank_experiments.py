@@ -23,8 +23,8 @@ from typing import Any
 
 from agent.nodes.rerank import evidence_scores
 from evals.experiments import RETRIEVAL_COLUMNS, experiment_header, report_heading, retrieval_cells, write_experiment
-from evals.retrieval_metrics import retrieval_report
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, heldout_claims, load_claims
+from evals.scifact.retrieval_metrics import retrieval_report
 from tools.search import reciprocal_rank_fusion, rerank_scores
 
 TOPS = (10, 20)

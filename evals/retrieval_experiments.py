@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from evals.experiments import RETRIEVAL_COLUMNS, experiment_header, report_heading, retrieval_cells, write_experiment
-from evals.retrieval_metrics import recall_at_k, retrieval_report
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, load_claims
+from evals.scifact.retrieval_metrics import recall_at_k, retrieval_report
 
 DEPTH = 100
 Lists = dict[str, list[tuple[str, float]]]  # retriever -> [(doc_id, score)], best first

@@ -24,7 +24,7 @@ from evals.experiments import experiment_header, report_heading, write_experimen
 from evals.scifact.data import RESULTS_DIR, evidence_qrels, load_claims
 from evals.scifact.metrics import retrieval_metrics
 from evals.scifact.records import make_record, run_config
-from evals.scifact_metrics import DocPrediction, abstract_metrics
+from evals.scifact.scifact_metrics import DocPrediction, abstract_metrics
 
 
 def run_claim(graph: Any, claim: str, deps: Any) -> tuple[dict[str, Any], float, dict[str, Any], float]:

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings import SettingsError
-from evals.cli import add_eval_parser, cmd_eval
+from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.export_cli import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 from ui.library_cli import add_library_parser, cmd_add
 

@@ -26,4 +26,4 @@ def test_ask_does_not_import_the_eval_runner():
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert "the claim is empty" in run.stderr
     loaded = json.loads(run.stdout.strip().splitlines()[-1])
-    assert set(loaded) <= {"evals", "evals.cli", "evals.scifact", "evals.scifact.data"}, loaded
+    assert set(loaded) <= {"evals", "evals.scifact", "evals.scifact.cli", "evals.scifact.data"}, loaded

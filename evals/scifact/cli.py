@@ -1,8 +1,8 @@
 """`claimtrace eval scifact --split dev|train [--limit N] [--out DIR] [--preset NAME] [--retrieval-only]`.
 
 Wired into the `claimtrace` command line (ui/cli.py) by `add_eval_parser(sub)` and `cmd_eval`; also runnable
-alone as `python -m evals.cli scifact ...`. Imports stay light here, so that `claimtrace ask` loads no evaluation
-code: the evaluation loads its modules when it runs.
+alone as `python -m evals.scifact.cli scifact ...`. Imports stay light here, so that `claimtrace ask` loads no
+evaluation code: the evaluation loads its modules when it runs.
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m evals.cli scifact ...` (the same as `claimtrace eval scifact ...`)."""
-    parser = argparse.ArgumentParser(prog="python -m evals.cli")
+    """`python -m evals.scifact.cli scifact ...` (the same as `claimtrace eval scifact ...`)."""
+    parser = argparse.ArgumentParser(prog="python -m evals.scifact.cli")
     sub = parser.add_subparsers(dest="command", required=True)
     add_eval_parser(sub)
     args = parser.parse_args(["eval", *(sys.argv[1:] if argv is None else argv)])
