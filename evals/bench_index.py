@@ -44,7 +44,7 @@ def sample_texts(corpus: Path, n: int, seed: int) -> list[str]:
 
 
 def sample_pairs(data_dir: Path, n: int, seed: int) -> list[tuple[str, str]]:
-    from evals.verifier.data import build_eval_pairs, load_data
+    from evals.training.data import build_eval_pairs, load_data
 
     corpus, _, dev = load_data(data_dir)
     pairs, _, _, _ = build_eval_pairs(dev, corpus, placed=True)

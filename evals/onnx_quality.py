@@ -1,6 +1,6 @@
 """Quality of the ONNX Runtime models against the PyTorch fp32 ones, on SciFact dev.
 
-* Verifier: macro-F1 on the dev pairs that ``python -m evals.train_verifier`` reports (evals/verifier/data.py
+* Verifier: macro-F1 on the dev pairs that ``python -m evals.training.train_verifier`` reports (evals/training/data.py
   ``build_eval_pairs``, placed premises; evals/results/verifier_dev.md), for torch fp32, ONNX fp32 and ONNX int8,
   plus how often each agrees with torch's label and how far its calibrated probabilities move.
 * Retrieval: ``claimtrace eval scifact --split dev --retrieval-only`` against one index per embedder variant (each
@@ -28,8 +28,8 @@ import numpy as np
 
 from evals.experiments import experiment_header, write_experiment
 from evals.reliability import reliability
-from evals.verifier.data import build_eval_pairs, load_data
-from evals.verifier.train import metrics
+from evals.training.data import build_eval_pairs, load_data
+from evals.training.train import metrics
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"

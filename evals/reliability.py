@@ -1,5 +1,5 @@
 """Expected calibration error and the reliability diagram, for any stated confidence: the verifier's stance
-probabilities (evals.verifier_trials) and the verdict confidence (evals.scifact.calibration)."""
+probabilities (evals.training.verifier_trials) and the verdict confidence (evals.scifact.calibration)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from evals.verifier.data import Claim, Doc, Example
-from evals.verifier.recipe import Selection, optimiser, start, training_data, update
+from evals.training.data import Claim, Doc, Example
+from evals.training.recipe import Selection, optimiser, start, training_data, update
 from tools.verifier import LABELS, Verifier
 from tools.verifier_net import CrossEncoderNet
 

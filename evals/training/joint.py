@@ -18,8 +18,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from evals.verifier.augment import flip_direction, negate_claim
-from evals.verifier.data import NEI, Claim, Doc, Example, doc_premise, rationale_sents
+from evals.training.augment import flip_direction, negate_claim
+from evals.training.data import NEI, Claim, Doc, Example, doc_premise, rationale_sents
 from tools.premise import premise
 
 MAX_CHARS = 1900  # about 430 MiniLM tokens: with the claim, inside the 512 the encoder reads

@@ -41,9 +41,9 @@ cited abstract (expected nei).
 
 Current recipe (one command; trial runs should add ``--out <scratch> --results-dir <scratch>`` so the committed
 artifact and results are not overwritten):
-    python -m evals.train_verifier --epochs 4 --seed 13 --negation-aug --premise-flips --max-len 192 \
+    python -m evals.training.train_verifier --epochs 4 --seed 13 --negation-aug --premise-flips --max-len 192 \
         --climate-fever ../shared/data/climate_fever/climate-fever.jsonl --threads 1
-then ``python -m evals.verifier_trials --trial NAME=DIR --calibrate NAME`` to fit the artifact's temperature.
+then ``python -m evals.training.verifier_trials --trial NAME=DIR --calibrate NAME`` to fit the artifact's temperature.
 ``--pubmedqa`` was tried on v3's recipe (v4) and lowered dev macro-F1 0.548 -> 0.502; ``--premise-style plain``
 and the other trials are in evals/results/verifier_trials.md and the model card's history.
 """
@@ -64,15 +64,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from evals.verifier.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
-from evals.verifier.frozen import train_cached
-from evals.verifier.joint import joint_eval_pairs, joint_pairs
-from evals.verifier.train import metrics, speed, train, write_md
+from evals.experiments import REPO_ROOT
+from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
+from evals.training.frozen import train_cached
+from evals.training.joint import joint_eval_pairs, joint_pairs
+from evals.training.train import metrics, speed, train, write_md
 from tools.verifier import Verifier
 from tools.verifier_net import save_artifact
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
 
 JOINT_EVAL_SET = (
     "SciFact dev, whole abstracts: every evidence abstract of a claim -> supports/contradicts, every cited abstract "
@@ -84,7 +82,7 @@ def eval_sets(
     claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], args: argparse.Namespace
 ) -> tuple[list[tuple[str, str]], list[int], list[tuple[str, str]], list[int]]:
     """The evaluation pairs the trained model reads: abstract-level for ``--joint`` (no extra set), else the
-    sentence-level pairs and the extra NEI-claim set (evals/verifier/data.build_eval_pairs)."""
+    sentence-level pairs and the extra NEI-claim set (evals/training/data.build_eval_pairs)."""
     if args.joint:
         keys, labels = joint_eval_pairs(claims, corpus, bm25_top)
         return joint_pairs(keys, claims, corpus), labels, [], []
@@ -111,7 +109,7 @@ def main() -> None:
     ap.add_argument(
         "--joint",
         action="store_true",
-        help="joint abstract-level reading: the claim against the whole abstract (evals/verifier/joint.py)",
+        help="joint abstract-level reading: the claim against the whole abstract (evals/training/joint.py)",
     )
     ap.add_argument(
         "--cache-lower",
@@ -235,7 +233,7 @@ def main() -> None:
     except ValueError:
         data_arg = os.path.relpath(data_dir, REPO_ROOT)
     res = {
-        "command": shlex.join(["python", "-m", "evals.train_verifier", *sys.argv[1:]]),
+        "command": shlex.join(["python", "-m", "evals.training.train_verifier", *sys.argv[1:]]),
         "args": {k: (str(v_) if isinstance(v_, Path) else v_) for k, v_ in vars(args).items()},
         "data_dir": data_arg,
         "training_wall_time_s": round(train_time, 1),

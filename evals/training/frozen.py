@@ -17,9 +17,9 @@ from typing import Any
 
 import torch
 
-from evals.verifier.data import Claim, Doc
-from evals.verifier.recipe import Selection, optimiser, start, training_data, update
-from evals.verifier.train import metrics
+from evals.training.data import Claim, Doc
+from evals.training.recipe import Selection, optimiser, start, training_data, update
+from evals.training.train import metrics
 from tools.verifier_net import CrossEncoderNet
 
 
@@ -74,7 +74,7 @@ def length_batches(
     items: list[tuple[tuple[str, str], int]], cache: LowerCache, batch_size: int, rng: random.Random
 ) -> list[list[tuple[tuple[str, str], int]]]:
     """Shuffled batches of similar length (shuffled chunks of 20 batches, sorted by length within), as
-    evals.verifier.train.batches makes them, so little of each batch is padding."""
+    evals.training.train.batches makes them, so little of each batch is padding."""
     items = list(items)
     rng.shuffle(items)
     chunk = batch_size * 20
@@ -124,7 +124,7 @@ def train_cached(
     log: list[dict[str, Any]],
     tag: str,
 ) -> tuple[CrossEncoderNet, Any, dict[str, torch.Tensor], int]:
-    """The recipe of evals.verifier.train.train with the lower layers frozen and cached."""
+    """The recipe of evals.training.train.train with the lower layers frozen and cached."""
     rng, net, tok, base_state, body, head = start(args)
     encoder: Any = net.encoder
     frozen = len(encoder.encoder.layer) - args.train_layers

@@ -3,7 +3,7 @@ claims model selection used; training never saw them) and once on SciFact DEV, w
 held-out slice, the expected calibration error before and after, the contrast probes, inference speed and what
 training cost.
 
-    python -m evals.verifier_trials --trial v3=/tmp/v3 --trial ctx=/tmp/trials/ctx/artifact \\
+    python -m evals.training.verifier_trials --trial v3=/tmp/v3 --trial ctx=/tmp/trials/ctx/artifact \\
         --trial ctxflip=/tmp/trials/ctxflip/artifact --calibrate ctxflip
 
 Each artifact is read with the premise style it was trained on (its config's "premise": "placed" = the run-time
@@ -28,16 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from evals.experiments import experiment_header, write_experiment
+from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.reliability import plot_reliability, reliability
 from evals.scifact.data import RESULTS_DIR
-from evals.verifier.calibration import fit_temperature, softmax
-from evals.verifier.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
-from evals.verifier.joint import joint_eval_pairs, joint_pairs, sentence_rule
-from evals.verifier.probes import probe_results
-from evals.verifier.train import metrics
+from evals.training.calibration import fit_temperature, softmax
+from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
+from evals.training.joint import joint_eval_pairs, joint_pairs, sentence_rule
+from evals.training.probes import probe_results
+from evals.training.train import metrics
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"
+DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
 
 AbstractSets = dict[str, tuple[list[tuple[int, int]], list[int]]]
@@ -51,7 +51,7 @@ def measure(
 ) -> dict[str, Any]:
     """One artifact on the held-out and dev pairs (raw logits, so the temperature is fitted here). A joint artifact
     (premise "abstract") is measured on abstract-level pairs; ``abstract`` also measures a sentence-level artifact
-    there, reading every sentence of each abstract (evals/verifier/joint.py)."""
+    there, reading every sentence of each abstract (evals/training/joint.py)."""
     from tools.verifier import CONFIG_FILE, Verifier
 
     config = json.loads((directory / CONFIG_FILE).read_text())
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             f"Verifier {args.calibrate}: reliability on SciFact dev pairs",
         )
     res = {
-        **experiment_header("evals.verifier_trials", argv, "heldout + dev", []),
+        **experiment_header("evals.training.verifier_trials", argv, "heldout + dev", []),
         "note": args.note,
         "trials": {
             name: {k: v for k, v in m.items() if k != "config"} | {"trained_with": m["config"]}
@@ -274,7 +274,7 @@ def markdown(res: Mapping[str, Any]) -> str:
     names = [n for n in res["trials"] if res["trials"][n]["probes"]]
     lines += [
         "",
-        "Probes (evals/verifier/probes.py), predicted label per trial of this run:",
+        "Probes (evals/training/probes.py), predicted label per trial of this run:",
         "",
         "| probe | expected | " + " | ".join(names) + " |",
         "|---|---|" + "---|" * len(names),

@@ -2,9 +2,9 @@
 reply to "does this evidence report a finding that supports or refutes the claim?" (prompts/bearing*.md), read from
 the reply's top log-probabilities, beside the verifier.
 
-    python -m evals.verifier.llm_opinion [--artifact DIR] [--limit N] [--out DIR]
+    python -m evals.studies.llm_opinion [--artifact DIR] [--limit N] [--out DIR]
 
-Each held-out and dev pair of the verifier trials (evals/verifier/data.py, the premise the run time reads) is asked
+Each held-out and dev pair of the verifier trials (evals/training/data.py, the premise the run time reads) is asked
 once; answers are kept in ``<out>/llm_opinion_cache.jsonl`` so an interrupted run resumes. Reported: the area under
 the ROC curve for "bears on the claim" (supports or contradicts vs nei) of the LLM, of the verifier (1 - p_nei) and
 of their combination, and the 3-way macro-F1 of the verifier alone and combined. The combination shifts the
@@ -26,12 +26,12 @@ from typing import Any
 import numpy as np
 
 import prompts
-from evals.experiments import experiment_header, write_experiment
+from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
-from evals.verifier.data import NEI, build_eval_pairs, load_data, split_heldout
-from evals.verifier.train import metrics
+from evals.training.data import NEI, build_eval_pairs, load_data, split_heldout
+from evals.training.train import metrics
 
-DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "scifact"
+DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 WEIGHTS = [round(0.1 * k, 1) for k in range(31)]
 
 
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
     )
     res = {
-        **experiment_header("evals.verifier.llm_opinion", argv, "heldout + dev", []),
+        **experiment_header("evals.studies.llm_opinion", argv, "heldout + dev", []),
         "verifier": str(args.artifact or "tools/models/verifier"),
         "weight": w,
         "sets": {name: side(logits[name], yes[name], sets[name][1], w) for name in sets},

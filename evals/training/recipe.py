@@ -1,5 +1,5 @@
-"""What one verifier training run reads and how it learns, shared by the full trainer (evals/verifier/train.py) and
-the cached-lower-layer one (evals/verifier/frozen.py): each epoch's examples with the class weights of the loss, the
+"""What one verifier training run reads and how it learns, shared by the full trainer (evals/training/train.py) and
+the cached-lower-layer one (evals/training/frozen.py): each epoch's examples with the class weights of the loss, the
 layers that learn, the optimiser, one update step and model selection on the held-out claims."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 
 import torch
 
-from evals.verifier.augment import claim_flip_examples, negation_examples, premise_flip_examples
-from evals.verifier.data import (
+from evals.training.augment import claim_flip_examples, negation_examples, premise_flip_examples
+from evals.training.data import (
     Claim,
     Doc,
     Example,
@@ -23,7 +23,7 @@ from evals.verifier.data import (
     make_epoch_examples,
     sample_per_label,
 )
-from evals.verifier.joint import joint_augmentation, joint_epoch_examples
+from evals.training.joint import joint_augmentation, joint_epoch_examples
 from tools.verifier_net import CrossEncoderNet, build_base_net
 
 
@@ -130,7 +130,7 @@ def joint_training_data(
     args: argparse.Namespace,
     tag: str,
 ) -> TrainingData:
-    """Abstract-level examples (evals/verifier/joint.py); the contrast flags add their abstract-level pairs, and the
+    """Abstract-level examples (evals/training/joint.py); the contrast flags add their abstract-level pairs, and the
     extra stance data (sentences, not abstracts) is left out."""
     aug = joint_augmentation(claims, corpus) if args.negation_aug or args.premise_flips else []
     print(f"[{tag}] joint reading: {len(aug)} contrast pairs; extra stance data not used", flush=True)

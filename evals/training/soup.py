@@ -3,7 +3,7 @@ multiple fine-tuned models improves accuracy without increasing inference time")
 same base weights with the same recipe but different data are averaged tensor by tensor into one artifact, which
 costs no more to run than one of them.
 
-    python -m evals.verifier.soup OUT_DIR ARTIFACT_DIR ARTIFACT_DIR [...]
+    python -m evals.training.soup OUT_DIR ARTIFACT_DIR ARTIFACT_DIR [...]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from evals.verifier.data import Claim, Doc, Example, context_variants, rationale_sents
+from evals.training.data import Claim, Doc, Example, context_variants, rationale_sents
 
 AUXILIARIES = ("is", "are", "was", "were", "does", "do", "did", "can", "may", "has", "have", "will", "could", "should")
 # 3rd-person-singular verb -> base form (only these verbs are negated "X reduces Y" -> "X does not reduce Y")
