@@ -7,7 +7,7 @@ made optional); the graph's own overhead is measured with a scripted model.
 The default and the baseline run on alternate claims of the same list (even and odd positions), never on the same
 claim: the server's prompt cache would serve the second run of a claim from the first.
 
-    python -m evals.bench_ask --claims 10 --out evals/results
+    python -m evals.bench.ask --claims 10 --out evals/results
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     claims = dev_claims(settings.stores.corpus_mirror / "claims_dev.jsonl", 2 * args.claims)
     mine, baseline = claims[0::2], claims[1::2]
     report: dict[str, Any] = {
-        "command": "python -m evals.bench_ask " + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m evals.bench.ask " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": git_commit(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load_1min": os.getloadavg()[0]},

@@ -6,7 +6,7 @@ each (a fresh process importing the module, loading the model and answering once
 Each comparison runs in ABBA order on two halves of the sample (torch, ONNX, ONNX, torch), so a machine that gets
 busier or quieter during the run weighs on both sides alike; ratios are of summed times.
 
-    python -m evals.bench_index --texts 3000 --out evals/results
+    python -m evals.bench.index --texts 3000 --out evals/results
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.experiments import git_commit
+from evals.experiments import REPO_ROOT, git_commit
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 SCIFACT = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
 COLD_START = {
@@ -146,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
     texts = sample_texts(args.data_dir / "corpus.jsonl", args.texts, args.seed)
     pairs = sample_pairs(args.data_dir, args.pairs, args.seed)
     res: dict[str, Any] = {
-        "command": "python -m evals.bench_index " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m evals.bench.index " + " ".join(sys.argv[1:] if argv is None else argv),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": git_commit(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
