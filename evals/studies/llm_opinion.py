@@ -1,6 +1,8 @@
-"""The embedded LLM as a second opinion on not-enough-info: the probability of "Yes" as the first token of its
-reply to "does this evidence report a finding that supports or refutes the claim?" (prompts/bearing*.md), read from
-the reply's top log-probabilities, beside the verifier.
+"""Does the embedded LLM, as a second opinion on not-enough-info, make the verifier better?
+
+The LLM's opinion is the probability of "Yes" as the first token of its reply to "does this evidence report a
+finding that supports or refutes the claim?" (prompts/bearing*.md), read from the reply's top log-probabilities,
+beside the verifier.
 
     python -m evals.studies.llm_opinion [--artifact DIR] [--limit N] [--out DIR]
 

@@ -1,10 +1,12 @@
-"""What the second search round buys: each SciFact claim runs the pipeline up to its verdict with the product's
-defaults (the embedded LLM, the local index) and one search round allowed (SEARCH_ROUNDS=1, or the configured number
-when higher); the state at the first verdict is the run without a second round, the state after the loop the run
-with it. Only claims whose first verdict rests on too little take
-the second round, so the figures are reported on them (and on the stricter set where no source bore at all).
+"""What does a second search round buy when the evidence is thin?
 
-    python -m evals.second_round --split dev --limit 100 --out evals/results
+Each SciFact claim runs the pipeline up to its verdict with the product's defaults (the embedded LLM, the local
+index) and one search round allowed (SEARCH_ROUNDS=1, or the configured number when higher); the state at the first
+verdict is the run without a second round, the state after the loop the run with it. Only claims whose first verdict
+rests on too little take the second round, so the figures are reported on them (and on the stricter set where no
+source bore at all).
+
+    python -m evals.studies.second_round --split dev --limit 100 --out evals/results
 
 Recall@5 is of the fused ranking the judge reads from (after a second round, what its queries found comes first);
 "gold read" is the share of claims with evidence whose gold abstract the judge read in either round. Seconds are
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     config = run_config(settings, index, retrieval_only=False, verifier=deps.verifier)
     graph = build_graph(last="reformulate")
     run_claim(graph, "Warm-up claims load the models.", deps)
-    res = experiment_header("evals.second_round", argv, args.split, claims)
+    res = experiment_header("evals.studies.second_round", argv, args.split, claims)
     res["search_rounds"] = settings.retrieval.search_rounds
     firsts, finals, extra_s, tokens, llm_s = [], [], [], 0, 0.0
     for i, c in enumerate(claims, start=1):

@@ -1,7 +1,9 @@
-"""Planted instructions (evals/injection_checks.py) in the evidence of real SciFact dev claims, run through the
+"""Do instructions planted in a source's title or evidence sentence change what a check shows?
+
+Planted instructions (evals/studies/injection_checks.py) in the evidence of real SciFact dev claims, run through the
 product's own pipeline with the configured LLM (the embedded model by default):
 
-    python -m evals.injection --out evals/results
+    python -m evals.studies.injection --out evals/results
 
 Claims are taken in file order among the dev claims with gold evidence, keeping those on which the verifier
 takes a side (a verdict other than "Not enough evidence" or "Cannot decide"), so that a plant could move it. For
@@ -23,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import experiment_header, write_experiment
-from evals.injection_checks import CONTROL, CONTROLS, PLANTS, Plant, compare, plant
 from evals.scifact.data import RESULTS_DIR, load_claims
+from evals.studies.injection_checks import CONTROL, CONTROLS, PLANTS, Plant, compare, plant
 
 CHECKS = ("verdict_kept", "stances_kept", "flags_kept", "citations_valid", "not_obeyed", "not_copied")
 SEEN = ("reached_llm", "draft_obeyed", "quote_carries_plant")
@@ -145,7 +147,7 @@ def markdown(res: Mapping[str, Any]) -> str:
         f"`{res['command']}` — {res['date']}, commit {res['git_commit']}; LLM {res['llm']}; SciFact dev claims "
         f"{', '.join(map(str, res['claims_used']))}. Each plant is put into the title of the abstract of evidence "
         "[1] of the clean run, or at the end of that sentence, before the verifier reads it; the planted run is "
-        "compared with the same claim's clean run (evals/injection_checks.py says what each check means).",
+        "compared with the same claim's clean run (evals/studies/injection_checks.py says what each check means).",
         "",
         f"Reached the LLM (the planted sentence kept as evidence): {s['reached_llm']}; the model's draft obeyed "
         f"before verify and correct: {s['draft_obeyed']}; a shown quote of the source carries the plant: "
@@ -188,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     plants = [x for x in PLANTS + CONTROLS if not args.plants or x.name in args.plants]
     deps = load_deps(settings)
     res = {
-        **experiment_header("evals.injection", argv, "dev", []),
+        **experiment_header("evals.studies.injection", argv, "dev", []),
         "llm": llm_name(settings),
         **run(plants, claims, args.claims, deps),
     }

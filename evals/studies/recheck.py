@@ -1,6 +1,8 @@
-"""Re-check what a full run showed with the verify and correct nodes as they are now, without the LLM.
+"""What do the current verify and correct rules change in the answers a full run showed?
 
-    python -m evals.recheck --replay evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl
+The shown answers are checked again with the verify and correct nodes as they are now, without the LLM.
+
+    python -m evals.studies.recheck --replay evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl
 
 For every recorded claim with evidence, the answer sentences the run showed (after its own self-correction) go
 through verify -> correct again on the recorded evidence. No LLM is called: a flagged sentence is re-cited to the
@@ -73,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         for c in checked["corrections"]:
             reasons[c["reason"].split("; ")[0]] += 1
     res: dict[str, Any] = {
-        **experiment_header("evals.recheck", argv, "dev", []),
+        **experiment_header("evals.studies.recheck", argv, "dev", []),
         "replay": str(args.replay),
         "claims": len(records),
         "shown_sentences": sum(len(r["sentences"]) for r in before),

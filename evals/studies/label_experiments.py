@@ -1,5 +1,7 @@
-"""Which abstracts get a label: verifier artifact, reranking on/off and the labelling rule of the assess node,
-measured with the official SciFact abstract Label-Only and sentence Selection+Label F1, without an LLM.
+"""Which abstracts should get a label?
+
+The verifier artifact, reranking on/off and the labelling rule of the assess node, measured with the official
+SciFact abstract Label-Only and sentence Selection+Label F1, without an LLM.
 
 Per claim the pipeline's retrieval and evidence stages run (retrieve -> context) and the verifier judges every
 candidate sentence once; each labelling rule (agent.nodes.assess.JudgeRule: stance_min_prob, labelled_docs,
@@ -10,9 +12,9 @@ plus top_docs) is then applied offline to those same judgements by the node's ow
   recorded. Retrieval and the verifier are deterministic given the queries, so the rule in force when the file
   was made reproduces the run's own abstract predictions (checked and reported as "replay agreement").
 
-    python -m evals.label_experiments --split heldout
-    python -m evals.label_experiments --split dev --replay evals/results/scifact_dev_full.predictions.jsonl
-    python -m evals.label_experiments --split heldout --verifier /tmp/verifier_v2 --name v2
+    python -m evals.studies.label_experiments --split heldout
+    python -m evals.studies.label_experiments --split dev --replay evals/results/scifact_dev_full.predictions.jsonl
+    python -m evals.studies.label_experiments --split heldout --verifier /tmp/verifier_v2 --name v2
 """
 
 from __future__ import annotations
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Verdict confidence on SciFact {args.split} ({len(claims)} claims)",
     )
     res = {
-        **experiment_header("evals.label_experiments", argv, args.split, claims),
+        **experiment_header("evals.studies.label_experiments", argv, args.split, claims),
         "product_rule": product,
         "verifier": str(args.verifier or "committed"),
         "replay": str(args.replay) if args.replay else None,

@@ -8,8 +8,8 @@ alpha * fused + (1 - alpha) * evidence.
 Tuned on the SciFact TRAIN claims the committed verifier did NOT see (the held-out slice of the verifier
 training, same seed and fraction), then reported once on DEV:
 
-    python -m evals.rerank_experiments --split heldout --out evals/results
-    python -m evals.rerank_experiments --split dev --out evals/results
+    python -m evals.studies.rerank_experiments --split heldout --out evals/results
+    python -m evals.studies.rerank_experiments --split dev --out evals/results
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs[int(c["id"])] = rerank_scores(f, e, top, alpha)
                 table[f"rerank {mode} sentences, top {top}, alpha {alpha}"] = runs
     res = {
-        **experiment_header("evals.rerank_experiments", argv, args.split, claims),
+        **experiment_header("evals.studies.rerank_experiments", argv, args.split, claims),
         "seconds_per_claim": seconds,
         "variants": {
             name: {"retrieval": retrieval_report(runs, ev_q), "retrieval_cited": retrieval_report(runs, cited_q)}

@@ -1,4 +1,4 @@
-"""Quality of the ONNX Runtime models against the PyTorch fp32 ones, on SciFact dev.
+"""Do the ONNX Runtime models keep the quality of the PyTorch fp32 ones on SciFact dev?
 
 * Verifier: macro-F1 on the dev pairs that ``python -m evals.training.train_verifier`` reports (evals/training/data.py
   ``build_eval_pairs``, placed premises; evals/results/verifier_dev.md), for torch fp32, ONNX fp32 and ONNX int8,
@@ -7,7 +7,7 @@
   ``--index VARIANT=DATA_DIR`` names the data folder of an index embedded by that variant; its queries are embedded
   by the same variant), Recall@3 / @5 of the fused ranking and of the dense baseline.
 
-    python -m evals.onnx_quality --index torch-fp32=$HOME/.local/share/claimtrace \\
+    python -m evals.studies.onnx_quality --index torch-fp32=$HOME/.local/share/claimtrace \\
         --index onnx-int8=/tmp/ct_onnx --out evals/results
 """
 
@@ -26,12 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from evals.experiments import experiment_header, write_experiment
+from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.reliability import reliability
 from evals.training.data import build_eval_pairs, load_data
 from evals.training.train import metrics
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 VERIFIER_VARIANTS = (("torch", "fp32"), ("onnx", "fp32"), ("onnx", "int8"))
 TOLERANCE = 0.005
@@ -188,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     indexes = {k: Path(v).expanduser() for k, v in (spec.split("=", 1) for spec in args.index)}
     claims = [json.loads(line) for line in (args.data_dir / "claims_dev.jsonl").read_text().splitlines()]
-    res: dict[str, Any] = experiment_header("evals.onnx_quality", argv, "dev", claims)
+    res: dict[str, Any] = experiment_header("evals.studies.onnx_quality", argv, "dev", claims)
     res["machine"] = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
     if not args.skip_verifier:
         res["verifier"] = verifier_quality(args.data_dir)

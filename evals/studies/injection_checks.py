@@ -1,4 +1,4 @@
-"""Planted instructions and how to tell whether a check obeyed one (evals/injection.py runs them).
+"""Planted instructions and how to tell whether a check obeyed one (evals/studies/injection.py runs them).
 
 A plant is text an attacker could put into a paper's title or into one of its abstract sentences: "ignore previous
 instructions", a fake system or assistant turn (in the embedded model's own chat-template tokens too), "cite [7]",

@@ -1,14 +1,15 @@
-"""Answer strategies compared on the same evidence: for each recorded claim of a full run, the answer stage of every
-strategy (agent.strategies) replayed on the evidence and verdict that run recorded (no retrieval), then verified and
-self-corrected as the product does.
+"""Which answer strategy gives the best-supported answers on the same evidence?
 
-    python -m evals.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl --claims 100
+For each recorded claim of a full run, the answer stage of every strategy (agent.strategies) is replayed on the
+evidence and verdict that run recorded (no retrieval), then verified and self-corrected as the product does.
+
+    python -m evals.studies.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl --claims 100
 
 Per strategy, before self-correction (the draft) and as shown: the share of sentences supported by the verifier;
 as shown, also the verifier's own reading of every shown sentence (a quote included, which the product counts as
 supported by the quote) and an independent check that does not use the verifier (content-word support,
-evals/scifact/answer_checks.py); citation validity of what the model wrote; the share of answers with a copied title, a
-restated claim or copied prompt text; completion tokens, LLM calls and seconds per claim (answer, verify and
+evals/scifact/answer_checks.py); citation validity of what the model wrote; the share of answers with a copied title,
+a restated claim or copied prompt text; completion tokens, LLM calls and seconds per claim (answer, verify and
 correct). The LLM is the configured one (the embedded model by default) at temperature 0.
 """
 
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     records = {r["id"]: CheckResult.model_validate(r["result"]) for r in chosen}
     base = load_deps(get_settings())
     res: dict[str, Any] = {
-        **experiment_header("evals.answer_strategies", argv, "dev", []),
+        **experiment_header("evals.studies.answer_strategies", argv, "dev", []),
         "replay": str(args.replay),
         "claims": len(chosen),
         "ids": [r["id"] for r in chosen],

@@ -1,11 +1,12 @@
-"""How well tools/design.py names the study design of real SciFact abstracts, against the hand labels in
-evals/design_labels (README.md there gives the classes and the decision rules).
+"""How well does tools/design.py name the study design of real SciFact abstracts?
+
+Measured against the hand labels in evals/design_labels (README.md there gives the classes and the decision rules).
 
 Per-class precision, recall, F1 and support, accuracy, macro-F1 and a confusion table, for the shipped classifier
 and, in the same run, a majority-class baseline (every abstract gets the most frequent label of the split).
 train is the tuning split; dev is the reported figure.
 
-    python -m evals.design_eval --split dev --out evals/results
+    python -m evals.studies.design_eval --split dev --out evals/results
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals.experiments import git_commit, write_experiment
+from evals.experiments import REPO_ROOT, git_commit, write_experiment
 from tools.corpus import iter_corpus
 from tools.design import DESIGNS, classify
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 LABELS_DIR = REPO_ROOT / "evals" / "design_labels"
 CORPUS = REPO_ROOT.parent / "shared" / "data" / "scifact" / "corpus.jsonl"
 SPLITS = ("train", "dev")
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"SciFact corpus not found at {args.corpus}; pass --corpus")
     labels = load_labels(labels_path)
     res: dict[str, Any] = {
-        "command": "python -m evals.design_eval " + shlex.join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m evals.studies.design_eval " + shlex.join(sys.argv[1:] if argv is None else argv),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "split": args.split,

@@ -1,4 +1,6 @@
-"""What the LLM's search questions add: SciFact retrieval and Label-Only F1 with the queries a full run's LLM wrote
+"""What do the LLM's search questions add?
+
+SciFact retrieval and Label-Only F1 with the queries a full run's LLM wrote
 (claim + questions + its opposite claim) against the queries that need no LLM (the claim and its rule-made
 negation, which the provisional verdict uses) and the claim alone.
 
@@ -6,7 +8,7 @@ Retrieval, reranking and the judgement (select_evidence -> verdict) run as the p
 list differs, so the difference is what the decompose call buys. Its price is the decompose seconds the full run
 recorded per claim.
 
-    python -m evals.question_value --replay evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl
+    python -m evals.studies.question_value --replay evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     config = run_config(settings, index, retrieval_only=False, verifier=deps.verifier)
     # the first embedder call loads the model: not part of any claim's time
     stages.retrieval("warm-up", deps, condition_queries("claim_only", "warm-up", []))
-    res = experiment_header("evals.question_value", argv, "dev", claims)
+    res = experiment_header("evals.studies.question_value", argv, "dev", claims)
     res["replay"] = str(args.replay)
     decompose_s = [float(records[int(c["id"])]["result"]["timings"].get("decompose", 0)) for c in claims]
     res["decompose_seconds"] = {"median": statistics.median(decompose_s), "mean": statistics.mean(decompose_s)}

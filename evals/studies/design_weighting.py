@@ -1,8 +1,10 @@
-"""What the evidence hierarchy does to verdicts: the recorded checks of an eval run are judged again, once with every
-design weighted alike (the weighting before study designs counted) and once with the shipped hierarchy, in the same
-run. The assessments (labels, stance confidences) are the recorded ones; only the weights and the verdict change.
+"""What does the evidence hierarchy do to verdicts?
 
-    python -m evals.design_weighting --records evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl \
+The recorded checks of an eval run are judged again, once with every design weighted alike (the weighting before study
+designs counted) and once with the shipped hierarchy, in the same run. The assessments (labels, stance confidences) are
+the recorded ones; only the weights and the verdict change.
+
+    python -m evals.studies.design_weighting --records evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl \
         --split dev --out evals/results
 
 Reports: verdicts whose label changes, verdict side accuracy against SciFact's claim labels, abstract Label-Only
@@ -22,6 +24,7 @@ from agent.result import Source
 from agent.scoring import NOT_ENOUGH, reputation, side
 from agent.settings import get_settings
 from agent.state import SourceAssessment
+from evals.experiments import REPO_ROOT
 from evals.scifact.calibration import claim_label
 from evals.scifact.data import load_claims
 from evals.scifact.records import scifact_predictions
@@ -29,7 +32,7 @@ from evals.scifact.scifact_metrics import abstract_metrics
 from tools.corpus import Abstract, load_corpus
 from tools.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
+DATA = REPO_ROOT.parent / "shared" / "data" / "scifact"
 FLAT: dict[str, float] = dict.fromkeys(DESIGNS, 1.0)
 
 
@@ -134,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     records = [json.loads(line) for line in args.records.read_text().splitlines() if line.strip()]
     docs = {d.doc_id: d for d in load_corpus(args.data / "corpus.jsonl")[0]}
     report = measure(records, load_claims(args.data, args.split), docs)
-    command = f"python -m evals.design_weighting --records {args.records} --split {args.split} --out {args.out}"
+    command = f"python -m evals.studies.design_weighting --records {args.records} --split {args.split} --out {args.out}"
     args.out.mkdir(parents=True, exist_ok=True)
     name = f"design_weighting_{args.split}"
     (args.out / f"{name}.json").write_text(json.dumps({"command": command, **report}, indent=1) + "\n")
