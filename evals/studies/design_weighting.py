@@ -4,7 +4,7 @@ The recorded checks of an eval run are judged again, once with every design weig
 designs counted) and once with the shipped hierarchy, in the same run. The assessments (labels, stance confidences) are
 the recorded ones; only the weights and the verdict change.
 
-    python -m evals.studies.design_weighting --records evals/results/dev_full_v5/scifact_dev_full.predictions.jsonl \
+    python -m evals.studies.design_weighting --records evals/results/scifact_dev_full.predictions.jsonl \
         --split dev --out evals/results
 
 Reports: verdicts whose label changes, verdict side accuracy against SciFact's claim labels, abstract Label-Only
