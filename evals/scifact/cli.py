@@ -1,6 +1,6 @@
 """`claimtrace eval scifact --split dev|train [--limit N] [--out DIR] [--preset NAME] [--retrieval-only]`.
 
-Wired into the `claimtrace` command line (ui/cli.py) by `add_eval_parser(sub)` and `cmd_eval`; also runnable
+Wired into the `claimtrace` command line (ui/terminal/cli.py) by `add_eval_parser(sub)` and `cmd_eval`; also runnable
 alone as `python -m evals.scifact.cli scifact ...`. Imports stay light here, so that `claimtrace ask` loads no
 evaluation code: the evaluation loads its modules when it runs.
 """

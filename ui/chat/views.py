@@ -1,4 +1,4 @@
-"""Chainlit messages for each kind of reply: Markdown from ui.render, side panels that open each source [n], and
+"""Chainlit messages for each kind of reply: Markdown from ui.chat.render, side panels that open each source [n], and
 the buttons under an answer (sources of a sentence, feedback, export)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import chainlit as cl
 
 from agent.settings import get_settings
-from ui.consensus_view import consensus_figure, consensus_of
-from ui.export_chat import export_action  # importing it registers the Export callback with Chainlit
-from ui.render import (
+from ui.chat.consensus_view import consensus_figure
+from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
+from ui.chat.render import (
     ORIGINAL,
     answer_markdown,
     followup_markdown,
@@ -20,6 +20,7 @@ from ui.render import (
     sentence_sources_markdown,
     source_detail,
 )
+from ui.shared.consensus import consensus_of
 
 ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
 CHART = "consensus chart"  # the name of the consensus figure under an answer (no word of the answer's text)
@@ -33,7 +34,7 @@ def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
 
 
 def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
-    """The buttons under an answer: each sentence's sources and feedback, then Export (ui.export_chat)."""
+    """The buttons under an answer: each sentence's sources and feedback, then Export (ui.chat.export_chat)."""
     actions: list[cl.Action] = []
     for k, s in enumerate(result["sentences"], start=1):
         actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",

@@ -1,5 +1,5 @@
 """The Export button under each finished check in the chat: a click sends the check as four downloadable files,
-a Markdown report, the full JSON result, and its sources as BibTeX and RIS (ui.export), read from the thread's
+a Markdown report, the full JSON result, and its sources as BibTeX and RIS (ui.export.formats), read from the thread's
 stored result so that they match `claimtrace export` of the same check.
 
 The files are kept in the chat session (Chainlit serves them to this session only); a reopened thread makes them
@@ -10,9 +10,9 @@ from __future__ import annotations
 import chainlit as cl
 
 from agent.result import CheckResult
-from ui.export import FORMATS, export_text, file_name
-from ui.runtime import thread_values
-from ui.untrusted import md
+from ui.chat.runtime import thread_values
+from ui.export.formats import FORMATS, export_text, file_name
+from ui.shared.untrusted import md
 
 ACTION = "export"
 LABEL = "Export"

@@ -13,8 +13,8 @@ from typing import Any
 
 import chainlit as cl
 
-from ui.runtime import thread_config
-from ui.untrusted import md
+from ui.chat.runtime import thread_config
+from ui.shared.untrusted import md
 
 RERUN = "rerun_check"
 _running: set[str] = set()  # threads whose check runs in this process now

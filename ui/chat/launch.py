@@ -1,6 +1,6 @@
 """How `claimtrace ui` starts Chainlit: the app root (config, translations, welcome page, uploaded files) lives in
 DATA_DIR/chainlit, and the login tokens are signed with a secret kept there, so sessions survive a restart. The
-server process is ui/serve.py: Chainlit's `run` with ui/guard.py in front."""
+server process is ui/chat/serve.py: Chainlit's `run` with ui/chat/guard.py in front."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from http import HTTPStatus
 from pathlib import Path
 
 from agent.settings import Settings
-from ui.guard import TOO_MANY_TEXT
+from ui.chat.guard import TOO_MANY_TEXT
 
 UI_DIR = Path(__file__).resolve().parent
 APP = UI_DIR / "app.py"
@@ -70,4 +70,4 @@ def prepare(settings: Settings) -> dict[str, str]:
 
 
 def command(host: str, port: int) -> list[str]:
-    return [sys.executable, "-m", "ui.serve", host, str(port)]
+    return [sys.executable, "-m", "ui.chat.serve", host, str(port)]

@@ -33,7 +33,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from agent.settings import get_settings
     from tools.index import CorpusIndex, IndexMissingError
     from tools.library import SUFFIXES, AddReport, LibraryStoreError, add_to_library, plan
-    from ui.untrusted import plain
+    from ui.shared.untrusted import plain
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged PDF is one line of ours, not pypdf's log
     # Chroma cannot rebuild claimtrace's embedding function from a stored collection; the index passes its own

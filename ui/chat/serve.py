@@ -1,15 +1,15 @@
-"""The chat server process `claimtrace ui` starts (`python -m ui.serve HOST PORT`): Chainlit's own `run` command, with
-Chainlit's CORS list set to the served origins and ui.guard in front of every request (foreign origins refused,
-sign-ins throttled), serving a page that loads nothing from another host (ui.offline_page)."""
+"""The chat server process `claimtrace ui` starts (`python -m ui.chat.serve HOST PORT`): Chainlit's own `run` command,
+with Chainlit's CORS list set to the served origins and ui.chat.guard in front of every request (foreign origins
+refused, sign-ins throttled), serving a page that loads nothing from another host (ui.chat.offline_page)."""
 
 from __future__ import annotations
 
 import sys
 
 from agent.settings import get_settings
-from ui.guard import ALL_INTERFACES, Guard, LoginThrottle, OriginPolicy, served_origins
-from ui.launch import APP
-from ui.offline_page import serve_offline
+from ui.chat.guard import ALL_INTERFACES, Guard, LoginThrottle, OriginPolicy, served_origins
+from ui.chat.launch import APP
+from ui.chat.offline_page import serve_offline
 
 
 def main(argv: list[str]) -> None:

@@ -1,16 +1,15 @@
-"""The consensus view of a check result dump (agent.consensus): one line of text (the CLI, and the chat's text for
-screen readers) and a small Plotly figure for the chat, two stacked horizontal bars, weighted and unweighted.
+"""The consensus chart of a check result dump (agent.consensus) in the chat: a small Plotly figure, two stacked
+horizontal bars, weighted and unweighted, beside the consensus line (ui.shared.consensus) that says the same in text.
 
 The figure carries only counts, shares and fixed words: no title, sentence or other source text enters it, so
-nothing untrusted is drawn. plotly is imported when a figure is made, so the CLI does without it."""
+nothing untrusted is drawn. plotly is imported when a figure is made, not when the chat starts."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agent.consensus import SIDES, Consensus, tally
-from agent.state import SilentSource, SourceAssessment
+from agent.consensus import SIDES, Consensus
+from ui.shared.consensus import retracted_note, sources_text
 
 if TYPE_CHECKING:
     from plotly import graph_objects as go
@@ -19,44 +18,6 @@ SIDE_NAMES = {"supports": "support", "contradicts": "contradict", "no_evidence":
 # blue, red and grey: told apart with the common colour-vision deficiencies, and every bar is labelled too
 SIDE_COLOURS = {"supports": "#2c7bb6", "contradicts": "#d7191c", "no_evidence": "#bababa"}
 FIGURE_HEIGHT = 180
-
-
-def consensus_of(result: Mapping[str, Any]) -> Consensus:
-    """The consensus of a result dump (`CheckResult.model_dump()`); a dump without assessments has no sources."""
-    return tally(
-        [SourceAssessment.model_validate(a) for a in result.get("assessments") or []],
-        [SilentSource.model_validate(s) for s in result.get("silent") or []],
-    )
-
-
-def _sources(n: int) -> str:
-    return f"{n} source{'' if n == 1 else 's'}"
-
-
-def _count(c: Consensus) -> str:
-    verbs = {"supports": ("supports", "support"), "contradicts": ("contradicts", "contradict")}
-    parts = [f"{c.side(s).count} {verbs[s][c.side(s).count != 1]}" for s in ("supports", "contradicts")]
-    return ", ".join([*parts, f"{c.no_evidence.count} no evidence"])
-
-
-def retracted_note(c: Consensus) -> str:
-    if not c.retracted:
-        return ""
-    return f"{c.retracted} retracted source{'' if c.retracted == 1 else 's'} left out (weight 0)"
-
-
-def consensus_line(c: Consensus) -> str:
-    """"Consensus over 6 sources: 3 support, 1 contradicts, 2 no evidence (weighted 58% / 25% / 17%)", with the
-    retracted sources left out said after it."""
-    retracted = retracted_note(c)
-    if not c.sources:
-        return f"Consensus: no source to rest on; {retracted}" if retracted else "Consensus: no source was read"
-    if c.weight > 0:
-        weighted = "weighted " + " / ".join(f"{p}%" for p in c.percentages(weighted=True))
-    else:
-        weighted = "no weighted share: every source weighs 0"
-    line = f"Consensus over {_sources(c.sources)}: {_count(c)} ({weighted})"
-    return f"{line}; {retracted}" if retracted else line
 
 
 def consensus_figure(c: Consensus) -> go.Figure:
@@ -84,7 +45,7 @@ def consensus_figure(c: Consensus) -> go.Figure:
                 hovertemplate=f"{SIDE_NAMES[side]}: %{{customdata}} of {c.sources} · %{{x}}%<extra>%{{y}}</extra>",
             )
         )
-    title = f"Consensus over {_sources(c.sources)}"
+    title = f"Consensus over {sources_text(c.sources)}"
     if c.retracted:
         title += f" · {retracted_note(c)}"
     fig.update_layout(

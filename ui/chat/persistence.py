@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from agent.settings import Settings
-from ui.launch import app_root
+from ui.chat.launch import app_root
 
 DB_NAME = "chainlit.sqlite"
 

@@ -1,6 +1,6 @@
 """Markdown for the live steps: one per pipeline node update (pure; input is the update as plain JSON). Text from
 sources, the user or the LLM (queries, document ids, titles, sentences, answers, reasons, notes) goes through
-ui.untrusted and shows literally."""
+ui.shared.untrusted and shows literally."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ui.render import cite, verdict_details
-from ui.untrusted import md
+from ui.chat.render import cite, verdict_details
+from ui.shared.untrusted import md
 
 Update = dict[str, Any]
 

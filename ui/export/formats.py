@@ -1,5 +1,5 @@
-"""A check exported as a file: the full result as JSON, a Markdown report (ui.export_md), or its sources as BibTeX
-or RIS references (ui.references). Pure functions of a CheckResult; `claimtrace export` and the chat's Export
+"""A check exported as a file: the full result as JSON, a Markdown report (ui.export.markdown), or its sources as BibTeX
+or RIS references (ui.export.references). Pure functions of a CheckResult; `claimtrace export` and the chat's Export
 button both call `export_text`.
 
 BibTeX: one @article per abstract (title, year, journal, doi, pmid, url, note), written with bibtexparser. Texts are
@@ -19,8 +19,8 @@ from bibtexparser.model import Entry, Field
 
 from agent.consensus import consensus
 from agent.result import CheckResult
-from ui.export_md import report_markdown
-from ui.references import Reference, references
+from ui.export.markdown import report_markdown
+from ui.export.references import Reference, references
 
 # format -> (MIME type, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {

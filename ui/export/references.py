@@ -1,6 +1,6 @@
 """The papers behind a check's sources, one per abstract (a paper can give several evidence sentences), with a
 citation key that is the same every time the same result is exported: the first long word of the title and the
-year ("measles2019"), with b, c, ... after a key already taken. Texts are made single-line (ui.untrusted.plain);
+year ("measles2019"), with b, c, ... after a key already taken. Texts are made single-line (ui.shared.untrusted.plain);
 escaping for a format is the format's job."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.result import Source
-from ui.untrusted import link, plain
+from ui.shared.untrusted import link, plain
 
 _WORD = re.compile(r"[a-z0-9]+")
 _SHORT = {"the", "and", "for", "with", "from", "into", "are", "its", "was", "were", "has", "have", "not", "but"}
@@ -48,7 +48,7 @@ def _clean(value: str | None) -> str | None:
 
 
 def _web(url: str | None) -> str | None:
-    """The URL when it is an http(s) one (ui.untrusted.link), as given."""
+    """The URL when it is an http(s) one (ui.shared.untrusted.link), as given."""
     return _clean(url) if url and link(url) else None
 
 

@@ -1,5 +1,5 @@
 """The terminal view of a check result (`claimtrace ask` without --json): every untrusted text through
-`ui.untrusted.plain`, so no escape sequence reaches the terminal."""
+`ui.shared.untrusted.plain`, so no escape sequence reaches the terminal."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 def print_readable(result: dict[str, Any]) -> None:
     """The result of `claimtrace ask` without --json: flagged answer sentences, corrections, verdict, sources."""
     from agent.scoring import describe_reputation
-    from ui.badges import badges_plain, weak_designs_text
-    from ui.consensus_view import consensus_line, consensus_of
-    from ui.render import REVISED, stance_text, verdict_details
-    from ui.untrusted import plain
+    from ui.chat.render import REVISED, stance_text, verdict_details
+    from ui.shared.badges import badges_plain, weak_designs_text
+    from ui.shared.consensus import consensus_line, consensus_of
+    from ui.shared.untrusted import plain
 
     marks = {
         "supported": "",

@@ -11,7 +11,7 @@ import secrets
 from pathlib import Path
 
 from agent.settings import Settings
-from ui.launch import app_root, write_private
+from ui.chat.launch import app_root, write_private
 
 PASSWORD_FILE = "password.scrypt"
 # scrypt cost (RFC 7914 interactive-login figures): 16 MiB and 0.05-0.1 s per check on a 2-core CPU

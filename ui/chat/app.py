@@ -26,16 +26,15 @@ from agent.settings import get_settings
 from tools.files import storage_problem
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
-from ui.admission import CheckQueue
-from ui.credentials import credentials_ok
-from ui.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
-from ui.paste import PasteDataLayer, accept_large_pastes
-from ui.persistence import database_url
-from ui.progress import CheckProgress
-from ui.runtime import chat_runtime, thread_config, thread_values
-from ui.sources import send_widget, turn_deps
-from ui.untrusted import md
-from ui.views import (
+from ui.chat.admission import CheckQueue
+from ui.chat.credentials import credentials_ok
+from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
+from ui.chat.paste import PasteDataLayer, accept_large_pastes
+from ui.chat.persistence import database_url
+from ui.chat.progress import CheckProgress
+from ui.chat.runtime import chat_runtime, thread_config, thread_values
+from ui.chat.sources import send_widget, turn_deps
+from ui.chat.views import (
     ANSWER_TAG,
     answer_message,
     consensus_chart,
@@ -44,6 +43,7 @@ from ui.views import (
     source_panels,
     sources_message,
 )
+from ui.shared.untrusted import md
 
 log = logging.getLogger("claimtrace.ui")
 accept_large_pastes()
@@ -90,7 +90,7 @@ def thread_id() -> str:
 
 async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
-    text, run the thread's interrupted check of `resuming` again (ui.interrupted)."""
+    text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted)."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
     progress: CheckProgress | None = None

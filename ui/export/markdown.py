@@ -3,7 +3,8 @@ questions, the verdict and how it was computed, every source with its evidence a
 checks and corrections, what the check ran with, and the references.
 
 A pure function of a CheckResult. Every text that comes from a source, the user or the LLM goes through
-ui.untrusted.md, so it reads as the literal text it is; the only links are http(s) ones (ui.untrusted.link)."""
+ui.shared.untrusted.md, so it reads as the literal text it is; the only links are http(s) ones
+(ui.shared.untrusted.link)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,9 @@ from agent.scoring import (
 )
 from agent.state import AnswerSentence, Verdict
 from tools.design import DESIGN_NAMES
-from ui.consensus_view import consensus_line
-from ui.references import Reference, references
-from ui.untrusted import link, md
+from ui.export.references import Reference, references
+from ui.shared.consensus import consensus_line
+from ui.shared.untrusted import link, md
 
 SOURCE_COLUMNS = ("Source", "Title", "Year", "Stance (confidence)", "Label", "Weight", "Study design")
 

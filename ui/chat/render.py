@@ -1,8 +1,8 @@
 """Markdown for the chat: pure functions of a check result as JSON (`CheckResult.model_dump()`, the `claimtrace
 ask --json` object) and of follow-up replies. Nothing here computes a result; it only shows one.
 
-Every text that comes from a source, the user or the LLM (titles, sentences, context, venues, links, answer
-sentences, reasons and notes that quote them) goes through ui.untrusted, so it shows as the literal text it is."""
+Every text that comes from a source, the user or the LLM (titles, sentences, context, venues, links, answer sentences,
+reasons and notes that quote them) goes through ui.shared.untrusted, so it shows as the literal text it is."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 from agent.scoring import NO_EVIDENCE, describe_reputation
 from agent.state import CORRECTION_ACTIONS
-from ui.badges import badges_md, weak_designs_text
-from ui.consensus_view import consensus_line, consensus_of
-from ui.untrusted import link, md
+from ui.shared.badges import badges_md, weak_designs_text
+from ui.shared.consensus import consensus_line, consensus_of
+from ui.shared.untrusted import link, md
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",

@@ -16,12 +16,12 @@ from agent.checkpoint import CheckpointUnavailableError
 from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
 from agent.settings import Settings, get_settings
 from agent.threads import ThreadNotFoundError, ThreadSummary, checks_of, keep_check, threads
-from ui.untrusted import plain
+from ui.shared.untrusted import plain
 
 if TYPE_CHECKING:  # the result model and the writers load LangChain: only `export` needs them
     from agent.result import CheckResult
 
-FORMATS = ("md", "json", "bib", "ris")  # ui.export.FORMATS, named here so that the parser does not load ui.export
+FORMATS = ("md", "json", "bib", "ris")  # ui.export.formats.FORMATS, named here so that the parser does not load it
 CLAIM_WIDTH = 70  # characters of the latest claim shown per thread
 EMPTY = "the thread store holds no checks yet: check a claim with `claimtrace ask` or in the chat first"
 
@@ -116,7 +116,7 @@ def chosen_check(settings: Settings, thread: str | None, last: bool, k: int | No
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ui.export import export_text
+    from ui.export.formats import export_text
 
     result = chosen_check(get_settings(), args.thread, args.last, args.check)
     text = export_text(result, args.format)

@@ -1,5 +1,5 @@
-"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/export_cli.py), add
-(ui/library_cli.py).
+"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
+(ui/terminal/library.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -18,8 +18,8 @@ from typing import Any, NoReturn
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
-from ui.export_cli import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
-from ui.library_cli import add_library_parser, cmd_add
+from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
+from ui.terminal.library import add_library_parser, cmd_add
 
 
 class _Parser(argparse.ArgumentParser):
@@ -127,7 +127,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**result, "consensus": consensus(checked).model_dump(mode="json")}, ensure_ascii=False))
     else:
-        from ui.readable import print_readable
+        from ui.terminal.readable import print_readable
 
         print_readable(result)
     keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
@@ -186,8 +186,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
     from agent.settings import get_settings
     from tools.files import storage_problem
     from tools.index import read_manifest
-    from ui import credentials, launch
-    from ui.guard import is_loopback
+    from ui.chat import credentials, launch
+    from ui.chat.guard import is_loopback
 
     settings = get_settings()
     if not 0 < args.port < 65536:

@@ -5,7 +5,7 @@ previous one. Loading /thread/<id> starts two connects: one before the page know
 empty chat) and one after (the resumed thread). When the first POST answers last, under load, its socket replaces
 the resumed one, and the next message goes to a new, hidden thread while the old one stays on screen. Only the
 newest connect is wanted, so the answer to a superseded POST is never handed back: that stale connect just stops.
-Loaded by ui/chainlit.toml ([UI] custom_js) as a plain script, before Chainlit's own. */
+Loaded by ui/chat/chainlit.toml ([UI] custom_js) as a plain script, before Chainlit's own. */
 (function () {
   "use strict";
   var fetch0 = window.fetch.bind(window);

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tools.design import DESIGN_NAMES
-from ui.untrusted import md, plain
+from ui.shared.untrusted import md, plain
 
 # the designs in the plural, for "rests only on animal studies and in vitro studies"
 DESIGN_PLURALS = {

@@ -11,9 +11,9 @@ import chainlit as cl
 from chainlit.utils import utc_now
 
 from agent.graph import PIPELINE
-from ui.render import early_markdown
-from ui.steps import STEP_NAMES, as_json, step_markdown
-from ui.untrusted import md, md_more
+from ui.chat.render import early_markdown
+from ui.chat.steps import STEP_NAMES, as_json, step_markdown
+from ui.shared.untrusted import md, md_more
 
 ORDER = [name for name, _ in PIPELINE]
 SECOND_PASS = " (searching again)"
