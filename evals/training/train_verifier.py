@@ -82,7 +82,7 @@ def eval_sets(
     claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], args: argparse.Namespace
 ) -> tuple[list[tuple[str, str]], list[int], list[tuple[str, str]], list[int]]:
     """The evaluation pairs the trained model reads: abstract-level for ``--joint`` (no extra set), else the
-    sentence-level pairs and the extra NEI-claim set (evals/training/data.build_eval_pairs)."""
+    sentence-level pairs and the extra NEI-claim set (evals.training.data.build_eval_pairs)."""
     if args.joint:
         keys, labels = joint_eval_pairs(claims, corpus, bm25_top)
         return joint_pairs(keys, claims, corpus), labels, [], []

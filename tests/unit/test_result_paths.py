@@ -1,6 +1,6 @@
-"""Every `evals/results/...` path that the README, docs/*.md, the verifier's model card and the evals indexes cite
-exists, so a figure quoted in prose leads to its result file: a glob must match a file, and `{json,md}` names each
-file it stands for."""
+"""Every `evals/results/...` path that the README, docs/*.md, the verifier's model card, the evals indexes and
+.env.example cite exists, so a figure quoted in prose leads to its result file: a glob must match a file, and
+`{json,md}` names each file it stands for."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ DOCS = [
     REPO / "tools" / "models" / "verifier" / "MODEL_CARD.md",
     REPO / "evals" / "README.md",
     REPO / "evals" / "studies" / "README.md",
+    REPO / ".env.example",
 ]
 CITED = re.compile(r"evals/results(?:/[\w.*{},/-]*)?")
 
