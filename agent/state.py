@@ -56,7 +56,7 @@ class Evidence(BaseModel):
     neighbours: list[str] = Field(default_factory=list)
     url: str | None = None
     year: int | None = None
-    doi: str | None = None  # identifiers and venue of its abstract, for references (ui/export.py)
+    doi: str | None = None  # identifiers and venue of its abstract, for references (ui/export/formats.py)
     pmid: str | None = None
     venue: str | None = None
     stance: Literal["supports", "contradicts", "nei"] = "nei"

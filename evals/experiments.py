@@ -1,5 +1,6 @@
-"""What the experiment scripts share: the header of a result (command, date, commit, claims) and writing a result
-as JSON and Markdown."""
+"""What every job of evals/ shares (the harness, training, bench and the studies), so it sits at the top of evals/:
+the repository root, the header of a result (command, date, commit, claims) and writing a result as JSON and
+Markdown."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ The classes follow the usual evidence hierarchy (systematic reviews and meta-ana
 case-control and cross-sectional studies, case reports and series, animal and in vitro studies, narrative reviews
 and opinion). "unclassified" is work none of these names, such as a model or simulation of a population, a
 recording of the human brain during a task, and any abstract without a cue. The words that name each design are
-in tools/design_rules.py; evals/design_labels/README.md gives the decision rules and `python -m evals.design_eval`
-measures the classifier against hand labels of SciFact abstracts.
+in tools/design_rules.py; evals/design_labels/README.md gives the decision rules, and
+`python -m evals.studies.design_eval` measures the classifier against hand labels of SciFact abstracts.
 """
 
 from __future__ import annotations

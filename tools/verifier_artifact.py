@@ -28,7 +28,7 @@ def read_config(artifact_dir: Path) -> dict[str, Any]:
     if not delta_path.is_file() or not cfg_path.is_file():
         raise VerifierArtifactError(
             f"verifier artifact missing: expected {delta_path} and {cfg_path}. "
-            "Train it with `python -m evals.train_verifier`."
+            "Train it with `python -m evals.training.train_verifier`."
         )
     config: dict[str, Any] = json.loads(cfg_path.read_text())
     return config

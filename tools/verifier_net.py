@@ -1,4 +1,4 @@
-"""The stance verifier's PyTorch network: the MiniLM-L6 cross-encoder that training fine-tunes (evals/verifier/),
+"""The stance verifier's PyTorch network: the MiniLM-L6 cross-encoder that training fine-tunes (evals/training/),
 the fp16-delta artifact it is saved as, and the network rebuilt from that artifact (the ``torch`` backend of
 tools.verifier and the source of its ONNX export)."""
 

@@ -18,7 +18,7 @@ from agent.scoring import NOT_ENOUGH, UNDECIDED, side
 from agent.state import SourceAssessment, Verdict
 from evals.reliability import confidence_reliability
 from evals.scifact.records import scifact_predictions
-from evals.scifact_metrics import abstract_metrics
+from evals.scifact.scifact_metrics import abstract_metrics
 
 THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

@@ -1,15 +1,15 @@
 """Every figure of a SciFact evaluation, computed from per-claim records (evals.scifact.records). Fractions in
 [0, 1] unless named otherwise; None where undefined.
 
-* ``retrieval``: Recall@3/@5, MAP@5, nDCG@10 (evals.retrieval_metrics) over claims that have evidence, gold = their
-  evidence docs. ``retrieval_cited``: the same with gold = ``cited_doc_ids`` (BEIR's definition, all claims).
+* ``retrieval``: Recall@3/@5, MAP@5, nDCG@10 (evals.scifact.retrieval_metrics) over claims that have evidence, gold =
+  their evidence docs. ``retrieval_cited``: the same with gold = ``cited_doc_ids`` (BEIR's definition, all claims).
   ``baselines``: both blocks for BM25 alone and dense alone (the claim query's own lists).
-* ``abstract`` / ``sentence``: the official SciFact rules (evals.scifact_metrics) on each record's predictions.
+* ``abstract`` / ``sentence``: the official SciFact rules (evals.scifact.scifact_metrics) on each record's predictions.
 * ``faithfulness`` (answers to claims with evidence): ``citation_validity`` = valid citations / all citations the
   model wrote (before invalid ones were stripped); ``attributable_rate`` = shown answer sentences with status
   "supported" / all shown sentences, after self-correction; ``draft_attributable_rate`` the same before it;
   ``independent_support_rate`` and ``answers_with_copies``, checks of the shown answer that do not use the verifier
-  (evals.answer_checks); ``answers_corrected`` and the ``corrections`` by action.
+  (evals.scifact.answer_checks); ``answers_corrected`` and the ``corrections`` by action.
 * ``verifier``: ``macro_f1`` and ``accuracy`` from ``evals/results/verifier_dev.json`` (written by the verifier
   training; None when absent). ``flag_precision`` / ``flag_recall`` use a proxy for the unknown truth: an answer
   sentence *should be flagged* when none of the evidence sentences it cites (valid citations only) is a gold
@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.state import CORRECTION_ACTIONS
-from evals.answer_checks import check_answer
-from evals.retrieval_metrics import retrieval_report
+from evals.scifact.answer_checks import check_answer
 from evals.scifact.calibration import run_calibration
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
 from evals.scifact.records import BASELINE_TOOLS
-from evals.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence_metrics
+from evals.scifact.retrieval_metrics import retrieval_report
+from evals.scifact.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence_metrics
 
 VERIFIER_RESULTS = RESULTS_DIR / "verifier_dev.json"
 RETRIEVAL_KEYS = ("recall@3", "recall@5", "map@5", "ndcg@10")
@@ -94,7 +94,7 @@ def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     self-correction, a quote of the cited source counting as supported); ``draft_attributable_rate`` before it;
     ``independent_support_rate``: shown sentences whose content words are in what they cite, a check that does not
     use the verifier; ``answers_with_copies``: answers with a shown sentence copying a title, restating the claim or
-    copying prompt text (evals.answer_checks); the share of answers self-correction changed and its actions."""
+    copying prompt text (evals.scifact.answer_checks); the share of answers self-correction changed and its actions."""
     shown = faithfulness_metrics([s for r in results for s in r["sentences"]])
     draft = faithfulness_metrics([s for r in results for s in draft_sentences(r)])
     actions = [c["action"] for r in results for c in r.get("corrections", [])]

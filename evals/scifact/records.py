@@ -21,7 +21,7 @@ from agent.scoring import NO_EVIDENCE, UNDECIDED, to_scifact
 from agent.settings import Settings
 from agent.state import Evidence, SourceAssessment, Verdict
 from evals.scifact.data import REPO_ROOT, EvalError
-from evals.scifact_metrics import DocPrediction, Label, Prediction
+from evals.scifact.scifact_metrics import DocPrediction, Label, Prediction
 
 # The source a full run's answers depend on beyond its settings: a resumed run (possibly in a later session) must be
 # made by the same code and prompts, so their hash is part of the config it must match. The verifier's weights are

@@ -6,7 +6,7 @@ do the two make together? Measured on the verifier's SciFact pair sets (held-out
 
 ``collect`` asks the embedded LLM, through the product's own call (agent.direction.choose), and keeps every answer
 in ``<cache>/direction_judge_<set>.jsonl`` (resumable: a rerun asks only what is missing). Per pair of a set
-(evals/verifier/data.build_eval_pairs: each gold rationale, and up to three other sentences of the same abstracts as
+(evals/training/data.build_eval_pairs: each gold rationale, and up to three other sentences of the same abstracts as
 not-enough-info) it records the verifier's calibrated probabilities on the premise the run time reads, the claim's
 rule-made opposite (tools.opposite; the template "It is not true that ..." where no rule applies), and the LLM's
 choice in both orders for every pair that bears or that the verifier thinks may bear (P(nei) below ``NEI_CUT``; the
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evals.training.data import NEI, build_eval_pairs, load_data, split_heldout
 from evals.training.direction_data import CACHE_DIR, Cache, bare
-from evals.verifier.data import NEI, build_eval_pairs, load_data, split_heldout
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO.parent / "shared" / "data" / "scifact"

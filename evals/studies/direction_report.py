@@ -18,7 +18,7 @@ import numpy as np
 from evals.experiments import git_commit
 from evals.training.direction_data import Cache, bare, direction_rows
 from evals.training.judge_calibration import apply, direction_features, fit_logistic, logit
-from evals.verifier.train import metrics
+from evals.training.train import metrics
 
 NEI = 2
 

@@ -1,5 +1,5 @@
 """Fits the two-part judge's calibration (agent/judge_calibration.json) on held-out SciFact train claims: the slice of
-train the verifier never trained on (evals/verifier/data.split_heldout, 15 %, seed 13).
+train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
 
     python -m evals.training.judge_calibration [--target-precision 0.7] [--out agent/judge_calibration.json]
 
@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from evals.experiments import git_commit
+from evals.training.data import load_data, split_heldout
 from evals.training.direction_data import CACHE_DIR, direction_rows
-from evals.verifier.data import load_data, split_heldout
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO.parent / "shared" / "data" / "scifact"
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": " ".join(["python -m evals.training.judge_calibration", *(argv or sys.argv[1:])]),
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "git_commit": git_commit(),
-            "on": "held-out SciFact train claims (evals/verifier/data.split_heldout 0.15, seed 13)",
+            "on": "held-out SciFact train claims (evals/training/data.split_heldout 0.15, seed 13)",
             "gate": {
                 "claims": len(held),
                 "abstracts": len(docs),

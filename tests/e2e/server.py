@@ -37,7 +37,7 @@ class ChatServer:
         since = self.log.stat().st_size if self.log.exists() else 0  # "ready" must come from this start's output
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [*self.prefix, sys.executable, "-m", "ui.cli", "ui", "--port", str(self.port)],
+                [*self.prefix, sys.executable, "-m", "ui.terminal.cli", "ui", "--port", str(self.port)],
                 cwd=REPO,
                 env=self.env,
                 stdout=out,

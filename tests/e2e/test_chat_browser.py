@@ -23,7 +23,8 @@ FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccinat
 CHANGED = "Self-correction changed"
 OUT_OF_RANGE = "ask about sentence 1 to"  # the reply to "what are the sources behind sentence 9?"
 # Under load, the first of the two connects Chainlit's client makes when it loads /thread/<id> can get its
-# /set-session-cookie answer last; this init script makes that happen every time (ui/public/keep_resumed_socket.js).
+# /set-session-cookie answer last; this init script makes that happen every time
+# (ui/chat/public/keep_resumed_socket.js).
 SLOW_FIRST_COOKIE = """(() => {
   const fetch0 = window.fetch.bind(window);
   let calls = 0;
@@ -137,7 +138,7 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
 
 def test_reopened_thread_keeps_its_socket_when_the_first_connect_answers_last(browser: Any, server: ChatServer):
     """Loading /thread/<id> makes Chainlit's client connect twice; here the first connect is answered last (as under
-    load). Without ui/public/keep_resumed_socket.js its socket, a new empty chat, replaced the resumed one, and the
+    load). Without ui/chat/public/keep_resumed_socket.js its socket, a new empty chat, replaced the resumed one, and the
     next message went to a new, hidden thread."""
     page = browser.new_page(viewport={"width": 1280, "height": 2000})
     log_in(page, server.url)

@@ -22,8 +22,8 @@ from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, SCRIPT, USER
 from tests.e2e.server import ChatServer
 from tools.onnx_models import runtime_settings
-from ui.interrupted import RERUN
-from ui.untrusted import md
+from ui.chat.interrupted import RERUN
+from ui.shared.untrusted import md
 
 TIMEOUT_S = 300.0
 SLOW_ANSWER_S = 600  # far longer than the test waits before the kill

@@ -15,7 +15,7 @@ from agent.result import CheckResult
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import answer_text, log_in, send
-from ui.export import FORMATS
+from ui.export.formats import FORMATS
 
 EXPORTED = "Export of the check of"
 

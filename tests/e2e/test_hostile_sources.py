@@ -22,7 +22,7 @@ from tests.e2e.test_chat_browser import answer_text, log_in, send
 from tests.live_fakes import FakeSource
 
 SOURCE_ID = "https://openalex.org/S77"
-JOINER = "\u2060"  # the chat puts one inside each bare URL so that it is not linked (ui/untrusted.py)
+JOINER = "\u2060"  # the chat puts one inside each bare URL so that it is not linked (ui/shared/untrusted.py)
 
 
 def payloads(host: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ import socketio
 from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, SECRETS, USER
 from tests.e2e.server import REPO, START_TIMEOUT_S, ChatServer, free_port
-from ui.guard import TOO_MANY_TEXT
+from ui.chat.guard import TOO_MANY_TEXT
 
 FOREIGN = "http://127.0.0.1:9"  # a page on another port of the same host: same site, another origin
 TIMEOUT_S = 120.0
@@ -63,7 +63,7 @@ def start_ui(env: dict[str, str], log: Path, terminal: Terminal) -> tuple[subpro
     url = f"http://127.0.0.1:{port}"
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ui.cli", "ui", "--port", str(port)],
+            [sys.executable, "-m", "ui.terminal.cli", "ui", "--port", str(port)],
             cwd=REPO,
             env=env,
             stdout=out,

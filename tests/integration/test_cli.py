@@ -44,7 +44,7 @@ def run(
     args: list[str], env: dict[str, str], stdin: bytes | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
-        [sys.executable, "-m", "ui.cli", *args],
+        [sys.executable, "-m", "ui.terminal.cli", *args],
         input=stdin,
         env=env,
         capture_output=True,

@@ -1,7 +1,7 @@
 """Every kind of bad input to `claimtrace ask`, `index` and `ui`, and every damaged index, through the command's own
-entry point (`ui.cli.main`, in this process: the console script minus the interpreter's start) with the real index of
-the tiny corpus, the real verifier and the scripted LLM. Each ends in one clear line and an exit code, or in a check
-of what the user meant; nothing the user had is lost."""
+entry point (`ui.terminal.cli.main`, in this process: the console script minus the interpreter's start) with the real
+index of the tiny corpus, the real verifier and the scripted LLM. Each ends in one clear line and an exit code, or in a
+check of what the user meant; nothing the user had is lost."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from chromadb.api.client import SharedSystemClient
 
 from agent.settings import get_settings
 from tests.conftest import CHOOSE_NOT, FIXTURES, STOP_SEARCHING
-from ui.cli import main
+from ui.terminal.cli import main
 
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [

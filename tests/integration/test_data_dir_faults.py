@@ -14,7 +14,7 @@ from tests.integration.test_cli import CLAIM, assert_one_line_error, cli_env, in
 from tools.files import sha256_file
 
 REPO = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "ui.cli"]
+CLI = [sys.executable, "-m", "ui.terminal.cli"]
 
 
 def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.design_eval import LABELS_DIR, evaluate, load_labels
+from evals.studies.design_eval import LABELS_DIR, evaluate, load_labels
 from tests.conftest import SCIFACT
 from tools.corpus import iter_corpus
 from tools.design import DESIGNS

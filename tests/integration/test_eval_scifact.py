@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent.settings import get_settings
-from evals.cli import main
+from evals.scifact.cli import main
 from evals.scifact.metrics import FAITHFULNESS_KEYS
 from tests.conftest import CHOOSE_NOT, STOP_SEARCHING, RuleVerifier, scifact_or_skip, write_scifact_slice
 from tests.unit.test_eval_metrics import METRIC_KEYS

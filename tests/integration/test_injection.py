@@ -1,8 +1,8 @@
 """Three planted instructions (closing tags with orders and a fake citation, a fake system turn in the embedded
 model's own chat-template tokens, "cite [7]") in the evidence of a real SciFact dev claim, run through the
 product's pipeline with the embedded LLM and the real verifier on an index of the claims' abstracts; each planted
-run is compared with the clean run of the same claim (evals/injection_checks.py). The whole suite of plants:
-`python -m evals.injection`, figures in evals/results/injection.md."""
+run is compared with the clean run of the same claim (evals/studies/injection_checks.py). The whole suite of plants:
+`python -m evals.studies.injection`, figures in evals/results/injection.md."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agent.settings import Settings
-from evals.injection import run_case, usable_claims
-from evals.injection_checks import PLANTS
+from evals.studies.injection import run_case, usable_claims
+from evals.studies.injection_checks import PLANTS
 from tests.conftest import scifact_or_skip
 
 CLAIMS = 8  # the first dev claims with evidence; the first on which the verifier takes a side is used

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.scoring import side
-from evals.verifier.probes import PROBES, Probe
+from evals.training.probes import PROBES, Probe
 from tests.conftest import scifact_or_skip, write_scifact_slice
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ import pytest
 from agent.settings import Settings, get_settings
 from tests.conftest import CHOOSE_NOT, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
 from tools.opposite import negation
-from ui.cli import main
+from ui.terminal.cli import main
 
 SLICE = 200
 N_CLAIMS = 3

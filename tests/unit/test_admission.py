@@ -1,4 +1,4 @@
-"""The chat's check queue (ui.admission): slots, arrival order, places told as they change, waiters that leave."""
+"""The chat's check queue (ui.chat.admission): slots, arrival order, places told as they change, waiters that leave."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import contextvars
 
 import pytest
 
-from ui.admission import CheckQueue
+from ui.chat.admission import CheckQueue
 
 
 class Turn:

@@ -1,5 +1,6 @@
-"""The answer-strategy comparison (evals/answer_strategies.py, evals/answer_checks.py): the checks that do not use
-the verifier, and one strategy replayed on a recorded claim with the scripted model, counted as the report counts."""
+"""The answer-strategy comparison (evals/studies/answer_strategies.py, evals/scifact/answer_checks.py): the checks that
+do not use the verifier, and one strategy replayed on a recorded claim with the scripted model, counted as the report
+counts."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 
 from agent.result import CheckResult, Source
 from agent.state import Deps, Verdict
-from evals.answer_checks import copies_prompt, prompt_runs, support_share
-from evals.answer_strategies import measure, replay
+from evals.scifact.answer_checks import copies_prompt, prompt_runs, support_share
+from evals.studies.answer_strategies import measure, replay
 from tools.overlap import copies
 
 CLAIM = "MMR vaccination causes autism in young children."

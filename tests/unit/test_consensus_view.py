@@ -11,10 +11,11 @@ import pytest
 
 from agent.consensus import tally
 from agent.state import SilentSource, SourceAssessment
-from ui.badges import badges_md, badges_plain, weak_designs_text
-from ui.consensus_view import FIGURE_HEIGHT, consensus_figure, consensus_line, consensus_of
-from ui.render import answer_markdown, early_markdown, source_detail, verdict_badge
-from ui.untrusted import md
+from ui.chat.consensus_view import FIGURE_HEIGHT, consensus_figure
+from ui.chat.render import answer_markdown, early_markdown, source_detail, verdict_badge
+from ui.shared.badges import badges_md, badges_plain, weak_designs_text
+from ui.shared.consensus import consensus_line, consensus_of
+from ui.shared.untrusted import md
 
 
 def assessment(doc_id: str, label: str, weight: float, **inputs: Any) -> dict[str, Any]:
@@ -112,7 +113,7 @@ def test_a_notice_is_untrusted_text(notice: str):
 
 
 def test_the_cli_prints_the_line_after_the_verdict_and_badges_beside_sources(capsys: pytest.CaptureFixture[str]):
-    from ui.readable import print_readable
+    from ui.terminal.readable import print_readable
 
     print_readable({**RESULT, "corrections": [], "timings": {"total": 1.0},
                     "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}})
@@ -127,7 +128,7 @@ def test_the_cli_prints_the_line_after_the_verdict_and_badges_beside_sources(cap
 def test_the_chat_chart_has_no_mode_bar_and_none_is_made_without_sources():
     from chainlit.context import init_http_context
 
-    from ui.views import CHART, consensus_chart
+    from ui.chat.views import CHART, consensus_chart
 
     async def in_a_chat(result: dict[str, Any]) -> list[Any]:  # an element belongs to a chat's context
         init_http_context()

@@ -1,5 +1,5 @@
 """The study-design classifier (tools/design.py) on short hand-written abstracts, and the metric code of
-evals/design_eval.py on a tiny hand-made label set."""
+evals/studies/design_eval.py on a tiny hand-made label set."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.design_eval import confusion, evaluate, load_labels, main, majority, scores
+from evals.studies.design_eval import confusion, evaluate, load_labels, main, majority, scores
 from tools.corpus import Abstract
 from tools.design import DESIGNS, classify
 
@@ -191,9 +191,9 @@ def test_evaluate_and_main_on_a_tiny_corpus(tmp_path: Path) -> None:
     argv = ["--split", "train", "--labels", str(labels), "--corpus", str(corpus), "--out", str(out)]
     assert main(argv) == 0
     written = json.loads((out / "design_classifier_train.json").read_text())
-    assert written["command"].startswith("python -m evals.design_eval --split train")
+    assert written["command"].startswith("python -m evals.studies.design_eval --split train")
     assert written["classifier"]["accuracy"] == pytest.approx(2 / 3)
-    assert "python -m evals.design_eval --split train" in (out / "design_classifier_train.md").read_text()
+    assert "python -m evals.studies.design_eval --split train" in (out / "design_classifier_train.md").read_text()
     missing = _write(tmp_path / "missing.jsonl", [{"doc_id": "99", "design": "rct"}])
     with pytest.raises(SystemExit):
         evaluate(load_labels(missing), corpus)

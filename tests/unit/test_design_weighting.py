@@ -9,7 +9,7 @@ from agent.nodes.verdict import decide
 from agent.scoring import reputation, weighted_verdict
 from agent.settings import SettingsError, get_settings
 from agent.state import SourceAssessment
-from evals.design_weighting import FLAT, rejudge, side_accuracy
+from evals.studies.design_weighting import FLAT, rejudge, side_accuracy
 from tools.corpus import Abstract
 from tools.design import DEFAULT_WEIGHTS
 

@@ -48,7 +48,8 @@ def test_code_fingerprint_changes_with_pipeline_source_only(tmp_path: Path):
     (tmp_path / "tools" / "models" / "MODEL_CARD.md").write_text("v5\n")
     first = code_fingerprint(tmp_path)
     assert code_fingerprint(tmp_path) == first
-    (tmp_path / "ui" / "app.py").write_text("changed outside the pipeline\n")
+    (tmp_path / "ui" / "chat").mkdir()
+    (tmp_path / "ui" / "chat" / "app.py").write_text("changed outside the pipeline\n")
     (tmp_path / "tools" / "models" / "MODEL_CARD.md").write_text("a model card is documentation\n")
     assert code_fingerprint(tmp_path) == first
     (tmp_path / "prompts" / "answer.md").write_text("Answer from the evidence, briefly.\n")
@@ -92,7 +93,7 @@ def test_a_judgement_only_run_leaves_the_answers_metrics_empty():
 
 
 def test_retrieval_only_and_judgement_only_exclude_each_other(capsys):
-    from ui.cli import main
+    from ui.terminal.cli import main
 
     assert main(["eval", "scifact", "--retrieval-only", "--judgement-only"]) == 2
     assert "exclude each other" in capsys.readouterr().err
@@ -111,7 +112,7 @@ def test_git_commit_is_head_of_a_checkout_and_none_elsewhere(tmp_path: Path):
 
 def test_eval_failures_reach_the_user_as_one_line(monkeypatch, capsys):
     import evals.scifact.run
-    from ui.cli import main
+    from ui.terminal.cli import main
 
     def fail(opts: Any) -> Any:
         raise EvalError("no index here", 3)

@@ -1,4 +1,4 @@
-"""Exports of a check (ui.export): the JSON reads back as the same result, the Markdown report renders with the
+"""Exports of a check (ui.export.formats): the JSON reads back as the same result, the Markdown report renders with the
 structure it promises and shows hostile source text literally, and the BibTeX and RIS references read back with the
 same fields."""
 
@@ -20,10 +20,10 @@ from agent.result import CheckResult, Source
 from agent.service import run_claim
 from agent.state import AnswerSentence, Correction, SilentSource, SourceAssessment, Verdict
 from tests.conftest import decompose_rule
-from ui.consensus_view import consensus_line
-from ui.export import FORMATS, bib_escape, bib_unescape, export_text, file_name
-from ui.export_cli import FORMATS as CLI_FORMATS
-from ui.references import references
+from ui.export.formats import FORMATS, bib_escape, bib_unescape, export_text, file_name
+from ui.export.references import references
+from ui.shared.consensus import consensus_line
+from ui.terminal.export import FORMATS as CLI_FORMATS
 
 HOSTILE = "Evil <script>alert(1)</script> | *bold* ](javascript:alert(1)) {braces} 50% & Café #1 a_b $5 x^2 ~ \\end"
 CLAIM = "Vitamin D <b>prevents</b> fractures | *really*"

@@ -14,7 +14,7 @@ from agent.feedback import export_jsonl, iter_feedback, record_feedback
 from agent.result import CheckResult
 from agent.settings import get_settings
 from tests.unit.test_ui_render import RESULT as RESULT_JSON
-from ui.cli import main
+from ui.terminal.cli import main
 
 RESULT = CheckResult.model_validate(RESULT_JSON)
 

@@ -1,7 +1,7 @@
-"""The planted-instruction checks (evals/injection_checks.py) on the pipeline's own runs (evals/injection.py) over
-the tiny index, with the scripted model and the rule verifier: a model that ignores a plant passes, one whose
-obeying sentence is shown fails, a plant that moves the verifier is caught, and the plants themselves are what
-the eval says they are. tests/integration/test_injection.py runs plants with the embedded model."""
+"""The planted-instruction checks (evals/studies/injection_checks.py) on the pipeline's own runs
+(evals/studies/injection.py) over the tiny index, with the scripted model and the rule verifier: a model that ignores a
+plant passes, one whose obeying sentence is shown fails, a plant that moves the verifier is caught, and the plants
+themselves are what the eval says they are. tests/integration/test_injection.py runs plants with the embedded model."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from evals.injection import candidates, decided, judged
-from evals.injection_checks import CONTROL, CONTROLS, PLANTS, Plant, compare, plant
+from evals.studies.injection import candidates, decided, judged
+from evals.studies.injection_checks import CONTROL, CONTROLS, PLANTS, Plant, compare, plant
 from tests.conftest import direction_rules
 
 CLAIM = "The MMR vaccine causes autism."

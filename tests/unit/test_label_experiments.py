@@ -3,7 +3,7 @@ record, and the rule a run was made with, read from its records."""
 
 from __future__ import annotations
 
-from evals.label_experiments import query_list, recorded_queries, recorded_rule
+from evals.studies.label_experiments import query_list, recorded_queries, recorded_rule
 
 
 def test_replayed_queries_keep_decompose_kinds():

@@ -20,10 +20,10 @@ def test_import_contracts_are_kept():
 
 def test_ask_does_not_import_the_eval_runner():
     code = (
-        "import sys, json; from ui.cli import main; main(['ask', '   ']); "
+        "import sys, json; from ui.terminal.cli import main; main(['ask', '   ']); "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'evals')))"
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert "the claim is empty" in run.stderr
     loaded = json.loads(run.stdout.strip().splitlines()[-1])
-    assert set(loaded) <= {"evals", "evals.cli", "evals.scifact", "evals.scifact.data"}, loaded
+    assert set(loaded) <= {"evals", "evals.scifact", "evals.scifact.cli", "evals.scifact.data"}, loaded

@@ -100,8 +100,8 @@ def check(index: Any, tmp_path: Path, sources: str) -> dict[str, Any]:
 
 
 def test_a_check_on_the_library_cites_the_page(library_index: Any, tmp_path: Path, capsys: pytest.CaptureFixture):
-    from ui.readable import print_readable
-    from ui.render import answer_markdown, source_heading
+    from ui.chat.render import answer_markdown, source_heading
+    from ui.terminal.readable import print_readable
 
     result = check(library_index, tmp_path, "library")
     assert {s["doc_id"] for s in result["sources"]} <= {d.doc_id for d in library_index.docs.values()

@@ -9,7 +9,7 @@ import pytest
 
 from agent.scoring import describe_reputation, reputation, weighted_verdict
 from tools.corpus import Abstract
-from ui.render import answer_markdown, source_detail
+from ui.chat.render import answer_markdown, source_detail
 
 TODAY = date(2026, 1, 1)
 BASE = {"doc_id": "doi:10.1/a", "title": "t", "sentences": ["s"]}

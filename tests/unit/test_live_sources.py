@@ -66,7 +66,7 @@ def test_settings_field_from_environment(monkeypatch):
 
 def test_a_bad_environment_value_is_named_in_one_clear_line(monkeypatch, capsys):
     from agent.settings import get_settings
-    from ui.cli import main
+    from ui.terminal.cli import main
 
     monkeypatch.setenv("SOURCES", "local,scopus")
     get_settings.cache_clear()

@@ -8,7 +8,7 @@ from dataclasses import replace
 from agent.scripted import ScriptedChatModel
 from agent.state import Deps
 from tests.live_fakes import live_settings
-from ui.sources import chosen, initial, turn_deps
+from ui.chat.sources import chosen, initial, turn_deps
 
 
 def test_widget_value_to_sources(tmp_path):

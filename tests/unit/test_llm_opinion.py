@@ -1,4 +1,4 @@
-"""The LLM second opinion on not-enough-info (evals/verifier/llm_opinion.py): reading P(Yes) off the first token's
+"""The LLM second opinion on not-enough-info (evals/studies/llm_opinion.py): reading P(Yes) off the first token's
 log-probabilities, the AUC, the combination with the verifier, and the on-disk answer cache."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import prompts
-from evals.verifier.llm_opinion import Asker, auc, combine, p_yes
+from evals.studies.llm_opinion import Asker, auc, combine, p_yes
 
 
 def tok(token: str, p: float) -> dict[str, Any]:

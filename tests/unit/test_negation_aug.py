@@ -1,11 +1,11 @@
-"""Rule-based claim negation used for the verifier's contrastive augmentation (evals/verifier/augment.py)."""
+"""Rule-based claim negation used for the verifier's contrastive augmentation (evals/training/augment.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from evals.verifier.augment import claim_flip_examples
-from evals.verifier.data import Claim, Doc
+from evals.training.augment import claim_flip_examples
+from evals.training.data import Claim, Doc
 from tools.opposite import flip_claim_direction, flip_direction, negate_claim, rule_opposite
 from tools.premise import abstract_premise
 

@@ -1,5 +1,5 @@
 """The chat's page links nothing on another host: Chainlit's own index.html links Google Fonts and a KaTeX
-stylesheet on a CDN, which ui.offline_page drops; the page's own scripts and stylesheet stay."""
+stylesheet on a CDN, which ui.chat.offline_page drops; the page's own scripts and stylesheet stay."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import chainlit
 
-from ui.offline_page import without_off_site_links
+from ui.chat.offline_page import without_off_site_links
 
 INDEX = Path(chainlit.__file__).parent / "frontend" / "dist" / "index.html"
 

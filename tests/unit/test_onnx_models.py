@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evals.verifier.probes import BY_NAME
+from evals.training.probes import BY_NAME
 from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import DIM, Embedder, get_embedder
 from tools.index_build import fingerprint

@@ -1,5 +1,5 @@
-"""Re-checking a recorded answer (evals/recheck.py): the shown sentences go through verify and correct again, without
-the LLM, so a quote under the wrong number is re-cited and the faithfulness figures can be compared."""
+"""Re-checking a recorded answer (evals/studies/recheck.py): the shown sentences go through verify and correct again,
+without the LLM, so a quote under the wrong number is re-cited and the faithfulness figures can be compared."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 from agent.result import CheckResult, Source
 from agent.scripted import ScriptedChatModel
 from agent.state import AnswerSentence, Deps
-from evals.recheck import recheck
 from evals.scifact.metrics import answer_faithfulness
+from evals.studies.recheck import recheck
 from tools.verifier import VerifierResult
 
 FIRST = "Preoperative CRP levels as low as 3 mg/l were associated with increased long-term mortality."

@@ -16,7 +16,7 @@ from agent.llm import LLMUnavailableError
 from agent.nodes.reformulate import new_queries, plan, reformulate, thin
 from agent.state import SourceAssessment, Verdict
 from tests.conftest import direction_rules
-from ui.steps import step_markdown
+from ui.chat.steps import step_markdown
 
 NONE_BEARS = "Acetylsalicylic acid lowers the rate of myocardial infarction."
 ONE_BEARS = "Salicylates protect the heart."

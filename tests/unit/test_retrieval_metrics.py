@@ -1,4 +1,4 @@
-"""Hand-computed toy cases for evals.retrieval_metrics (trec_eval / BEIR conventions)."""
+"""Hand-computed toy cases for evals.scifact.retrieval_metrics (trec_eval / BEIR conventions)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from evals.retrieval_metrics import average_precision_at_k, ndcg_at_k, recall_at_k, retrieval_report
+from evals.scifact.retrieval_metrics import average_precision_at_k, ndcg_at_k, recall_at_k, retrieval_report
 
 LOG2_3 = math.log2(3)  # 1.5849625
 

@@ -1,4 +1,4 @@
-"""Hand-computed toy cases for evals.scifact_metrics (official SciFact evaluator rules)."""
+"""Hand-computed toy cases for evals.scifact.scifact_metrics (official SciFact evaluator rules)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any, Final
 
 import pytest
 
-from evals.scifact_metrics import (
+from evals.scifact.scifact_metrics import (
     PRF,
     DocPrediction,
     abstract_metrics,

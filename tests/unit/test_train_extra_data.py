@@ -1,4 +1,4 @@
-"""Extra stance data readers of the verifier training (evals/verifier/data.py), on tiny files written here in the
+"""Extra stance data readers of the verifier training (evals/training/data.py), on tiny files written here in the
 real formats."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evals.verifier.data import NEI, load_climate_fever, load_pubmedqa
+from evals.training.data import NEI, load_climate_fever, load_pubmedqa
 
 
 def test_pubmedqa_keeps_yes_and_no_and_drops_maybe_and_short_answers(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""ui/credentials.py and the app root's private files (ui/launch.py): a generated password is made once and kept only
-as a salted scrypt hash in a mode-600 file; a configured one wins; the login page knows the throttle's message."""
+"""ui/chat/credentials.py and the app root's private files (ui/chat/launch.py): a generated password is made once and
+kept only as a salted scrypt hash in a mode-600 file; a configured one wins; the login page knows the throttle's
+message."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent.settings import Settings
-from ui import credentials, launch
-from ui.guard import TOO_MANY_TEXT
+from ui.chat import credentials, launch
+from ui.chat.guard import TOO_MANY_TEXT
 
 
 def _settings(data: Path, **ui: str) -> Settings:

@@ -1,4 +1,4 @@
-"""ui/guard.py: the sign-in throttle on a fake clock, the served origins, and the middleware in front of a small
+"""ui/chat/guard.py: the sign-in throttle on a fake clock, the served origins, and the middleware in front of a small
 Starlette app standing in for Chainlit (a login route that accepts one password, a page and a websocket)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ui.guard import TOO_MANY_TEXT, Guard, LoginThrottle, OriginPolicy, is_loopback, served_origins
+from ui.chat.guard import TOO_MANY_TEXT, Guard, LoginThrottle, OriginPolicy, is_loopback, served_origins
 
 SERVED = "http://127.0.0.1:8000"
 FOREIGN = "http://127.0.0.1:9999"  # another port of the same host: same site, other origin

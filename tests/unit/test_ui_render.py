@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ui.render import (
+from ui.chat.render import (
     ORIGINAL,
     answer_markdown,
     cite,
@@ -17,7 +17,7 @@ from ui.render import (
     source_detail,
     split_neighbours,
 )
-from ui.steps import STEP_NAMES, as_json, step_markdown
+from ui.chat.steps import STEP_NAMES, as_json, step_markdown
 
 
 def source(n: int, sentence_index: int = 2, neighbours: list[str] | None = None) -> dict[str, Any]:
@@ -187,7 +187,7 @@ def test_a_recited_sentence_says_its_citation_was_moved() -> None:
 
 
 def test_a_stance_too_weak_to_grade_is_shown_as_such() -> None:
-    from ui.render import stance_text
+    from ui.chat.render import stance_text
 
     graded = {**source(1), "stance_confidence": 0.81}
     assert stance_text(graded) == "False · contradicts (0.81)"
@@ -197,8 +197,8 @@ def test_a_stance_too_weak_to_grade_is_shown_as_such() -> None:
 
 
 def test_the_early_verdict_is_marked_and_lists_its_sources():
-    from ui.progress import following
-    from ui.render import early_markdown
+    from ui.chat.progress import following
+    from ui.chat.render import early_markdown
 
     verdict = {**RESULT["verdict"], "provisional": True}
     evidence = [{"n": 1, "title": "A cohort", "sentence": "No link was found.", "stance": "contradicts"}]
@@ -223,8 +223,8 @@ def test_the_early_verdict_is_marked_and_lists_its_sources():
 
 
 def test_a_source_the_llm_read_says_which_statement_it_supports() -> None:
-    from ui.progress import following
-    from ui.render import early_markdown, stance_text
+    from ui.chat.progress import following
+    from ui.chat.render import early_markdown, stance_text
 
     against = {**source(1), "label": "Mostly False", "stance": "contradicts", "stance_confidence": 0.62,
                "p_claim": 0.14}

@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import isMdAsciiPunct
 from markdown_it.token import Token
 
-from ui.render import (
+from ui.chat.render import (
     answer_markdown,
     early_markdown,
     followup_markdown,
@@ -23,8 +23,8 @@ from ui.render import (
     sentence_sources_markdown,
     source_detail,
 )
-from ui.steps import step_markdown
-from ui.untrusted import link, md, md_more, plain
+from ui.chat.steps import step_markdown
+from ui.shared.untrusted import link, md, md_more, plain
 
 HOSTILE = [
     "<script>window.pwned = 1</script>",
@@ -260,7 +260,7 @@ def test_a_source_link_is_shown_only_for_http():
 
 
 def test_the_terminal_gets_no_escape_sequences(capsys: pytest.CaptureFixture[str]):
-    from ui.readable import print_readable
+    from ui.terminal.readable import print_readable
 
     result = hostile_result("\x1b]0;owned\x07\x1b[2J<b>")
     result |= {"timings": {"total": 1.0}, "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from evals.verifier.probes import BY_NAME, PROBES, Probe
+from evals.training.probes import BY_NAME, PROBES, Probe
 from tools.premise import abstract_premise
 from tools.verifier import ARTIFACT_DIR, LABELS, Verifier, VerifierArtifactError, VerifierResult, get_verifier
 
@@ -62,7 +62,7 @@ KNOWN_MISSES: dict[str, str] = {
 
 @pytest.mark.parametrize("probe", PROBES, ids=[p.name for p in PROBES])
 def test_contrast_probes(verifier: Verifier, probe: Probe, request: pytest.FixtureRequest) -> None:
-    """A finding and its opposite: the verifier must read the direction, not the topic (evals/verifier/probes.py)."""
+    """A finding and its opposite: the verifier must read the direction, not the topic (evals/training/probes.py)."""
     if probe.name in KNOWN_MISSES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[probe.name]))
     assert verifier.predict([probe.pair()])[0].label == probe.expected

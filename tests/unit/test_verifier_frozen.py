@@ -1,12 +1,12 @@
-"""Training over cached lower layers (evals/verifier/frozen.py): the cached path computes what the whole network
+"""Training over cached lower layers (evals/training/frozen.py): the cached path computes what the whole network
 computes, and only the top layers and the head are left to learn."""
 
 from __future__ import annotations
 
 import torch
 
-from evals.verifier.frozen import LowerCache, top_forward
-from evals.verifier.recipe import freeze_below
+from evals.training.frozen import LowerCache, top_forward
+from evals.training.recipe import freeze_below
 from tools.verifier_net import build_base_net
 
 PAIRS = [

@@ -1,4 +1,4 @@
-"""Joint abstract-level reading (evals/verifier/joint.py) on a tiny corpus written here: the whole-abstract premise
+"""Joint abstract-level reading (evals/training/joint.py) on a tiny corpus written here: the whole-abstract premise
 keeps the findings when it must shorten, the examples and evaluation pairs carry the right abstract labels, and the
 sentence-by-sentence baseline labels an abstract by its most decided sentence."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from evals.verifier.data import NEI, Claim, Doc
-from evals.verifier.joint import (
+from evals.training.data import NEI, Claim, Doc
+from evals.training.joint import (
     abstract_text,
     joint_augmentation,
     joint_epoch_examples,

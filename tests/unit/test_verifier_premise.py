@@ -8,7 +8,7 @@ from agent.nodes.assess import premise as run_time_premise
 from agent.nodes.context import context
 from agent.nodes.rerank import evidence_scores
 from agent.state import Evidence
-from evals.verifier.data import Claim, Doc, build_eval_pairs, context_variants
+from evals.training.data import Claim, Doc, build_eval_pairs, context_variants
 from tools.premise import abstract_premise, heading_section, where
 
 DOC = Doc("Aspirin and stroke", ["We enrolled 900 adults.", "Aspirin reduced stroke by 12%.", "Bleeding rose."])

@@ -1,0 +1,161 @@
+"""Benchmark of the two CPU models, PyTorch fp32 against the ONNX Runtime path the run time uses, side by side in one
+run: index-build embedding throughput on a sample of real corpus texts ("title: sentence", as the index embeds
+them; no embedding store, so every text is embedded), verifier pairs/s on SciFact dev pairs, and the cold start of
+each (a fresh process importing the module, loading the model and answering once).
+
+Each comparison runs in ABBA order on two halves of the sample (torch, ONNX, ONNX, torch), so a machine that gets
+busier or quieter during the run weighs on both sides alike; ratios are of summed times.
+
+    python -m evals.bench.index --texts 3000 --out evals/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals.experiments import REPO_ROOT, git_commit
+
+SCIFACT = REPO_ROOT.parent / "shared" / "data" / "scifact"
+
+COLD_START = {
+    "embedder": "from tools.embedder import get_embedder; get_embedder().encode(['warm'])",
+    "verifier": "from tools.verifier import Verifier; Verifier().predict([('a', 'b')])",
+}
+
+
+def sample_texts(corpus: Path, n: int, seed: int) -> list[str]:
+    from tools.corpus import load_corpus
+    from tools.dense_store import sentence_text
+
+    docs, _ = load_corpus(corpus)
+    texts = [sentence_text(d, i) for d in docs for i in range(len(d.sentences))]
+    return random.Random(seed).sample(texts, min(n, len(texts)))
+
+
+def sample_pairs(data_dir: Path, n: int, seed: int) -> list[tuple[str, str]]:
+    from evals.training.data import build_eval_pairs, load_data
+
+    corpus, _, dev = load_data(data_dir)
+    pairs, _, _, _ = build_eval_pairs(dev, corpus, placed=True)
+    return random.Random(seed).sample(pairs, min(n, len(pairs)))
+
+
+def abba(
+    items: Sequence[Any], a: Callable[[Sequence[Any]], object], b: Callable[[Sequence[Any]], object]
+) -> tuple[float, float]:
+    """Seconds of ``a`` and of ``b`` over all of ``items``, run as a(h1), b(h1), b(h2), a(h2)."""
+    half = len(items) // 2
+    h1, h2 = items[:half], items[half:]
+    spent = {"a": 0.0, "b": 0.0}
+    for name, fn, part in (("a", a, h1), ("b", b, h1), ("b", b, h2), ("a", a, h2)):
+        t = time.perf_counter()
+        fn(part)
+        spent[name] += time.perf_counter() - t
+    return spent["a"], spent["b"]
+
+
+def cold_start(what: str, backend: str) -> float:
+    """Wall seconds of a fresh Python process that loads the model and answers once."""
+    env = {**os.environ, "MODEL_BACKEND": backend}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", COLD_START[what]], env=env, check=True, cwd=REPO_ROOT)
+    return round(time.perf_counter() - t, 2)
+
+
+def pair(torch_s: float, onnx_s: float, n: int, unit: str) -> dict[str, Any]:
+    return {
+        f"torch_fp32_{unit}_per_s": round(n / torch_s, 1),
+        f"onnx_{unit}_per_s": round(n / onnx_s, 1),
+        "ratio": round(torch_s / onnx_s, 2),
+        "n": n,
+    }
+
+
+def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    from tools.embedder import get_embedder
+    from tools.verifier import Verifier
+
+    torch_emb, onnx_emb = get_embedder("torch-fp32"), get_embedder()
+    torch_emb.encode(texts[:32])  # warm-up: first calls allocate
+    onnx_emb.encode(texts[:32])
+    # the index build's calls: chunks of up to 2048 texts, the PyTorch path in batches of 64
+    ts, os_ = abba(texts, lambda t: torch_emb.encode(t, batch_size=64), lambda t: onnx_emb.encode(t))
+    embed = {"onnx_variant": onnx_emb.variant, **pair(ts, os_, len(texts), "texts")}
+    print(f"embedding: {embed}", flush=True)
+
+    torch_ver, onnx_ver = Verifier(backend="torch"), Verifier()
+    torch_ver.predict(pairs[:8])
+    onnx_ver.predict(pairs[:8])
+    ts, os_ = abba(pairs, torch_ver.predict, onnx_ver.predict)
+    verify = {"onnx_variant": onnx_ver.variant, **pair(ts, os_, len(pairs), "pairs")}
+    print(f"verifier: {verify}", flush=True)
+
+    cold = {
+        what: {"torch_fp32_s": cold_start(what, "torch"), "onnx_s": cold_start(what, "onnx")} for what in COLD_START
+    }
+    print(f"cold start: {cold}", flush=True)
+    return {"embedding": embed, "verifier": verify, "cold_start_s": cold}
+
+
+def markdown(res: dict[str, Any]) -> str:
+    e, v = res["embedding"], res["verifier"]
+    lines = [
+        "# Index-build embedding and verifier throughput: PyTorch fp32 vs ONNX Runtime",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}, {res['machine']['cpus']} CPUs. Both sides "
+        "in the same run, ABBA order on two halves of the sample; other work on the machine slows both.",
+        "",
+        "| what | PyTorch fp32 | ONNX | ONNX variant | ratio | n |",
+        "|---|---:|---:|---|---:|---:|",
+        f"| index-build embedding (texts/s) | {e['torch_fp32_texts_per_s']} | {e['onnx_texts_per_s']} | "
+        f"{e['onnx_variant']} | {e['ratio']}x | {e['n']} |",
+        f"| verifier (pairs/s, dev pairs) | {v['torch_fp32_pairs_per_s']} | {v['onnx_pairs_per_s']} | "
+        f"{v['onnx_variant']} | {v['ratio']}x | {v['n']} |",
+    ]
+    for what, c in res["cold_start_s"].items():
+        lines.append(f"| cold start, {what} (s) | {c['torch_fp32_s']} | {c['onnx_s']} | | | |")
+    lines += [
+        "",
+        "Texts: a random sample of the corpus's title-prepended sentences; pairs: a random sample of the verifier's "
+        "dev pairs (evals/results/verifier_dev.md). Cold start: a fresh process importing the module, loading the "
+        "model (ONNX files already exported) and answering once.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--texts", type=int, default=3000, help="corpus texts to embed (split between both halves)")
+    ap.add_argument("--pairs", type=int, default=256, help="verifier dev pairs")
+    ap.add_argument("--data-dir", type=Path, default=SCIFACT, help="SciFact folder (corpus and dev claims)")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
+    args = ap.parse_args(argv)
+    texts = sample_texts(args.data_dir / "corpus.jsonl", args.texts, args.seed)
+    pairs = sample_pairs(args.data_dir, args.pairs, args.seed)
+    res: dict[str, Any] = {
+        "command": "python -m evals.bench.index " + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "git_commit": git_commit(),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        **run(texts, pairs),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench_index.json").write_text(json.dumps(res, indent=2) + "\n")
+    (args.out / "bench_index.md").write_text(markdown(res))
+    print(markdown(res))
+
+
+if __name__ == "__main__":
+    main()

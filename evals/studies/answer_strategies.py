@@ -1,0 +1,194 @@
+"""Which answer strategy gives the best-supported answers on the same evidence?
+
+For each recorded claim of a full run, the answer stage of every strategy (agent.strategies) is replayed on the
+evidence and verdict that run recorded (no retrieval), then verified and self-corrected as the product does.
+
+    python -m evals.studies.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl --claims 100
+
+Per strategy, before self-correction (the draft) and as shown: the share of sentences supported by the verifier;
+as shown, also the verifier's own reading of every shown sentence (a quote included, which the product counts as
+supported by the quote) and an independent check that does not use the verifier (content-word support,
+evals/scifact/answer_checks.py); citation validity of what the model wrote; the share of answers with a copied title,
+a restated claim or copied prompt text; completion tokens, LLM calls and seconds per claim (answer, verify and
+correct). The LLM is the configured one (the embedded model by default) at temperature 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals.experiments import experiment_header, write_experiment
+from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer
+from evals.scifact.data import RESULTS_DIR
+from evals.scifact.metrics import faithfulness_metrics
+from evals.scifact.records import read_records
+
+STRATEGIES = ("abstractive", "per_evidence", "extractive", "hybrid")
+
+
+def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:
+    """One strategy on one record: the draft as verified, what is shown after self-correction, and the cost."""
+    from agent import stages
+    from agent.result import CheckResult
+    from agent.state import ClaimState
+
+    recorded = CheckResult.model_validate(record["result"])
+    state: ClaimState = {"claim": recorded.claim, "evidence": list(recorded.sources)}
+    if recorded.verdict is not None:
+        state["verdict"] = recorded.verdict
+    t0 = time.perf_counter()
+    draft = stages.run_span(state, deps, "answer", "verify")
+    final = stages.run_span(draft, deps, "correct", "correct")
+    seconds = time.perf_counter() - t0
+    usage = final.get("usage")
+    return {
+        "id": record["id"],
+        "draft": [s.model_dump(mode="json") for s in draft.get("sentences", [])],
+        "shown": [s.model_dump(mode="json") for s in final.get("sentences", [])],
+        "corrections": [c.action for c in final.get("corrections", [])],
+        "completion_tokens": usage.completion_tokens if usage else 0,
+        "calls": usage.calls if usage else 0,
+        "seconds": round(seconds, 2),
+    }
+
+
+def verifier_reads(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verifier: Any) -> list[bool]:
+    """For every shown sentence, whether the verifier itself finds a cited source supporting it."""
+    from agent.nodes.assess import premise
+
+    pairs, owner = [], []
+    shown = [(row["id"], s) for row in rows for s in row["shown"]]
+    for k, (rid, s) in enumerate(shown):
+        for ev in records[rid].sources:
+            if ev.n in s["citations"]:
+                pairs.append((s["text"], premise(ev)))
+                owner.append(k)
+    found = [False] * len(shown)
+    for k, res in zip(owner, verifier.predict(pairs), strict=True):
+        found[k] = found[k] or res.label == "supports"
+    return found
+
+
+def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verifier: Any) -> dict[str, Any]:
+    drafts = [s for row in rows for s in row["draft"]]
+    shown = [s for row in rows for s in row["shown"]]
+    independent: list[bool] = []
+    problems: Counter[str] = Counter()
+    for row in rows:
+        rec = records[row["id"]]
+        sources = [ev.model_dump(include={"n", "sentence", "title"}) for ev in rec.sources]
+        supported, found = check_answer(rec.claim, sources, row["shown"])
+        independent += supported
+        problems.update({k: 1 for k, v in found.items() if v})
+        problems["any"] += any(found.values())
+    n = max(1, len(rows))
+    reads = verifier_reads(rows, records, verifier)
+    draft_rates = faithfulness_metrics(drafts)
+    return {
+        "claims": len(rows),
+        "draft_sentences": len(drafts),
+        "draft_supported": draft_rates["attributable_rate"],
+        "citation_validity": draft_rates["citation_validity"],
+        "shown_sentences": len(shown),
+        "shown_supported": faithfulness_metrics(shown)["attributable_rate"],
+        "shown_supported_by_verifier_alone": round(sum(reads) / len(reads), 4) if reads else None,
+        "shown_supported_independent": round(sum(independent) / len(independent), 4) if independent else None,
+        "answers_copying_a_title": round(problems["title"] / n, 4),
+        "answers_restating_the_claim": round(problems["claim"] / n, 4),
+        "answers_copying_prompt_text": round(problems["prompt"] / n, 4),
+        "answers_with_any_copy": round(problems["any"] / n, 4),
+        "corrections": dict(Counter(a for row in rows for a in row["corrections"])),
+        "completion_tokens_per_claim": round(sum(r["completion_tokens"] for r in rows) / n, 1),
+        "llm_calls_per_claim": round(sum(r["calls"] for r in rows) / n, 2),
+        "seconds_per_claim": round(sum(r["seconds"] for r in rows) / n, 2),
+    }
+
+
+COLUMNS = (
+    ("draft supported", "draft_supported"),
+    ("citation validity", "citation_validity"),
+    ("shown supported", "shown_supported"),
+    ("shown, verifier alone", "shown_supported_by_verifier_alone"),
+    ("shown, independent", "shown_supported_independent"),
+    ("answers: title", "answers_copying_a_title"),
+    ("restated claim", "answers_restating_the_claim"),
+    ("prompt text", "answers_copying_prompt_text"),
+    ("completion tokens", "completion_tokens_per_claim"),
+    ("LLM calls", "llm_calls_per_claim"),
+    ("s / claim", "seconds_per_claim"),
+)
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    lines = [
+        f"# Answer strategies on the same evidence ({res['claims']} SciFact dev claims)",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Replayed `{res['replay']}`; "
+        f"LLM {res['llm']}; {res['llm_tokens_per_s']} completion tokens per second of the replayed stages (answer, "
+        "verify, correct) in this run, a floor on the LLM's own decode rate.",
+        "",
+        "Draft = the strategy's sentences as verified; shown = after self-correction. Supported = status supported "
+        "(a quote of the cited source counts, by the quote); verifier alone = the verifier itself finds a cited "
+        f"source supporting it; independent = at least {SUPPORT_SHARE:.0%} of its content words are in what it "
+        "cites. Answers: share of answers with a shown sentence that copies a title, restates the claim or copies "
+        "prompt text.",
+        "",
+        "| strategy | " + " | ".join(c for c, _ in COLUMNS) + " | corrections |",
+        "|---|" + "---:|" * len(COLUMNS) + "---|",
+    ]
+    for name, m in res["strategies"].items():
+        cells = ["-" if m[k] is None else f"{m[k]:.3f}".rstrip("0").rstrip(".") for _, k in COLUMNS]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['corrections']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--replay", type=Path, required=True, help="full-run predictions file")
+    p.add_argument("--claims", type=int, default=100, help="the first N recorded claims that have evidence")
+    p.add_argument("--strategies", nargs="+", choices=STRATEGIES, default=list(STRATEGIES))
+    p.add_argument("--out", type=Path, default=RESULTS_DIR)
+    args = p.parse_args(argv)
+
+    from agent.result import CheckResult
+    from agent.service import load_deps
+    from agent.settings import get_settings
+    from agent.state import Deps
+    from evals.scifact.records import llm_name
+
+    chosen = [r for r in read_records(args.replay) if r["result"]["sources"]][: args.claims]
+    records = {r["id"]: CheckResult.model_validate(r["result"]) for r in chosen}
+    base = load_deps(get_settings())
+    res: dict[str, Any] = {
+        **experiment_header("evals.studies.answer_strategies", argv, "dev", []),
+        "replay": str(args.replay),
+        "claims": len(chosen),
+        "ids": [r["id"] for r in chosen],
+        "llm": llm_name(base.settings),
+        "strategies": {},
+        "answers": {},
+    }
+    tokens, llm_seconds = 0, 0.0
+    for name in args.strategies:
+        deps = Deps(base.settings.with_values(answer={"strategy": name}), base.llm, base.index, base.verifier)
+        rows = [replay(r, deps) for r in chosen]
+        res["strategies"][name] = measure(rows, records, base.verifier)
+        res["answers"][name] = [{"id": r["id"], "shown": [s["text"] for s in r["shown"]]} for r in rows]
+        if name != "extractive":
+            tokens += sum(r["completion_tokens"] for r in rows)
+            llm_seconds += sum(r["seconds"] for r in rows)
+        print(name, res["strategies"][name], flush=True)
+    del res["claims_with_evidence"]
+    res["llm_tokens_per_s"] = round(tokens / llm_seconds, 1) if llm_seconds else None
+    write_experiment(args.out, "answer_strategies", res, markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

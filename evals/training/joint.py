@@ -1,0 +1,126 @@
+"""Joint abstract-level reading (``--joint``), as MultiVerS and ARSJoint read: the claim against the whole abstract
+at once -> supports / contradicts / nei for the abstract, instead of judging its sentences one by one.
+
+The premise is the title and the abstract's sentences in order. An abstract longer than ``MAX_CHARS`` loses
+sentences from its middle (methods, usually), never its first sentence or its conclusions, which is where
+findings are stated; the tokenizer would otherwise cut the end. Training examples per epoch: every (claim,
+evidence abstract) with its label, the negated claims and the direction-flipped rationales of augment.py read in
+the whole abstract, and nei abstracts (cited without evidence, a BM25 neighbour the claim does not cite, a random
+abstract), resampled each epoch.
+
+The evaluation pairs are abstract-level too (``joint_eval_pairs``); ``sentence_rule`` gives the same pairs' labels
+from a sentence-level verifier that reads every sentence of the abstract, the baseline joint reading must beat.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from evals.training.data import NEI, Claim, Doc, Example, doc_premise, rationale_sents
+from tools.opposite import flip_direction, negate_claim
+from tools.premise import premise
+
+MAX_CHARS = 1900  # about 430 MiniLM tokens: with the claim, inside the 512 the encoder reads
+
+
+def abstract_text(doc: Doc, max_chars: int = MAX_CHARS) -> str:
+    """The whole abstract as one premise: "Title: s1 s2 ... sn", middle sentences dropped (marked "...") when it is
+    longer than ``max_chars``."""
+    sents = list(doc.sents)
+    body = " ".join(sents)
+    if len(body) > max_chars and len(sents) > 2:
+        keep_head, tail = sents[:1], sents[1:]
+        while tail and len(" ".join([*keep_head, "...", *tail])) > max_chars:
+            tail = tail[1:]
+        body = " ".join([*keep_head, "...", *tail]) if tail else " ".join(keep_head)
+    return premise(doc.title, body[: max_chars + 200])
+
+
+def _label(claim: Claim, doc_id: int) -> int:
+    """An evidence abstract's label: SciFact gives one label per (claim, abstract)."""
+    return claim.evidence[doc_id][0][1]
+
+
+def joint_augmentation(claims: list[Claim], corpus: dict[int, Doc]) -> list[Example]:
+    """The contrast examples at abstract level: negated claims against their evidence abstracts, and evidence
+    abstracts whose one flippable rationale sentence is reversed, each with the flipped label."""
+    out: list[Example] = []
+    for c in claims:
+        neg = negate_claim(c.text)
+        for d in c.evidence:
+            doc, lab = corpus[d], _label(c, d)
+            if neg:
+                out.append(Example(neg, [abstract_text(doc)], 1 - lab))
+            flips = [(i, flip_direction(doc.sents[i])) for i in sorted(rationale_sents(c, d))]
+            flipped = [(i, s) for i, s in flips if s is not None]
+            if len(flipped) == 1:
+                i, text = flipped[0]
+                new = Doc(doc.title, [text if k == i else s for k, s in enumerate(doc.sents)])
+                out.append(Example(c.text, [abstract_text(new)], 1 - lab))
+    return out
+
+
+def joint_epoch_examples(
+    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], rng: random.Random
+) -> list[Example]:
+    ex: list[Example] = []
+    doc_ids = list(corpus)
+    for c in claims:
+        for d in c.evidence:
+            ex.append(Example(c.text, [abstract_text(corpus[d])], _label(c, d)))
+        for d in c.cited:
+            if d not in c.evidence:
+                ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
+        others = [d for d in bm25_top.get(c.id, []) if d not in c.evidence and d not in c.cited]
+        if others:
+            ex.append(Example(c.text, [abstract_text(corpus[rng.choice(others[:3])])], NEI))
+        if rng.random() < 0.5:
+            d = rng.choice(doc_ids)
+            if d not in c.cited and d not in c.evidence:
+                ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
+    return ex
+
+
+def joint_eval_pairs(
+    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]]
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """(claim id, doc id) pairs with their abstract-level labels: every evidence abstract, every cited abstract
+    without evidence (nei), and the first BM25 neighbour the claim does not cite (nei, the hard case)."""
+    keys: list[tuple[int, int]] = []
+    labels: list[int] = []
+    for c in claims:
+        for d in dict.fromkeys([*c.evidence, *c.cited]):
+            keys.append((c.id, d))
+            labels.append(_label(c, d) if d in c.evidence else NEI)
+        others = [d for d in bm25_top.get(c.id, []) if d not in c.evidence and d not in c.cited]
+        if others:
+            keys.append((c.id, others[0]))
+            labels.append(NEI)
+    return keys, labels
+
+
+def joint_pairs(keys: Sequence[tuple[int, int]], claims: list[Claim], corpus: dict[int, Doc]) -> list[tuple[str, str]]:
+    text = {c.id: c.text for c in claims}
+    return [(text[c], abstract_text(corpus[d])) for c, d in keys]
+
+
+def sentence_rule(
+    verifier: Any, keys: Sequence[tuple[int, int]], claims: list[Claim], corpus: dict[int, Doc]
+) -> list[int]:
+    """Abstract labels from a sentence-level verifier reading every sentence of the abstract in place: the label
+    of the sentence least likely to be nei when any sentence takes a side, else nei."""
+    text = {c.id: c.text for c in claims}
+    pairs, owner = [], []
+    for k, (c, d) in enumerate(keys):
+        doc = corpus[d]
+        for i in range(len(doc.sents)):
+            pairs.append((text[c], doc_premise(doc, [i], placed=True)))
+            owner.append(k)
+    probs = verifier.predict_proba(pairs)
+    best: dict[int, list[float]] = {}
+    for k, p in zip(owner, probs, strict=True):
+        if max(p[0], p[1]) > p[NEI] and (k not in best or p[NEI] < best[k][NEI]):
+            best[k] = p
+    return [(0 if best[k][0] >= best[k][1] else 1) if k in best else NEI for k in range(len(keys))]

@@ -1,0 +1,179 @@
+"""Training and measuring the stance verifier: length-bucketed batches, the training loop with model selection on
+the held-out claims, metrics, inference speed and the Markdown report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from evals.training.data import Claim, Doc, Example
+from evals.training.recipe import Selection, optimiser, start, training_data, update
+from tools.verifier import LABELS, Verifier
+from tools.verifier_net import CrossEncoderNet
+
+
+def metrics(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, Any]:
+    cm = np.zeros((3, 3), dtype=int)
+    for t, p in zip(y_true, y_pred, strict=True):
+        cm[t, p] += 1
+    per: dict[str, dict[str, float]] = {}
+    for k, name in enumerate(LABELS):
+        tp = cm[k, k]
+        prec = tp / cm[:, k].sum() if cm[:, k].sum() else 0.0
+        rec = tp / cm[k].sum() if cm[k].sum() else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        per[name] = {
+            "precision": round(float(prec), 4),
+            "recall": round(float(rec), 4),
+            "f1": round(float(f1), 4),
+            "support": int(cm[k].sum()),
+        }
+    return {
+        "n": len(y_true),
+        "macro_f1": round(float(np.mean([per[n]["f1"] for n in LABELS])), 4),
+        "accuracy": round(float(np.trace(cm) / max(1, cm.sum())), 4),
+        "per_class": per,
+        "confusion_matrix": {"rows_true_cols_pred": list(LABELS), "matrix": cm.tolist()},
+    }
+
+
+def batches(ex: list[Example], tok: Any, bs: int, max_len: int, rng: random.Random) -> list[dict[str, Any]]:
+    """Length-bucketed batches (shuffled chunks sorted by length) to limit padding."""
+    items = [(e.hyp, rng.choice(e.variants), e.label) for e in ex]
+    rng.shuffle(items)
+    chunk = bs * 20
+    groups: list[list[tuple[str, str, int]]] = []
+    for s in range(0, len(items), chunk):
+        part = sorted(items[s : s + chunk], key=lambda t: len(t[0]) + len(t[1]))
+        groups.extend(part[i : i + bs] for i in range(0, len(part), bs))
+    rng.shuffle(groups)
+    out = []
+    for g in groups:
+        enc = tok(
+            [h for h, _, _ in g],
+            [p for _, p, _ in g],
+            truncation="longest_first",
+            max_length=max_len,
+            padding=True,
+            return_tensors="pt",
+        )
+        enc["labels"] = torch.tensor([lab for _, _, lab in g])
+        out.append(enc)
+    return out
+
+
+def evaluate(net: CrossEncoderNet, tok: Any, pairs: list[tuple[str, str]], labels: list[int]) -> dict[str, Any]:
+    v = Verifier(net=net, tokenizer=tok)
+    probs = v.predict_proba(pairs, batch_size=32)
+    net.train()
+    return metrics(labels, [int(np.argmax(p)) for p in probs])
+
+
+
+def train(
+    claims: list[Claim],
+    corpus: dict[int, Doc],
+    bm25_top: dict[int, list[int]],
+    args: argparse.Namespace,
+    epochs: int,
+    heldout: tuple[list[tuple[str, str]], list[int]] | None,
+    log: list[dict[str, Any]],
+    tag: str,
+) -> tuple[CrossEncoderNet, Any, dict[str, torch.Tensor], int]:
+    rng, net, tok, base_state, body, head = start(args)
+    data = training_data(claims, corpus, bm25_top, args, tag)
+    first = data.epoch_examples(1)
+    total_steps = math.ceil(len(first) / args.batch_size) * epochs
+    opt, sched = optimiser(body, head, args, total_steps)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights)
+    selection = Selection(net)
+    net.train()
+    t0 = time.time()
+    for ep in range(1, epochs + 1):
+        ex = first if ep == 1 else data.epoch_examples(ep + 1)
+        bl = batches(ex, tok, args.batch_size, args.max_len, rng)
+        run_loss = 0.0
+        for i, b in enumerate(bl):
+            logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
+            loss = loss_fn(logits, b["labels"])
+            update(loss, [*body, *head], opt, sched)
+            run_loss += loss.item()
+            if (i + 1) % 50 == 0:
+                print(
+                    f"[{tag}] ep{ep} step {i + 1}/{len(bl)} loss {run_loss / (i + 1):.4f} {time.time() - t0:.0f}s",
+                    flush=True,
+                )
+        entry: dict[str, Any] = {
+            "phase": tag,
+            "epoch": ep,
+            "train_loss": round(run_loss / len(bl), 4),
+            "elapsed_s": round(time.time() - t0, 1),
+        }
+        if heldout is not None:
+            selection.record(ep, evaluate(net, tok, heldout[0], heldout[1]), entry)
+        log.append(entry)
+        print(f"[{tag}] {entry}", flush=True)
+    return net, tok, base_state, selection.restore(epochs)
+
+
+def speed(v: Verifier, pairs: list[tuple[str, str]]) -> dict[str, float]:
+    sample = pairs[:256]
+    v.predict(sample[:32])
+    t = time.time()
+    v.predict(sample, batch_size=32)
+    dt = time.time() - t
+    return {
+        "pairs": len(sample),
+        "seconds": round(dt, 2),
+        "pairs_per_s": round(len(sample) / dt, 1),
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+def write_md(path: Path, res: dict[str, Any]) -> None:
+    d = res["dev"]
+    lines = [
+        "# Stance verifier — SciFact dev",
+        "",
+        f"Command: `{res['command']}`",
+        "",
+        f"Training wall time: {res['training_wall_time_s']:.0f} s ({res['args']['threads']} torch thread(s)). "
+        f"Artifact: {res['artifact_bytes'] / 1e6:.1f} MB. Selected epochs: {res['selected_epochs']}.",
+        "",
+        "Eval set: " + res["dev_eval_set"],
+        "",
+        f"**macro-F1 {d['macro_f1']:.3f}**, accuracy {d['accuracy']:.3f}, n={d['n']}",
+        "",
+        "| class | P | R | F1 | support |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for k in LABELS:
+        p = d["per_class"][k]
+        lines.append(f"| {k} | {p['precision']:.3f} | {p['recall']:.3f} | {p['f1']:.3f} | {p['support']} |")
+    lines += ["", "Confusion (rows = true, cols = predicted: supports, contradicts, nei):", ""]
+    lines += ["| true \\ pred | " + " | ".join(LABELS) + " |", "|---|---:|---:|---:|"]
+    for k, row in zip(LABELS, d["confusion_matrix"]["matrix"], strict=True):
+        lines.append(f"| {k} | " + " | ".join(str(x) for x in row) + " |")
+    ex = res["dev_nei_claims"]
+    lines += [
+        "",
+        f"Extra: NEI dev claims vs 1 sentence of their cited abstract: {ex['n']} pairs, predicted nei "
+        f"{ex['per_class']['nei']['recall']:.3f} (confusion row {ex['confusion_matrix']['matrix'][2]}).",
+        "",
+        f"Inference: {res['inference_speed']['pairs_per_s']} pairs/s "
+        f"({res['inference_speed']['torch_threads']} thread, batch 32, dev pairs).",
+        "",
+        "Epoch log: ",
+        "",
+    ]
+    lines += [f"- {json.dumps(e)}" for e in res["epoch_log"]]
+    path.write_text("\n".join(lines) + "\n")

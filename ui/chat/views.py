@@ -1,0 +1,81 @@
+"""Chainlit messages for each kind of reply: Markdown from ui.chat.render, side panels that open each source [n], and
+the buttons under an answer (sources of a sentence, feedback, export)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import chainlit as cl
+
+from agent.settings import get_settings
+from ui.chat.consensus_view import consensus_figure
+from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
+from ui.chat.render import (
+    ORIGINAL,
+    answer_markdown,
+    followup_markdown,
+    open_name,
+    original_detail,
+    sentence_sources_markdown,
+    source_detail,
+)
+from ui.shared.consensus import consensus_of
+
+ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
+CHART = "consensus chart"  # the name of the consensus figure under an answer (no word of the answer's text)
+# a chart to read, not to edit: no mode bar (its buttons and the plotly.com logo link)
+CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
+
+
+def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
+    window = get_settings().judge.context_window
+    return [cl.Text(name=open_name(src["n"]), content=source_detail(src, window), display="side") for src in sources]
+
+
+def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    """The buttons under an answer: each sentence's sources and feedback, then Export (ui.chat.export_chat)."""
+    actions: list[cl.Action] = []
+    for k, s in enumerate(result["sentences"], start=1):
+        actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",
+                                 payload={"result": index, "sentence": k}))
+        kind, label = ("flag_wrong", f"Flag on sentence {k} is wrong") if s["flagged"] else (
+            "unsupported", f"Sentence {k} is unsupported")
+        actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind}))
+    return [*actions, export_action(index)]
+
+
+def original_panel(result: dict[str, Any]) -> list[cl.Text]:
+    """The answer before self-correction and what was changed, when anything was."""
+    if not result.get("corrections"):
+        return []
+    return [cl.Text(name=ORIGINAL, content=original_detail(result), display="side")]
+
+
+def consensus_chart(result: dict[str, Any]) -> list[cl.Plotly]:
+    """The consensus figure shown under an answer; none when the check read no source it can rest on."""
+    c = consensus_of(result)
+    if not c.sources:
+        return []
+    chart = cl.Plotly(name=CHART, figure=consensus_figure(c), display="inline")
+    chart.content = json.dumps({**json.loads(chart.content), "config": CHART_CONFIG})  # Chainlit passes it to plotly
+    return [chart]
+
+
+def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
+    shown = {**result, "notes": notes + result.get("notes", [])}
+    return cl.Message(
+        content=answer_markdown(shown),
+        elements=source_panels(result["sources"]) + original_panel(result) + consensus_chart(result),
+        actions=sentence_actions(result, index),
+        metadata={ANSWER_TAG: index},
+    )
+
+
+def sources_message(reply: dict[str, Any]) -> cl.Message:
+    return cl.Message(content=sentence_sources_markdown(reply),
+                      elements=source_panels(reply.get("sources", [])))
+
+
+def followup_message(reply: dict[str, Any]) -> cl.Message:
+    return cl.Message(content=followup_markdown(reply), elements=original_panel(reply))

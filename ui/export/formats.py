@@ -1,0 +1,135 @@
+"""A check exported as a file: the full result as JSON, a Markdown report (ui.export.markdown), or its sources as BibTeX
+or RIS references (ui.export.references). Pure functions of a CheckResult; `claimtrace export` and the chat's Export
+button both call `export_text`.
+
+BibTeX: one @article per abstract (title, year, journal, doi, pmid, url, note), written with bibtexparser. Texts are
+escaped for LaTeX (`bib_escape`; `bib_unescape` reads them back): a title's braces, %, &, #, _, $, ^, ~ and
+backslash print as themselves, and non-ASCII letters stay UTF-8. RIS: one TY JOUR record per abstract, with rispy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import bibtexparser
+import rispy
+from bibtexparser.model import Entry, Field
+
+from agent.consensus import consensus
+from agent.result import CheckResult
+from ui.export.markdown import report_markdown
+from ui.export.references import Reference, references
+
+# format -> (MIME type, file suffix)
+FORMATS: dict[str, tuple[str, str]] = {
+    "md": ("text/markdown", "md"),
+    "json": ("application/json", "json"),
+    "bib": ("application/x-bibtex", "bib"),
+    "ris": ("application/x-research-info-systems", "ris"),
+}
+
+_BIB_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "$": r"\$",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+}
+_BIB_UNESCAPES = {v: k for k, v in _BIB_ESCAPES.items()}
+_BIB_ESCAPED = re.compile("|".join(re.escape(v) for v in _BIB_UNESCAPES))
+_RAW_UNSAFE = str.maketrans({"{": "%7B", "}": "%7D", "\\": "%5C"})  # braces would end a BibTeX value
+
+
+def export_json(result: CheckResult) -> str:
+    """The full result (`CheckResult.model_validate` reads it back) plus its consensus view ("consensus")."""
+    data = {**result.model_dump(mode="json"), "consensus": consensus(result).model_dump(mode="json")}
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def bib_escape(text: str) -> str:
+    """A text as a BibTeX value that LaTeX prints as the text itself (balanced braces only)."""
+    return "".join(_BIB_ESCAPES.get(ch, ch) for ch in text)
+
+
+def bib_unescape(text: str) -> str:
+    """The inverse of `bib_escape`."""
+    return _BIB_ESCAPED.sub(lambda m: _BIB_UNESCAPES[m.group(0)], text)
+
+
+def _note(ref: Reference) -> str:
+    cited = ", ".join(f"[{n}]" for n in ref.evidence)
+    return f"claimtrace evidence {cited}" + ("; RETRACTED" if ref.retracted else "")
+
+
+def export_bib(result: CheckResult) -> str:
+    library = bibtexparser.Library()
+    for ref in references(result.sources):
+        fields = [Field("title", bib_escape(ref.title))]
+        if ref.year:
+            fields.append(Field("year", str(ref.year)))
+        if ref.venue:
+            fields.append(Field("journal", bib_escape(ref.venue)))
+        if ref.doi:
+            fields.append(Field("doi", ref.doi.translate(_RAW_UNSAFE)))
+        if ref.pmid:
+            fields.append(Field("pmid", ref.pmid.translate(_RAW_UNSAFE)))
+        if ref.url:
+            fields.append(Field("url", ref.url.translate(_RAW_UNSAFE)))
+        fields.append(Field("note", bib_escape(_note(ref))))
+        library.add(Entry("article", ref.key, fields))
+    return str(bibtexparser.write_string(library))
+
+
+class _RisWriter(rispy.RisWriter):
+    """RIS records without rispy's "1." line before each: not part of RIS, and some readers stop at it."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+def export_ris(result: CheckResult) -> str:
+    records = []
+    for ref in references(result.sources):
+        record: dict[str, Any] = {"type_of_reference": "JOUR", "id": ref.key, "title": ref.title}
+        if ref.year:
+            record["year"] = str(ref.year)
+        if ref.venue:
+            record["journal_name"] = ref.venue
+            record["secondary_title"] = ref.venue
+        if ref.doi:
+            record["doi"] = ref.doi
+        if ref.pmid:
+            record["accession_number"] = ref.pmid
+        if ref.url:
+            record["urls"] = [ref.url]
+        record["notes"] = [_note(ref)]
+        records.append(record)
+    return str(rispy.dumps(records, implementation=_RisWriter))
+
+
+def export_text(result: CheckResult, fmt: str) -> str:
+    """The result in `fmt` (a key of FORMATS)."""
+    if fmt == "md":
+        return report_markdown(result)
+    if fmt == "json":
+        return export_json(result)
+    if fmt == "bib":
+        return export_bib(result)
+    if fmt == "ris":
+        return export_ris(result)
+    raise ValueError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")
+
+
+def file_name(result: CheckResult, fmt: str) -> str:
+    """claimtrace-<first words of the claim>-<date>.<suffix>, ASCII only."""
+    words = re.findall(r"[a-z0-9]+", result.claim.encode("ascii", "ignore").decode().lower())[:6]
+    day = result.run.checked_at[:10]
+    stem = "-".join(["claimtrace", *words, *([day] if day else [])])
+    return f"{stem}.{FORMATS[fmt][1]}"

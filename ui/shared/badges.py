@@ -1,0 +1,63 @@
+"""Badges beside a source, for the chat and the CLI: its abstract's study design (tools.design.DESIGN_NAMES),
+"RETRACTED", and each published notice ("erratum", "expression of concern"); and the verdict's warning when every
+source it counts has a weak design (`verdict.weak_designs`).
+
+A source dump from before designs were recorded has no "design" key and gets no design badge. Notices come with the
+abstract (a corpus file, a live source), so they are untrusted text: `md` in the chat, `plain` in the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tools.design import DESIGN_NAMES
+from ui.shared.untrusted import md, plain
+
+# the designs in the plural, for "rests only on animal studies and in vitro studies"
+DESIGN_PLURALS = {
+    "meta_analysis": "meta-analyses / systematic reviews",
+    "rct": "randomised trials",
+    "cohort": "cohort studies",
+    "case_control": "case-control studies",
+    "cross_sectional": "cross-sectional studies",
+    "case_report": "case reports / series",
+    "animal": "animal studies",
+    "in_vitro": "in vitro studies",
+    "narrative_review": "narrative reviews / opinion",
+    "unclassified": "studies with no stated design",
+}
+RETRACTED = "RETRACTED"
+
+
+def badges(src: Mapping[str, Any]) -> list[str]:
+    """The text of each badge of a source: RETRACTED, its notices, its design."""
+    out = [RETRACTED] if src.get("retracted") else []
+    out += [str(notice) for notice in src.get("notices") or []]
+    if (design := src.get("design")) is not None:
+        out.append(DESIGN_NAMES.get(design, str(design)))
+    return out
+
+
+def badges_md(src: Mapping[str, Any]) -> str:
+    """The badges as chat Markdown, joined by " · " ("" when there are none): a retraction and each notice behind a
+    warning sign, the design as a chip (a code span: the design names hold no backtick; any other text is escaped)."""
+    shown = ["⚠️ **RETRACTED**"] if src.get("retracted") else []
+    shown += [f"⚠️ {md(notice)}" for notice in src.get("notices") or []]
+    if (design := src.get("design")) is not None:
+        shown.append(f"`{DESIGN_NAMES[design]}`" if design in DESIGN_NAMES else md(design))
+    return " · ".join(shown)
+
+
+def badges_plain(src: Mapping[str, Any]) -> str:
+    """The badges as terminal text: "[RETRACTED] [erratum] [cohort study]" ("" when there are none)."""
+    return " ".join(f"[{plain(text)}]" for text in badges(src))
+
+
+def weak_designs_text(verdict: Mapping[str, Any] | None) -> str:
+    """"rests only on animal studies and in vitro studies" when every source the verdict counts has a weak design,
+    else ""."""
+    designs = [DESIGN_PLURALS.get(d, plain(d)) for d in (verdict or {}).get("weak_designs") or []]
+    if not designs:
+        return ""
+    names = designs[0] if len(designs) == 1 else f"{', '.join(designs[:-1])} and {designs[-1]}"
+    return f"rests only on {names}"

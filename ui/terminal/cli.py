@@ -1,0 +1,285 @@
+"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
+(ui/terminal/library.py).
+
+Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
+and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
+from agent.settings import SettingsError
+from evals.scifact.cli import add_eval_parser, cmd_eval
+from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
+from ui.terminal.library import add_library_parser, cmd_add
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see `claimtrace --help`)", EXIT_INPUT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="claimtrace", description="Check scientific claims against the literature.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ask = sub.add_parser("ask", help="check one claim")
+    ask.add_argument("claim", help="the claim, or - to read it from standard input")
+    ask.add_argument("--json", action="store_true", help="print the full result as one JSON object")
+    ask.add_argument(
+        "--sources",
+        metavar="LIST",
+        help="where to search: auto (default: the local index, your library and every reachable live source), all, "
+        "or a comma list of local, library, europepmc, pubmed, openalex, s2 (default from SOURCES)",
+    )
+
+    ask.add_argument(
+        "--search-rounds",
+        type=int,
+        choices=range(0, 6),
+        metavar="N",
+        help="search again, up to N times, when the evidence is thin (default from SEARCH_ROUNDS: 0)",
+    )
+
+    index = sub.add_parser("index", help="build the local index (skipped when up to date)")
+    index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
+    index.add_argument("--limit", type=at_least_one, help="index only the first N abstracts")
+    index.add_argument("--force", action="store_true", help="rebuild even when up to date")
+
+    sub.add_parser("model", help="assemble and verify the embedded LLM, export the CPU models to ONNX (done once)")
+
+    ui = sub.add_parser("ui", help="serve the chat UI (Chainlit)")
+    ui.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    ui.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+
+    feedback = sub.add_parser("feedback", help="user feedback on verification")
+    fb_sub = feedback.add_subparsers(dest="feedback_command", required=True, parser_class=_Parser)
+    export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
+    export.add_argument("--out", type=Path, help="output file (default: standard output)")
+    add_eval_parser(sub)
+    add_export_parsers(sub)
+    add_library_parser(sub)
+    return p
+
+
+def _read_claim(arg: str) -> str:
+    if arg != "-":
+        return arg
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError("the claim is not valid UTF-8 text", EXIT_INPUT) from e
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from agent.consensus import consensus
+    from agent.llm import LLMUnavailableError
+    from agent.provenance import run_info
+    from agent.result import CheckResult
+    from agent.service import InputError, load_deps, run_claim, validate_claim
+    from agent.settings import get_settings
+    from tools.index import IndexMissingError
+    from tools.live.config import parse_sources
+    from tools.verifier import VerifierArtifactError
+
+    settings = get_settings()
+    if args.sources is not None:
+        try:
+            settings = settings.with_values(live={"sources": parse_sources(args.sources)})
+        except ValueError as e:
+            raise CliError(f"--sources: {e}", EXIT_INPUT) from e
+    if args.search_rounds is not None:
+        settings = settings.with_values(retrieval={"search_rounds": args.search_rounds})
+    try:
+        claim, notes = validate_claim(_read_claim(args.claim), settings.answer.max_claim_chars)
+    except InputError as e:
+        raise CliError(str(e), EXIT_INPUT) from e
+    def early(node: str, update: dict[str, Any]) -> None:
+        """The verdict on stderr the moment it is reached, before the LLM writes the answer."""
+        v = update.get("verdict") if node == "verdict" else None
+        if v is not None and not args.json:
+            again = v.provisional or update.get("search_again")
+            kind = "Provisional verdict" if v.provisional else "Verdict so far" if again else "Verdict"
+            then = "searching again" if again else "writing the answer"
+            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.supporting} source(s) support, "
+                  f"{v.contradicting} contradict); {then}...", file=sys.stderr, flush=True)
+
+    try:
+        deps = load_deps(settings)
+        run = run_info(deps.settings, deps.llm)
+        state = run_claim(claim, deps, on_update=early)
+    except IndexMissingError as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    except (LLMUnavailableError, VerifierArtifactError) as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    checked = CheckResult.from_state(state, run)
+    result = checked.model_dump(mode="json")
+    result["notes"] = notes + result["notes"]
+    if args.json:
+        print(json.dumps({**result, "consensus": consensus(checked).model_dump(mode="json")}, ensure_ascii=False))
+    else:
+        from ui.terminal.readable import print_readable
+
+        print_readable(result)
+    keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from agent.settings import get_settings
+    from tools.corpus import CorpusError, resolve_corpus_path
+    from tools.index import IndexMissingError
+    from tools.index_build import build_index
+
+    settings = get_settings()
+    try:
+        corpus = resolve_corpus_path(
+            args.corpus or settings.stores.corpus_path,
+            settings.stores.corpus_mirror,
+            settings.stores.data_dir,
+            settings.stores.corpus_url,
+        )
+        manifest = build_index(
+            corpus,
+            settings.stores.index_dir,
+            chroma_url=settings.stores.chroma_url,
+            limit=args.limit,
+            force=args.force,
+            on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
+        )
+    except (CorpusError, IndexMissingError) as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    state = "up to date" if manifest.get("reused") else f"built in {manifest['build_seconds']} s"
+    print(
+        f"index {state}: {manifest['docs']} abstracts, {manifest['sentences']} sentences "
+        f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.stores.index_dir}"
+    )
+    return 0
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from agent.llm import LLMUnavailableError, ensure_gguf
+    from agent.settings import get_settings
+    from tools.onnx_models import export_all
+
+    try:
+        path = ensure_gguf(get_settings().stores.model_dir)
+    except LLMUnavailableError as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    print(f"embedded model ready (sha256 verified): {path}")
+    # the embedder and the verifier as ONNX graphs now, so the first check does not wait for their export
+    for onnx_path in export_all():
+        print(f"ONNX model ready: {onnx_path}")
+    return 0
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    from agent.settings import get_settings
+    from tools.files import storage_problem
+    from tools.index import read_manifest
+    from ui.chat import credentials, launch
+    from ui.chat.guard import is_loopback
+
+    settings = get_settings()
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port must be between 1 and 65535, not {args.port}", EXIT_INPUT)
+    if not is_loopback(args.host) and not credentials.password_configured(settings):
+        raise CliError(
+            f"refusing to listen on {args.host} without a configured password: set CLAIMTRACE_UI_PASSWORD "
+            "(environment or .env) to serve the chat beyond this machine",
+            EXIT_INPUT,
+        )
+    if read_manifest(settings.stores.index_dir) is None:
+        raise CliError(f"no index at {settings.stores.index_dir}: run `claimtrace index` first", EXIT_UNAVAILABLE)
+    if credentials.must_generate(settings) and not sys.stderr.isatty():
+        raise CliError(
+            "no login password is configured and there is no terminal to show a generated one on: set "
+            "CLAIMTRACE_UI_PASSWORD, or start `claimtrace ui` once in a terminal",
+            EXIT_INPUT,
+        )
+    try:
+        env = launch.prepare(settings)
+    except OSError as e:
+        why, where = storage_problem(e) or e.strerror, settings.stores.data_dir
+        raise CliError(f"the chat cannot keep its threads in {where}: {why}", EXIT_UNAVAILABLE) from e
+    password = credentials.first_start_password(settings)
+    argv = launch.command(args.host, args.port)
+    print(f"claimtrace chat on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
+    if password is not None:
+        print(
+            f"Log in as {settings.ui.user!r} with the password {password}\n(shown this once; only its hash is kept, "
+            f"in {credentials.password_file(settings)}: delete that file for a new one, or set "
+            "CLAIMTRACE_UI_PASSWORD)",
+            file=sys.stderr,
+        )
+    sys.stderr.flush()
+    os.execve(argv[0], argv, env)  # Chainlit takes over this process: signals reach it directly
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    from agent.feedback import export_jsonl
+    from agent.settings import get_settings
+
+    data_dir = get_settings().stores.data_dir
+    if args.out is None:
+        export_jsonl(data_dir, sys.stdout)
+        return 0
+    try:
+        with args.out.open("w", encoding="utf-8") as fh:
+            count = export_jsonl(data_dir, fh)
+    except OSError as e:
+        raise CliError(f"cannot write {args.out}: {e.strerror}", EXIT_INPUT) from e
+    print(f"{count} feedback record(s) written to {args.out}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {
+    "ask": cmd_ask,
+    "index": cmd_index,
+    "model": cmd_model,
+    "ui": cmd_ui,
+    "feedback": cmd_feedback,
+    "eval": cmd_eval,
+    "threads": cmd_threads,
+    "export": cmd_export,
+    "add": cmd_add,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    # bm25s sets its own logger to DEBUG when imported; a filter outlives that (each BM25 build is not news)
+    logging.getLogger("bm25s").addFilter(lambda record: record.levelno >= logging.WARNING)
+    try:
+        args = _parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except CliError as e:
+        print(f"claimtrace: {e}", file=sys.stderr)
+        return e.code
+    except SettingsError as e:
+        print(f"claimtrace: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("claimtrace: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # last line of defence: one line, no traceback, unless debugging
+        if os.environ.get("CLAIMTRACE_DEBUG"):
+            raise
+        print(
+            f"claimtrace: internal error: {type(e).__name__}: {e} (CLAIMTRACE_DEBUG=1 shows details)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())
