@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import math
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -28,10 +30,27 @@ def completion(content: str, finish_reason: str) -> dict[str, Any]:
     }
 
 
+def choice_completion(request: dict[str, Any]) -> dict[str, Any]:
+    """A one-letter reply to the judge's contrastive choice with the first token's log-probabilities, as OpenAI sends
+    them: P = 0.8 for the statement that says "not", 0.2 for the other."""
+    prompt = str(request["messages"][-1]["content"])
+    statement_a = re.search(r"^Statement A: (.*)$", prompt, re.MULTILINE)
+    p_a = 0.8 if statement_a and " not " in statement_a.group(1) else 0.2
+    top = [
+        {"token": "A", "logprob": math.log(p_a), "bytes": [65]},
+        {"token": "B", "logprob": math.log(1 - p_a), "bytes": [66]},
+    ]
+    letter = "A" if p_a > 0.5 else "B"
+    body = completion(letter, "length")
+    body["choices"][0]["logprobs"] = {"content": [{**top[0 if letter == "A" else 1], "top_logprobs": top}]}
+    return body
+
+
 class FakeLLM:
     """`behaviour` picks the answer to every chat request: "ok", "length" (finish_reason "length"), "429", "500",
     "malformed" (a 200 whose body is cut-off JSON), "slow" (5 s, then 500) or "drop" (the connection is closed with
-    no reply). `requests` counts the chat requests it received."""
+    no reply). With "ok", a request for log-probabilities (the judge's contrastive choice) gets a one-letter reply
+    with them (`choice_completion`). `requests` counts the chat requests it received."""
 
     def __init__(self, behaviour: str) -> None:
         self.behaviour = behaviour
@@ -40,9 +59,9 @@ class FakeLLM:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 fake.requests += 1
-                fake.answer(self)
+                fake.answer(self, raw)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -50,7 +69,7 @@ class FakeLLM:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def answer(self, h: http.server.BaseHTTPRequestHandler) -> None:
+    def answer(self, h: http.server.BaseHTTPRequestHandler, raw: bytes = b"") -> None:
         b = self.behaviour
         if b == "drop":
             h.close_connection = True
@@ -65,6 +84,10 @@ class FakeLLM:
         elif b == "malformed":
             self._send(h, 200, BROKEN_BODY)
         else:
+            request = json.loads(raw or b"{}")
+            if b == "ok" and request.get("logprobs"):
+                self._send(h, 200, json.dumps(choice_completion(request)).encode())
+                return
             reply, reason = (CUT_REPLY, "length") if b == "length" else (FULL_REPLY, "stop")
             self._send(h, 200, json.dumps(completion(reply, reason)).encode())
 

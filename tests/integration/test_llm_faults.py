@@ -57,3 +57,18 @@ def test_answer_cut_at_max_tokens_keeps_its_finished_sentences(indexed_env: dict
     assert result["llm"]["cut_replies"] >= 1 and result["verdict"]["label"]
     notes = [n for n in result["notes"] if "reached its limit of 300 tokens (LLM_MAX_TOKENS)" in n]
     assert len(notes) == 1, result["notes"]
+
+
+def test_an_openai_compatible_server_reads_direction_through_its_log_probabilities(
+    indexed_env: dict[str, str],  # noqa: F811
+):
+    """The judge's contrastive choice through the real ChatOpenAI client: the server's first-token log-probabilities
+    (0.8 for the statement that says "not", here the claim's opposite) become each source's direction."""
+    proc, requests = ask_with("ok", indexed_env, retries=0)
+    assert proc.returncode == 0, proc.stderr  # type: ignore[attr-defined]
+    result = json.loads(proc.stdout)  # type: ignore[attr-defined]
+    assert result["opposite"] == "The MMR vaccine does not cause autism."
+    judged = [a for a in result["assessments"] if a["judged_by"] == "verifier+llm"]
+    assert judged and all(a["p_claim"] < 0.5 and a["score"] < 0 for a in judged)
+    assert result["verdict"]["label"] in ("Generally refuted", "Weakly refuted")
+    assert requests >= 2 * len(judged) + 1  # both orders per source, then the answer (and any rewrite)
