@@ -132,3 +132,14 @@ def test_a_slow_llm_runs_out_of_direction_time(make_deps):
     assert [a.judged_by for a in state["assessments"]] == ["verifier+llm", "verifier"]
     assert any("DIRECTION_SECONDS=0.1" in n and "1 source(s) keep the verifier's reading" in n
                for n in state["notes"]), state["notes"]
+
+
+def test_the_shipped_calibration_is_fitted_and_matches_the_settings():
+    from agent.settings import Settings
+
+    cal = load_calibration()
+    assert cal != JudgeCalibration() and 0 < cal.gate_threshold < 1
+    assert cal.gate_weights[2] == 0.0  # the gate never reads the retrieval rank (docs/judge.md)
+    assert cal.direction_weights[1] > 0  # the LLM's choice pushes the direction its way
+    fitted = cal.fitted["gate"]
+    assert fitted["min_confidence"] == Settings(_env_file=None).judge.min_confidence  # type: ignore[call-arg]
