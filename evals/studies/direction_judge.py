@@ -154,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = sub.add_parser("report")
     r.add_argument("--cache", type=Path, default=CACHE_DIR)
     r.add_argument("--out", type=Path, default=REPO / "evals" / "results")
+    r.add_argument("--claims", type=Path, default=DATA_DIR / "claims_dev.jsonl")
     args = p.parse_args(argv)
     if args.command == "collect":
         return collect(args)

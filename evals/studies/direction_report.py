@@ -51,6 +51,66 @@ def direction_accuracy(rows: Sequence[dict[str, Any]], direction: Callable[[dict
     return round(float(np.mean(right)), 4) if right else float("nan")
 
 
+# the dev runs the table compares: (row name, result file under evals/results)
+RUNS = [
+    ("today's judge: the verifier alone, no gate (same code, JUDGE_DIRECTION=verifier EVIDENCE_GATE=false)",
+     "dev_judgement_baselines/verifier_alone/scifact_dev_judgement"),
+    ("the verifier with the evidence gate (JUDGE_DIRECTION=verifier)",
+     "dev_judgement_baselines/verifier_with_gate/scifact_dev_judgement"),
+    ("shipped: the gate, then the LLM's and the verifier's direction", "scifact_dev_judgement"),
+    ("the full run of the previous release (verifier v5 alone, with the answer)", "scifact_dev_full"),
+]
+
+
+def opposite_pairs(claims: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
+    """Dev claims that SciFact's annotators judged against the same abstract with opposite labels: a claim and its
+    negation or reversal (51 / 53 on ALDH1, 742 / 743 on macrolides, ...)."""
+    by_doc: dict[str, list[tuple[int, str]]] = {}
+    for c in claims:
+        for doc, sets in c["evidence"].items():
+            by_doc.setdefault(doc, []).append((int(c["id"]), sets[0]["label"]))
+    pairs = set()
+    for labelled in by_doc.values():
+        for a, la in labelled:
+            for b, lb in labelled:
+                if a < b and la != lb:
+                    pairs.add((a, b))
+    return sorted(pairs)
+
+
+def runs_table(results: Any, claims_path: Any) -> list[dict[str, Any]]:
+    """Label-Only P / R / F1, the verdict's ECE, seconds and LLM calls per claim, and the opposite claim pairs given
+    the same side, of each dev run that exists."""
+    from agent.scoring import side
+
+    claims = [json.loads(line) for line in claims_path.read_text().splitlines()]
+    pairs = opposite_pairs(claims)
+    rows = []
+    for name, stem in RUNS:
+        path = results / f"{stem}.json"
+        if not path.is_file():
+            continue
+        run = json.loads(path.read_text())
+        records = {
+            int(r["id"]): r
+            for r in map(json.loads, (path.parent / f"{path.stem.split('_limit')[0]}.predictions.jsonl").open())
+        }
+
+        def taken(cid: int, records: dict[int, Any] = records) -> int:
+            v = records[cid]["result"]["verdict"] if cid in records else None
+            return side(v["label"]) if v else 0
+
+        same = [p for p in pairs if taken(p[0]) != 0 and taken(p[0]) == taken(p[1])]
+        lo = run["abstract"]["label_only"]
+        rows.append({
+            "run": name, "file": f"evals/results/{stem}.md", "precision": lo["precision"], "recall": lo["recall"],
+            "f1": lo["f1"], "ece": run["calibration"]["verdict_reliability"]["ece"],
+            "seconds": run["cost"]["seconds_per_claim"], "llm_calls": run["cost"]["llm_calls_per_claim"],
+            "pairs": len(pairs), "same_side": [list(p) for p in same],
+        })
+    return rows
+
+
 def report(args: argparse.Namespace) -> int:
     held = direction_rows(args.cache, "heldout")
     dev = direction_rows(args.cache, "dev")
@@ -143,6 +203,7 @@ def report(args: argparse.Namespace) -> int:
                   "dev_asked": len(dev), "heldout_bearing": len(held_bearing)},
         "fits": {"llm_only": llm_only, "llm_and_verifier": both, "one_order": first_order},
         "judges": rows,
+        "dev_runs": runs_table(args.out, args.claims),
         "context": context,
         "opposites": opposites,
         "seconds_per_pair": {"median": round(float(np.median(seconds)), 2) if seconds else None,
@@ -175,6 +236,19 @@ def markdown(res: dict[str, Any]) -> str:
     for r in res["judges"]:
         cf1 = f"{r['contradicts_f1']:.3f}" if r["contradicts_f1"] is not None else "—"
         lines.append(f"| {r['judge']} | {r['macro_f1']:.3f} | {cf1} | {r['direction_accuracy']:.3f} |")
+    lines += [
+        "",
+        "## The full dev run (300 claims, `claimtrace eval scifact --split dev --judgement-only`)",
+        "",
+        "| run | Label-Only P | R | F1 | verdict ECE | seconds / claim | LLM calls / claim "
+        "| opposite pairs on one side |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in res["dev_runs"]:
+        lines.append(
+            f"| {r['run']} (`{r['file']}`) | {r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} | {r['ece']} | "
+            f"{r['seconds']:.1f} | {r['llm_calls']:.2f} | {len(r['same_side'])} of {r['pairs']} |"
+        )
     c = res["context"]
     lines += [
         "",
