@@ -57,7 +57,7 @@ RUNS = [
      "dev_judgement_baselines/verifier_alone/scifact_dev_judgement"),
     ("the verifier with the evidence gate (JUDGE_DIRECTION=verifier)",
      "dev_judgement_baselines/verifier_with_gate/scifact_dev_judgement"),
-    ("shipped: the gate, then the LLM's and the verifier's direction", "scifact_dev_judgement"),
+    ("shipped: the gate, then the LLM's direction", "scifact_dev_judgement"),
     ("the full run of the previous release (verifier v5 alone, with the answer)", "scifact_dev_full"),
 ]
 
@@ -146,8 +146,8 @@ def report(args: argparse.Namespace) -> int:
     variants: list[tuple[str, Callable[[dict[str, Any]], float | None]]] = [
         ("v5 verifier alone", lambda r: None),
         ("LLM choice alone (both orders, P(claim) > 0.5, no fit)", raw),
-        ("two-part: verifier gate + LLM direction (both orders, fitted)", fitted(llm_only, False)),
-        ("two-part: verifier gate + LLM and verifier direction (fitted) — shipped", fitted(both, True)),
+        ("two-part: verifier gate + LLM direction (both orders, fitted) — shipped", fitted(llm_only, False)),
+        ("two-part: verifier gate + LLM and verifier direction (fitted; not shipped)", fitted(both, True)),
         ("two-part: one order only (claim as A), letter prior fitted", one_order),
     ]
     rows = []
