@@ -32,8 +32,12 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
     data = tmp_path_factory.mktemp("judge")
     corpus = write_scifact_slice(root, data, {d for _, _, d in PAIRS}, first=200)
     build_index(corpus, data / "index", progress=False)
+    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
     settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
-        stores={"data_dir": data}, llm={"provider": "embedded", "timeout": 300}, live={"sources": "local"}
+        stores={"data_dir": data, "models_dir": models},
+        llm={"provider": "embedded", "timeout": 300},
+        live={"sources": "local"},
+        judge={"direction_seconds": 120},  # what is measured is the reading, not the time it takes
     )
     return load_deps(settings)
 
