@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.scoring import NO_EVIDENCE, describe_reputation
+from agent.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
 from ui.shared.badges import badges_md, weak_designs_text
 from ui.shared.consensus import consensus_line, consensus_of
 from ui.shared.untrusted import link, md
+from ui.shared.wording import REVISED, stance_text, verdict_details
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
@@ -30,11 +31,6 @@ def cite(text: str, citations: list[int]) -> str:
     return f"{md(body)} [{', '.join(map(str, citations))}]{md(end)}"
 
 
-REVISED = {
-    "recited": "cited to the source whose words it repeats",
-    "rewritten": "rewritten from its sources",
-    "replaced": "quoted from its source",
-}
 ORIGINAL = "Original answer"  # the side panel with the answer before self-correction
 
 
@@ -94,37 +90,9 @@ def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]], sear
     return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
 
 
-def verdict_details(verdict: dict[str, Any]) -> str:
-    """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
-    leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""
-    counts = (
-        f"{verdict.get('supporting', 0)} source(s) support, {verdict.get('contradicting', 0)} contradict, "
-        f"{verdict.get('irrelevant', 0)} bear on neither"
-    )
-    return (
-        f"{leaning}confidence {verdict.get('confidence', 0.0):.2f} · {counts} · weighted score "
-        f"{verdict['score']:+.2f} · unweighted {verdict['unweighted_score']:+.2f} · "
-        f"{verdict.get('counted_sources', 0)} source(s) counted"
-    )
-
-
 def open_name(n: int) -> str:
     """The name of the panel that opens source [n]; the chat turns this text into a link to the panel."""
     return f"Source {n}"
-
-
-def stance_text(src: dict[str, Any]) -> str:
-    """The source's label and stance: "Mostly False · supports the opposite (P(claim) 0.14, 0.81)" when the LLM read
-    its direction, "Mostly False · contradicts (0.81)" from the verifier alone, or, for a stance too weak to grade
-    (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
-    confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
-    if src.get("p_claim") is not None and src.get("label") != NO_EVIDENCE:
-        side = "supports the claim" if src["p_claim"] > 0.5 else "supports the opposite"
-        return f"{src['label']} · {side} (P(claim) {src['p_claim']:.2f}, confidence {src['stance_confidence']:.2f})"
-    if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
-        return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"
-    label = f"{src['label']} · " if src.get("label") else ""
-    return f"{label}{src['stance']}{confidence}"
 
 
 def with_badges(src: dict[str, Any]) -> str:

@@ -9,10 +9,10 @@ from typing import Any
 def print_readable(result: dict[str, Any]) -> None:
     """The result of `claimtrace ask` without --json: flagged answer sentences, corrections, verdict, sources."""
     from agent.scoring import describe_reputation
-    from ui.chat.render import REVISED, stance_text, verdict_details
     from ui.shared.badges import badges_plain, weak_designs_text
     from ui.shared.consensus import consensus_line, consensus_of
     from ui.shared.untrusted import plain
+    from ui.shared.wording import REVISED, stance_text, verdict_details
 
     marks = {
         "supported": "",
