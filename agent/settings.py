@@ -85,8 +85,9 @@ class StoreSettings(SettingsGroup):
 
 class RetrievalSettings(SettingsGroup):
     # After the provisional verdict from the claim and its negation, ask the LLM for search questions, search them
-    # and judge again. Off by default: on SciFact dev they raise Recall@5 from 0.924 to 0.951 but leave Label-Only F1
-    # where it is (0.345 / 0.343), for a median 7.3 s of LLM time per claim (evals/results/question_value.md).
+    # and judge again. Off by default: with the two-part judge, on the first 50 SciFact dev claims, Label-Only F1
+    # 0.486 -> 0.459 and precision 0.562 -> 0.531, for 9.8 s instead of 3.3 s per claim
+    # (evals/results/dev_features/llm_questions/; before that judge, evals/results/question_value.md).
     llm_questions: bool = False
     # search questions kept per claim
     max_questions: int = Field(5, ge=0)
@@ -95,7 +96,9 @@ class RetrievalSettings(SettingsGroup):
     # default: on the first 100 SciFact dev claims with the embedded model, the 73 thin ones read more gold abstracts
     # (0.864 -> 0.886) but Label-Only precision fell 0.406 -> 0.326 and F1 0.338 -> 0.318, for a median 9.3 s more:
     # the small model's queries mostly find abstracts on the topic that the verifier then reads as support
-    # (evals/results/second_round_dev.md). The chat offers it per chat; `ask --search-rounds 1` per check.
+    # (evals/results/second_round_dev.md). With the two-part judge, on the first 50 dev claims, F1 0.486 -> 0.480 and
+    # precision 0.562 -> 0.545 for 9.6 s instead of 3.3 s per claim (evals/results/dev_features/search_rounds/), so
+    # it stays off. The chat offers it per chat; `ask --search-rounds 1` per check.
     search_rounds: int = Field(0, ge=0, le=5)
     # hits per query and retriever, and fused abstracts kept
     depth: int = Field(50, ge=1, validation_alias="RETRIEVAL_DEPTH")
