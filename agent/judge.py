@@ -3,12 +3,14 @@ which way (the LLM's choice between the claim and its opposite, agent/direction.
 and the 7-grade label they make together.
 
 * The gate: P(the abstract is evidence for or against the claim) from the verifier's strongest bearing sentence of
-  the abstract (1 - P(nei), as a logit) and the abstract's retrieval rank, by logistic regression. Below
-  ``gate_threshold`` (chosen for a target precision) the abstract never counts: it is listed as read, bearing on
-  neither side.
+  the abstract (1 - P(nei), as a logit), by logistic regression. The model has a weight for the retrieval rank too,
+  and the shipped calibration sets it to 0: on SciFact the rank predicts the gold abstract only because each claim
+  was written from one abstract. Below ``gate_threshold`` (chosen for a target precision) the abstract never counts:
+  it is listed as read, bearing on neither side.
 * The direction: the LLM's P(claim) averaged over both letter orders is compressed towards 0.5 by a small model's
-  letter preference; a logistic on its logit (Platt scaling), beside the verifier's own direction, turns it into a
-  probability that is right as often as it says.
+  letter preference; a logistic on its logit (Platt scaling) turns it into a probability that is right as often as
+  it says. The model has a weight for the verifier's own direction too, and the shipped calibration sets it to 0
+  (evals/training/judge_calibration.py says why).
 * The label: the grade nearest to 2 * P(claim) - 1, so a source whose direction the LLM cannot tell is "No
   Evidence" (too weak to count), and the stance confidence is P(the chosen direction). P(bears) is not multiplied in:
   it estimates P(SciFact's annotators cite the abstract), which is low even for abstracts that bear (SciFact's gold

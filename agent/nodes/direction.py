@@ -1,6 +1,6 @@
 """Direction, the judge's second part: for every abstract that passed the evidence gate, the LLM chooses which of the
 claim and its opposite the abstract's evidence sentences support (agent/direction.py), and the abstract's label
-becomes the two-part judge's (agent.judge: the gate's P(bears) and the calibrated direction).
+becomes the two-part judge's (agent.judge: the grade of the calibrated direction of a source past the gate).
 
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``directions`` keeps the answers, so a later search round asks only about new
