@@ -128,7 +128,7 @@ def collect(args: argparse.Namespace) -> int:
             key = Cache.key("opposite", claim)
             if key not in cache.rows:
                 text, _ = llm_opposite(llm, claim)
-                cache.put({"key": key, "variant": "opposite", "claim": claim, "text": text})
+                cache.put({"key": key, "variant": "opposite", "text": text})
             llm_opp[claim] = cache.rows[key]["text"]
         for r in bearing:
             if r["claim"] in llm_opp and llm_opp[r["claim"]]:
