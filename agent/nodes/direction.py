@@ -108,7 +108,12 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={judge.direction_seconds:g}) ran "
             f"out; {left} source(s) keep the verifier's reading"
         )
-    sides = {a.doc_id: ("supports" if a.score > 0 else "contradicts" if a.score < 0 else "nei") for a in judged}
+    # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's
+    sides = {
+        a.doc_id: ("supports" if a.score > 0 else "contradicts" if a.score < 0 else "nei")
+        for a in judged
+        if a.judged_by == "verifier+llm"
+    }
     evidence = [ev.model_copy(update={"stance": sides.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])]
     return {
         **update,
