@@ -17,11 +17,10 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
+from agent.judge_settings import JudgeSettings
 from tools.config import HttpUrlStr, OptionalHttpUrlStr, SettingsGroup
-from tools.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
 from tools.live.config import LiveSettings
 from tools.onnx_models import ModelRuntimeSettings
-from tools.premise import CONTEXT_CHARS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
@@ -112,60 +111,6 @@ class RetrievalSettings(SettingsGroup):
     rerank_top: int = Field(0, ge=0)
     rerank_sentences: int = Field(3, ge=0)
     rerank_alpha: float = Field(0.6, ge=0.0, le=1.0)
-
-
-class JudgeSettings(SettingsGroup):
-    # fused abstracts whose sentences become evidence candidates
-    top_docs: int = Field(3, ge=1)
-    # sentences closest to the claim judged per abstract; shorter split fragments are never evidence
-    candidates_per_doc: int = Field(3, ge=1)
-    min_sentence_chars: int = 20
-    # evidence sentences an abstract keeps at most
-    sentences_per_doc: int = Field(2, ge=1)
-    # a sentence bears on the claim when its winning stance (supports/contradicts) has at least this probability
-    # (0 = the verifier's argmax alone)
-    stance_min_prob: float = Field(0.0, ge=0.0, le=1.0)
-    # at most this many abstracts get a label, strongest evidence first (0 = all)
-    labelled_docs: int = Field(0, ge=0)
-    # who reads which way a source points: "llm" (the two-part judge: the verifier's evidence gate, then the LLM's
-    # choice between the claim and its opposite, agent/direction.py) or "verifier" (the verifier alone)
-    direction: Literal["llm", "verifier"] = Field("llm", validation_alias="JUDGE_DIRECTION")
-    # the evidence gate (agent.judge): an abstract counts only when its calibrated P(bears) reaches the threshold
-    # fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
-    gate: bool = Field(True, validation_alias="EVIDENCE_GATE")
-    # seconds of LLM time the direction may take per check; sources left when they run out keep the verifier's
-    # reading, with a note
-    direction_seconds: float = Field(8.0, gt=0)
-    # below this calibrated verdict confidence the verdict is "Cannot decide" (0 = always decide)
-    min_confidence: float = Field(0.5, ge=0.0, le=1.0)
-    # neighbouring sentences shown on each side of an evidence sentence; longest extractive context (the verifier
-    # was trained on premises cut at CONTEXT_CHARS: another value shows it premises it has not seen)
-    context_window: int = Field(5, ge=0)
-    context_chars: int = Field(CONTEXT_CHARS, gt=0)
-    # the evidence hierarchy (tools.design.DEFAULT_WEIGHTS, docs/evidence_hierarchy.md): each study design's factor
-    # in a source's weight; a JSON object in DESIGN_WEIGHTS changes the factors it names, such as {"animal": 0.5}
-    design_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    # designs a verdict should not rest on alone (a JSON list in WEAK_DESIGNS): the verdict says so when they are
-    # all it counts
-    weak_designs: list[str] = Field(default_factory=lambda: list(DEFAULT_WEAK))
-
-    @field_validator("design_weights")
-    @classmethod
-    def _known_weights(cls, value: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(value) - set(DESIGNS))
-        if unknown:
-            raise ValueError(f"unknown study design(s) {unknown}; the designs are {list(DESIGNS)}")
-        if any(not 0.0 <= w <= 1.0 for w in value.values()):
-            raise ValueError("each design's factor must be between 0 and 1")
-        return {**DEFAULT_WEIGHTS, **value}
-
-    @field_validator("weak_designs")
-    @classmethod
-    def _known_weak(cls, value: list[str]) -> list[str]:
-        unknown = sorted(set(value) - set(DESIGNS))
-        if unknown:
-            raise ValueError(f"unknown study design(s) {unknown}; the designs are {list(DESIGNS)}")
-        return value
 
 
 class AnswerSettings(SettingsGroup):
