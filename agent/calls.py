@@ -47,7 +47,6 @@ def chat(
         msg = invoke(llm, system, user, **kwargs)
     except CutReply as cut:
         return _truncated_reply(cut.completion)
-    assert isinstance(msg, AIMessage)
     text, usage = str(msg.content), usage_of(msg)
     if not json_mode and (msg.response_metadata or {}).get("finish_reason") == "length":
         text, usage.cut_replies = complete_sentences(text), 1
