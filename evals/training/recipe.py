@@ -40,10 +40,13 @@ class Start(NamedTuple):
 
 
 def start(args: argparse.Namespace) -> Start:
-    """Seeds torch, builds the base (``--base``) and freezes all but the top ``--train-layers`` layers."""
+    """Seeds torch, builds the base (``--base``), starts the head from ``--init-head`` when given (an NLI head in
+    the verifier's label order, evals/training/nli_pretrain.py) and freezes all but the top ``--train-layers``."""
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     net, tok = build_base_net(args.base)
+    if getattr(args, "init_head", None):
+        net.head.load_state_dict(torch.load(args.init_head, weights_only=True))
     base_state = {n: p.detach().clone() for n, p in net.named_parameters()}
     body, head = freeze_below(net, args.train_layers)
     return Start(rng, net, tok, base_state, body, head)

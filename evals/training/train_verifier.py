@@ -21,7 +21,8 @@ Recipe
   flipped label). Held-out claims are never augmented, so held-out numbers stay comparable.
 * Optional claim-side direction flips (``--claim-flips``): the claim with its one direction word reversed
   ("poorer prognosis" -> "better prognosis"), same rationale, flipped label (augment.py).
-* Trial levers: ``--base DIR`` starts from another sentence-transformers folder (e.g. all-mpnet-base-v2) and
+* Trial levers: ``--base DIR`` starts from another sentence-transformers folder (e.g. all-mpnet-base-v2, or the
+  NLI-pre-trained encoder of nli_pretrain.py with ``--init-head DIR/nli_head.pt`` to keep its head) and
   ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
   (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
@@ -107,6 +108,12 @@ def main() -> None:
         help="a sentence-transformers folder to start from instead of the packaged all-MiniLM-L6-v2",
     )
     ap.add_argument(
+        "--init-head",
+        type=Path,
+        default=None,
+        help="start the head from these weights (nli_head.pt of evals.training.nli_pretrain) instead of random",
+    )
+    ap.add_argument(
         "--joint",
         action="store_true",
         help="joint abstract-level reading: the claim against the whole abstract (evals/training/joint.py)",
@@ -181,6 +188,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     args.out = args.out if args.out.is_absolute() else (REPO_ROOT / args.out)
     args.base = args.base.resolve() if args.base else None
+    args.init_head = args.init_head.resolve() if args.init_head else None
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
     corpus, train_claims, dev_claims = load_data(data_dir)
@@ -218,6 +226,7 @@ def main() -> None:
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
             "lower_layers_cached": bool(args.cache_lower),
+            "head_start": "NLI head (evals.training.nli_pretrain)" if args.init_head else "random",
         },
         base_path=args.base,
     )
