@@ -190,7 +190,8 @@ def main() -> None:
         elif step % args.checkpoint_every == 0:
             save()
 
-    net.encoder.save_pretrained(out, safe_serialization=True)
+    encoder: Any = net.encoder  # a transformers model
+    encoder.save_pretrained(out, safe_serialization=True)
     tok.save_pretrained(out)
     torch.save(net.head.state_dict(), out / "nli_head.pt")
     base = base_model_path()
