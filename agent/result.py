@@ -28,7 +28,8 @@ class CheckResult(BaseModel):
     claim: str
     queries: list[str] = Field(default_factory=list)
     opposite: str = ""  # the statement each source's direction was read against ("" when the verifier alone judged)
-    answer: str = ""
+    summary: str = ""  # the verdict in words, written by code from its figures: the answer's first sentence
+    answer: str = ""  # the summary, then the answer sentences with their citations
     sentences: list[AnswerSentence] = Field(default_factory=list)
     original_answer: str = ""  # the answer before self-correction ("" when nothing was changed)
     corrections: list[Correction] = Field(default_factory=list)
@@ -58,6 +59,7 @@ class CheckResult(BaseModel):
             claim=state["claim"],
             queries=[q.text for q in state.get("queries", [])],
             opposite=state.get("opposite", ""),
+            summary=state.get("summary", ""),
             answer=state.get("answer", ""),
             sentences=list(state.get("sentences", [])),
             original_answer=state.get("original_answer", ""),

@@ -204,6 +204,7 @@ class ClaimState(TypedDict, total=False):
     directions: dict[str, float]  # "<doc_id>|<sentence indices>" -> the LLM's raw P(claim), asked once per check
     directed: bool  # the LLM has read the direction of the current assessments (or the judge did without it)
     verdict: Verdict
+    summary: str  # the answer's first sentence: the verdict in words, from its figures (agent.reckoning)
     answer: str
     sentences: list[AnswerSentence]
     original_answer: str  # the answer as first written, when self-correction changed it

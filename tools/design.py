@@ -31,6 +31,19 @@ DESIGN_NAMES: dict[str, str] = {
     "narrative_review": "narrative review / opinion",
     "unclassified": "design not stated",
 }
+# the designs in the plural, for "rests only on animal studies and in vitro studies"
+DESIGN_PLURALS: dict[str, str] = {
+    "meta_analysis": "meta-analyses / systematic reviews",
+    "rct": "randomised trials",
+    "cohort": "cohort studies",
+    "case_control": "case-control studies",
+    "cross_sectional": "cross-sectional studies",
+    "case_report": "case reports / series",
+    "animal": "animal studies",
+    "in_vitro": "in vitro studies",
+    "narrative_review": "narrative reviews / opinion",
+    "unclassified": "studies with no stated design",
+}
 
 Basis = Literal["publication type", "MeSH", "text", "none"]
 

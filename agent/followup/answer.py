@@ -21,7 +21,8 @@ def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     result = CheckResult.model_validate(state["results"][-1])
     evidence: list[Evidence] = list(result.sources)
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
-    checked = stages.verification({"claim": result.claim, "evidence": evidence, "sentences": drafted}, deps_of(runtime))
+    held = {"claim": result.claim, "evidence": evidence, "assessments": result.assessments}
+    checked = stages.verification({**held, "sentences": drafted}, deps_of(runtime))
     sentences = [s.model_dump(mode="json") for s in checked.get("sentences", [])]
     reply = {
         "kind": "answer",

@@ -1,6 +1,8 @@
 """Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list, written by
 the strategy ANSWER_STRATEGY names (agent.strategies).
 
+The answer opens with the verdict in words, written by code from the verdict's figures (agent.reckoning), so it
+never disagrees with the badge; the LLM writes only what follows, from the abstracts the verdict counts.
 Citations are valid by construction: numbers that name no evidence are stripped and the sentence is flagged; the
 answer text the user sees carries only real citations. Without a working LLM the answer is the extractive floor
 (agent.compose), which quotes the evidence. ``evidence_block`` is the evidence with titles, as the follow-up router
@@ -16,6 +18,7 @@ from langgraph.runtime import Runtime
 import prompts
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
+from agent.reckoning import bearing_evidence, verdict_statement
 from agent.state import AnswerSentence, ClaimState, Deps, Evidence
 from agent.strategies import write
 from tools.citations import ParsedSentence, render
@@ -33,12 +36,18 @@ def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
 
 @timed("answer")
 def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    evidence = state.get("evidence", [])
-    if not evidence:
-        text = prompts.load("answer_no_evidence")
-        return {"answer": text, "sentences": [AnswerSentence(text=text, status="uncited")]}
+    """The verdict in words (agent.reckoning), then what the LLM writes from the abstracts the verdict counts; with
+    none counted, the verdict's words are the whole answer and the LLM is not asked."""
+    settings = runtime.context.settings
     verdict = state.get("verdict")
-    strategy = runtime.context.settings.answer.strategy
+    assessments = state.get("assessments", [])
+    read = len(assessments) + state.get("silent_sources", 0)
+    summary = verdict_statement(verdict, settings.judge.min_confidence, read) if verdict else ""
+    evidence = bearing_evidence(state.get("evidence", []), assessments)
+    if not evidence:
+        text = summary or prompts.load("answer_no_evidence")
+        return {"summary": text, "answer": text, "sentences": []}
+    strategy = settings.answer.strategy
     earlier: list[str] = []
     if state.get("llm_error"):  # an earlier step of this check found the LLM down: do not wait for it again
         strategy = "extractive"
@@ -49,7 +58,7 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     except LLMUnavailableError as e:
         sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
         note = f"answer: {e}; the answer quotes the evidence instead"
-        return shown(sentences) | {"llm_error": str(e), "notes": [note]}
+        return shown(summary, sentences) | {"llm_error": str(e), "notes": [note]}
     notes = earlier
     if usage.cut_replies:
         limit = runtime.context.settings.llm.max_tokens
@@ -57,9 +66,15 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             f"answer: the LLM reached its limit of {limit} tokens (LLM_MAX_TOKENS); its unfinished last "
             "sentence is left out"
         )
-    return shown(sentences) | {"usage": usage, "notes": notes}
+    return shown(summary, sentences) | {"usage": usage, "notes": notes}
 
 
-def shown(sentences: list[AnswerSentence]) -> dict[str, Any]:
-    """The state update: the sentences, and the answer text with their valid citations."""
-    return {"answer": render([ParsedSentence(s.text, s.citations) for s in sentences]), "sentences": sentences}
+def answer_text(summary: str, sentences: Sequence[AnswerSentence]) -> str:
+    """What the answer reads as a whole: the verdict's words, then the sentences with their valid citations."""
+    body = render([ParsedSentence(s.text, s.citations) for s in sentences])
+    return " ".join(part for part in (summary, body) if part)
+
+
+def shown(summary: str, sentences: list[AnswerSentence]) -> dict[str, Any]:
+    """The state update: the summary, the sentences, and the answer text."""
+    return {"summary": summary, "answer": answer_text(summary, sentences), "sentences": sentences}

@@ -27,7 +27,9 @@ from agent.calls import chat
 from agent.compose import extractive_answer, extractive_sentence
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
+from agent.nodes.answer import answer_text
 from agent.nodes.verify import check_sentences
+from agent.reckoning import bearing_evidence
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.citations import ParsedSentence, parse_answer, render
 from tools.overlap import repeated_source, words
@@ -87,7 +89,7 @@ def closest(s: AnswerSentence, cited: Sequence[Evidence]) -> Evidence:
 @timed("correct")
 def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
-    evidence = state.get("evidence", [])
+    evidence = bearing_evidence(state.get("evidence", []), state.get("assessments", []))
     sentences = state.get("sentences", [])
     repeated = len({s.text for s in sentences}) < len(sentences)
     if not evidence or (all(s.status == "supported" for s in sentences) and not repeated):
@@ -133,9 +135,9 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         out = check_sentences(floor, evidence, deps.verifier, top)
         notes.append("correct: no sentence of the answer survived checking; the answer quotes the evidence instead")
     return {
-        "answer": " ".join(shown(s) for s in out),
+        "answer": answer_text(state.get("summary", ""), out),
         "sentences": out,
-        "original_answer": state.get("answer") or " ".join(shown(s) for s in sentences),
+        "original_answer": state.get("answer") or answer_text(state.get("summary", ""), sentences),
         "corrections": corrections,
         "usage": usage,
         "notes": notes,

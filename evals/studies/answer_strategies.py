@@ -39,7 +39,11 @@ def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:
     from agent.state import ClaimState
 
     recorded = CheckResult.model_validate(record["result"])
-    state: ClaimState = {"claim": recorded.claim, "evidence": list(recorded.sources)}
+    state: ClaimState = {
+        "claim": recorded.claim,
+        "evidence": list(recorded.sources),
+        "assessments": list(recorded.assessments),
+    }
     if recorded.verdict is not None:
         state["verdict"] = recorded.verdict
     t0 = time.perf_counter()

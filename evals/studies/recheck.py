@@ -40,6 +40,8 @@ def recheck(result: Mapping[str, Any], deps: Any) -> dict[str, Any]:
     state: ClaimState = {
         "claim": recorded.claim,
         "evidence": list(recorded.sources),
+        "assessments": list(recorded.assessments),
+        "summary": recorded.summary,
         "sentences": shown,
         "answer": recorded.answer,
         "llm_error": NO_LLM,

@@ -10,6 +10,7 @@ from agent.result import CheckResult, Source
 from agent.state import Deps, Verdict
 from evals.scifact.answer_checks import copies_prompt, prompt_runs, support_share
 from evals.studies.answer_strategies import measure, replay
+from tests.unit.test_nodes import counted_as
 from tools.overlap import copies
 
 CLAIM = "MMR vaccination causes autism in young children."
@@ -39,7 +40,8 @@ def test_a_copied_title_or_restated_claim_is_a_run_the_evidence_does_not_hold() 
 
 def test_one_strategy_replayed_and_measured(settings: Any, make_deps: Any) -> None:
     verdict = Verdict(label="Generally refuted", score=-1.0, unweighted_score=-1.0)
-    rec = {"id": 7, "result": CheckResult(claim=CLAIM, sources=EV, verdict=verdict).model_dump(mode="json")}
+    result = CheckResult(claim=CLAIM, sources=EV, verdict=verdict, assessments=counted_as("False", *EV))
+    rec = {"id": 7, "result": result.model_dump(mode="json")}
     deps: Deps = make_deps(
         [{"when": "<draft>", "reply": "MMR vaccination causes autism in young children [1]."},
          {"when": "<evidence>", "reply": "MMR vaccination causes autism in young children [1]. It is safe [3]."}],

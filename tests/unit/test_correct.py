@@ -20,6 +20,7 @@ from agent.nodes.decompose import decompose
 from agent.nodes.verify import check_sentences
 from agent.scripted import ScriptedChatModel
 from agent.state import AnswerSentence, Deps, Evidence, Verdict
+from tests.unit.test_nodes import counted_as
 from tools.verifier import VerifierResult
 
 CLAIM = "The MMR vaccine causes autism."
@@ -31,6 +32,7 @@ EVIDENCE = [
              sentence_index=0, section="background; sentence 1 of 5", stance="supports"),
 ]  # fmt: skip
 REFUTED = Verdict(label="Generally refuted", score=-0.8, unweighted_score=-0.8)
+ASSESSED = counted_as("Mostly False", *EVIDENCE)  # both abstracts count, so the answer may report both
 
 
 class ReadingVerifier:
@@ -59,7 +61,7 @@ class DownModel(ScriptedChatModel):
 
 def run(node: Any, state: dict[str, Any], settings: Any, llm: Any) -> dict[str, Any]:
     deps = Deps(settings=settings, llm=llm, index=None, verifier=ReadingVerifier())  # type: ignore[arg-type]
-    return node(state, Runtime(context=deps))  # type: ignore[no-any-return]
+    return node({"assessments": ASSESSED, **state}, Runtime(context=deps))  # type: ignore[no-any-return]
 
 
 def verified(settings: Any, *sentences: AnswerSentence) -> list[AnswerSentence]:
@@ -144,7 +146,8 @@ def test_a_quote_under_the_wrong_number_is_recited_and_a_wordless_sentence_dropp
     ]
     llm = ScriptedChatModel(rules=[])  # neither fix needs the LLM
     deps = Deps(settings=settings, llm=llm, index=None, verifier=TopicVerifier())  # type: ignore[arg-type]
-    out = correct({"claim": CLAIM, "evidence": evidence, "sentences": checked}, Runtime(context=deps))
+    state = {"claim": CLAIM, "evidence": evidence, "assessments": counted_as("Mostly True", *evidence)}
+    out = correct({**state, "sentences": checked}, Runtime(context=deps))
     assert not llm.calls
     (s,) = out["sentences"]
     assert (s.citations, s.revision, s.status) == ([3], "recited", "supported")
@@ -198,7 +201,8 @@ def test_without_an_llm_the_check_searches_the_claim_and_its_negation_and_quotes
     state = {"claim": CLAIM, "evidence": EVIDENCE, "verdict": REFUTED, "llm_error": out["llm_error"]}
     answered = run(answer, state, settings, llm)
     assert len(llm.calls) == 1  # the answer did not wait for a dead LLM again
-    assert answered["answer"].startswith('A 2019 study reports: "MMR vaccination was not associated')
+    quoted = 'A 2019 study reports: "MMR vaccination was not associated'
+    assert answered["answer"].startswith(f"{answered['summary']} {quoted}")
     assert [s.citations for s in answered["sentences"]] == [[1], [2]]
 
 

@@ -33,6 +33,13 @@ def ev(n: int, doc_id: str, sentence: str, idx: int = 0, stance: str = "nei") ->
     return Evidence(n=n, doc_id=doc_id, title="T", sentence=sentence, sentence_index=idx, stance=stance)  # type: ignore[arg-type]
 
 
+def counted_as(label: str, *evidence: Evidence) -> list[SourceAssessment]:
+    """The assessments of the abstracts of ``evidence``, each labelled ``label`` with full weight: what makes the
+    verdict count them, and the answer report them (agent.reckoning.bearing_evidence)."""
+    docs = dict.fromkeys(e.doc_id for e in evidence)
+    return [SourceAssessment(doc_id=d, label=label, score=0.0, reputation=1.0, explanation="") for d in docs]
+
+
 # --- decompose ---------------------------------------------------------------------------------------------
 
 

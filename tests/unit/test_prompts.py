@@ -15,6 +15,7 @@ from agent.nodes.decompose import decompose
 from agent.result import CheckResult
 from agent.state import Evidence, Verdict
 from tests.conftest import decompose_rule
+from tests.unit.test_nodes import counted_as
 
 CLAIM = "The MMR vaccine causes autism."
 EVIDENCE = [
@@ -60,7 +61,8 @@ def test_every_prompt_file_has_a_test():
 def test_answer_prompts(make_deps):
     deps = make_deps([{"when": "<evidence>", "reply": "No link was found [1]."}])
     verdict = Verdict(label="Generally refuted", score=-1.0, unweighted_score=-1.0)
-    out = answer({"claim": CLAIM, "evidence": EVIDENCE, "verdict": verdict}, Runtime(context=deps))
+    state = {"claim": CLAIM, "evidence": EVIDENCE, "verdict": verdict, "assessments": counted_as("False", *EVIDENCE)}
+    out = answer(state, Runtime(context=deps))
     text = seen(deps)
     assert prompts.load("answer_system") in text and f'Claim: "{CLAIM}"' in text
     finding = '<finding n="1" year="2019" stance="contradicts the claim">MMR was not associated with autism.</finding>'

@@ -10,6 +10,7 @@ from agent.scripted import ScriptedChatModel
 from agent.state import AnswerSentence, Deps
 from evals.scifact.metrics import answer_faithfulness
 from evals.studies.recheck import recheck
+from tests.unit.test_nodes import counted_as
 from tools.verifier import VerifierResult
 
 FIRST = "Preoperative CRP levels as low as 3 mg/l were associated with increased long-term mortality."
@@ -28,7 +29,8 @@ def test_a_recorded_quote_under_the_wrong_number_is_recited_without_the_llm(sett
     ]
     shown = AnswerSentence(text=FIRST, citations=[2], status="supported", flagged=False)
     recorded = CheckResult(claim="CRP predicts mortality after bypass surgery.", answer=f"{FIRST[:-1]} [2].",
-                           sentences=[shown], sources=sources).model_dump(mode="json")  # fmt: skip
+                           sentences=[shown], sources=sources,
+                           assessments=counted_as("Mostly True", *sources)).model_dump(mode="json")  # fmt: skip
     llm = ScriptedChatModel(rules=[])
     deps = Deps(settings=settings, llm=llm, index=None, verifier=TopicVerifier())  # type: ignore[arg-type]
     after = recheck(recorded, deps)

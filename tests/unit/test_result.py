@@ -8,7 +8,7 @@ from agent.result import CheckResult
 from agent.service import run_claim
 from tests.conftest import decompose_rule, direction_rules
 
-TOP = {"claim", "queries", "opposite", "answer", "sentences", "original_answer", "corrections", "sources",
+TOP = {"claim", "queries", "opposite", "summary", "answer", "sentences", "original_answer", "corrections", "sources",
        "assessments", "verdict", "llm", "timings", "notes", "silent", "run"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
             "original"}
@@ -40,11 +40,16 @@ def test_the_json_keys_are_the_contract(make_deps):
     assert result["run"]["checked_at"] and result["run"]["models"]["llm"]
     assert set(result["sentences"][0]["attribution"][0]) == {"source", "sentence", "score"}
     assert result["corrections"] and all(set(c) == CORRECTION for c in result["corrections"])
+    assert result["summary"].startswith(result["verdict"]["label"]) and result["answer"].startswith(result["summary"])
 
 
 def test_a_dump_reads_back_as_the_same_result(make_deps):
     deps = make_deps(
-        [decompose_rule([], "The MMR vaccine does not cause autism."), {"when": "<evidence>", "reply": "No link [1]."}],
+        [
+            decompose_rule([], "The MMR vaccine does not cause autism."),
+            *direction_rules("The MMR vaccine causes autism.", supports=False),
+            {"when": "<evidence>", "reply": "No link [1]."},
+        ],
         verifier_rules={"not associated": "contradicts"},
     )
     result = CheckResult.from_state(run_claim("The MMR vaccine causes autism.", deps))

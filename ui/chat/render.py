@@ -187,7 +187,10 @@ def answer_markdown(result: dict[str, Any]) -> str:
     if "assessments" in result:  # every result dump has them; a hand-made one may not
         parts.append(consensus_markdown(result))
     parts.append("**Answer**")
-    parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
+    if result.get("summary"):  # the verdict in words, from its own figures: plain text, never a source's
+        parts.append(md(result["summary"]))
+    if result["sentences"]:
+        parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:
         parts.append(f"_{flagged} of {len(result['sentences'])} sentence(s) flagged by the verifier._")

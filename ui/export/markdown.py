@@ -195,7 +195,8 @@ def _sentence(i: int, s: AnswerSentence) -> str:
 
 def _answer(result: CheckResult) -> str:
     lines = "\n".join(_sentence(i, s) for i, s in enumerate(result.sentences, start=1))
-    parts = ["## Answer", lines or "No answer was written."]
+    said = [text for text in (md(result.summary) if result.summary else "", lines) if text]
+    parts = ["## Answer", *(said or ["No answer was written."])]
     if result.corrections:
         rows = []
         for c in result.corrections:

@@ -10,22 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tools.design import DESIGN_NAMES
+from tools.design import DESIGN_NAMES, DESIGN_PLURALS
 from ui.shared.untrusted import md, plain
 
-# the designs in the plural, for "rests only on animal studies and in vitro studies"
-DESIGN_PLURALS = {
-    "meta_analysis": "meta-analyses / systematic reviews",
-    "rct": "randomised trials",
-    "cohort": "cohort studies",
-    "case_control": "case-control studies",
-    "cross_sectional": "cross-sectional studies",
-    "case_report": "case reports / series",
-    "animal": "animal studies",
-    "in_vitro": "in vitro studies",
-    "narrative_review": "narrative reviews / opinion",
-    "unclassified": "studies with no stated design",
-}
 RETRACTED = "RETRACTED"
 
 

@@ -22,6 +22,8 @@ def print_readable(result: dict[str, Any]) -> None:
     }
     print(f"Claim: {plain(result['claim'])}\n")
     print("Answer:")
+    if result.get("summary"):
+        print(f"  {plain(result['summary'])}")
     for i, s in enumerate(result["sentences"], start=1):
         cites = f" [{', '.join(map(str, s['citations']))}]" if s["citations"] else ""
         flag = marks[s["status"]]
