@@ -181,11 +181,38 @@ def _first(rules: list[TextRule], text: str, where: Where = "both") -> tuple[Des
     return None
 
 
+# A series of people or of their tumours followed for an outcome ("In a series of 577 breast carcinomas, ALDH1
+# expression correlated with poor prognosis") is a human cohort, whatever animal work the abstract adds.
+_HUMAN_SERIES = _rule(
+    "cohort",
+    r"\b(series|cohorts?|groups?|total) of [\d,]{2,} ([\w-]+ ){0,3}(patients|carcinomas|tumou?rs|cancers|cases|"
+    r"specimens|biopsies)\b[^.]{0,120}\b(prognos\w*|survival|outcomes?|recurrence|mortality|relapse)\b",
+)
+# Words that count people or their tissue as the subjects: with them, and a title that names no animal, the
+# abstract is about people, and its animal words are work in passing (a xenograft, a mouse model).
+_PEOPLE_STUDIED = re.compile(
+    rf"\b[\d,]{{2,}} ([\w-]+ ){{0,3}}({_PEOPLE[1:-1]}|patients|cases|carcinomas|tumou?rs|biopsies)\b",
+    re.IGNORECASE,
+)
+_ANIMAL_RULES = [r for r in TEXT_RULES if r.design == "animal"]
+
+
+def about_people(title: str, text: str) -> bool:
+    """The abstract studies people or their tissue: its title names no animal and its text counts people, patients,
+    cases or tumours ("577 breast carcinomas", "1,200 women")."""
+    return _first(_ANIMAL_RULES, title) is None and bool(_PEOPLE_STUDIED.search(text))
+
+
 def text_design(title: str, sentences: list[str]) -> tuple[DesignCode, str] | None:
     """The design the abstract's words name, and the words: its design section, then its title, then its whole
-    text; None when nothing names one."""
+    text; None when nothing names one. An abstract about people (``about_people``) is never called an animal
+    study for animal words in its text."""
+    text = " ".join(sentences)
+    people = about_people(title, text)
+    rules = [r for r in TEXT_RULES if r.design != "animal"] if people else TEXT_RULES
     return (
         _first(_SECTION_RULES, _design_section(sentences))
         or _first(TEXT_RULES, title, "title")
-        or _first(TEXT_RULES, " ".join(sentences), "text")
+        or (_first([_HUMAN_SERIES], text) if people else None)
+        or _first(rules, text, "text")
     )
