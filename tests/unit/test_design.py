@@ -118,16 +118,20 @@ def test_people_and_their_tumours_are_never_an_animal_study_for_a_xenograft_in_p
         "Using in vitro and in vivo systems, marker X cells formed tumours in a xenotransplant model in mice.",
         "In a series of 412 breast carcinomas, marker X expression correlated with poor prognosis.",
     )
-    assert (classify(series).design, classify(series).cue) == ("cohort", "series of 412 breast carcinomas, marker X "
-                                                                "expression correlated with poor prognosis")
+    assert (classify(series).design, classify(series).cue) == (
+        "cohort",
+        "series of 412 breast carcinomas, marker X expression correlated with poor prognosis",
+    )
     patients = _doc("Drug Y in colitis", "Drug Y reduced inflammation in a mouse model.", "We treated 60 patients.")
     assert classify(patients).design != "animal"
     # the title names the animals: an animal study, whatever people its text mentions
     mice = _doc("Drug Y in mice", "Drug Y protected 40 mice.", "Human disease may follow the same path in patients.")
     assert classify(mice).design == "animal"
     # no count of people or tumours: the animal words decide
-    assert classify(_doc("Gene Z and leukaemia", "Gene Z knockout mice lived longer in human disease models.")).design \
+    assert (
+        classify(_doc("Gene Z and leukaemia", "Gene Z knockout mice lived longer in human disease models.")).design
         == "animal"
+    )
 
 
 def test_a_structured_design_section_decides_first() -> None:
