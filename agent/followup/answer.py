@@ -12,7 +12,7 @@ from agent import stages
 from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState
 from agent.result import CheckResult
-from agent.state import Evidence
+from agent.state import ClaimState, Evidence
 from agent.strategies import answer_sentences
 from tools.citations import parse_answer
 
@@ -21,7 +21,7 @@ def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     result = CheckResult.model_validate(state["results"][-1])
     evidence: list[Evidence] = list(result.sources)
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
-    held = {"claim": result.claim, "evidence": evidence, "assessments": result.assessments}
+    held: ClaimState = {"claim": result.claim, "evidence": evidence, "assessments": result.assessments}
     checked = stages.verification({**held, "sentences": drafted}, deps_of(runtime))
     sentences = [s.model_dump(mode="json") for s in checked.get("sentences", [])]
     reply = {

@@ -1,6 +1,6 @@
 """The thread graph. This is the only place where its edges live.
 
-START -> route -> check | sources | answer -> END
+START -> route -> check | sources | why | answer -> END
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from agent.followup.check import check
 from agent.followup.route import route
 from agent.followup.sources import sources
 from agent.followup.state import ThreadState
+from agent.followup.why import why
 
-REPLIES = ["check", "sources", "answer"]  # the route's actions, each the name of the node that replies
+REPLIES = ["check", "sources", "why", "answer"]  # the route's actions, each the name of the node that replies
 
 
 def build_thread_graph(checkpointer: Any = None) -> Any:
@@ -23,6 +24,7 @@ def build_thread_graph(checkpointer: Any = None) -> Any:
     builder.add_node("route", route)
     builder.add_node("check", check)
     builder.add_node("sources", sources)
+    builder.add_node("why", why)
     builder.add_node("answer", answer)
     builder.add_edge(START, "route")
     builder.add_conditional_edges("route", lambda s: s["action"], REPLIES)

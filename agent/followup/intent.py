@@ -1,4 +1,5 @@
-"""Requests answered without the LLM: "what are the sources behind sentence 2?" and its variants."""
+"""Requests answered without the LLM: "what are the sources behind sentence 2?" and its variants, and "why is the
+verdict what it is?" (or how sure it is, or what would change it), answered from the check's own figures."""
 
 from __future__ import annotations
 
@@ -30,3 +31,19 @@ def asked_sentence(text: str) -> int | str | None:
         word = match.group(1).lower()
         return _WORDS.index(word) + 1 if word in _WORDS else match.group(1)
     return None
+
+
+# "why is it refuted?", "why this verdict?", "how sure are you?", "what would change the verdict?"; a "why" about
+# something else ("why does smoking cause cancer?") is a question for the evidence, not for the reckoning
+_WHY = re.compile(
+    r"\bwhy\b[^?.!]{0,40}\b(verdict|label|badge|it|this|that|refuted|supported|undecided|controversial|disputed|"
+    r"confiden\w*|decide\w*|enough)\b(?!\s+\w+\s+(cause|lead|increase|reduce|affect)\w*)"
+    r"|\bhow (sure|confident|certain)\b|\bwhat would (change|flip|overturn|reverse)\b"
+    r"|\bhow (was|is|did) (the|this|that|it) (verdict|label)\b|\bexplain (the|this|that|your) (verdict|label)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_why(text: str) -> bool:
+    """Whether the message asks how the verdict was reached, how sure it is, or what would change it."""
+    return bool(_WHY.search(text))

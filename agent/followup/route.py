@@ -1,6 +1,7 @@
-"""Route one turn. No LLM for "sources behind sentence N" or for the first message of a thread (a claim to check);
-otherwise the model decides between answering from the evidence held and searching again: native tool calls with
-OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits no native tool calls)."""
+"""Route one turn. No LLM for "sources behind sentence N", for "why this verdict?" or for the first message of a
+thread (a claim to check); otherwise the model decides between answering from the evidence held and searching
+again: native tool calls with OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits
+no native tool calls)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pydantic import BaseModel, Field
 import prompts
 from agent.calls import chat, parse_json_object, with_tools
 from agent.followup.deps import deps_of
-from agent.followup.intent import asked_sentence
+from agent.followup.intent import asked_sentence, asks_why
 from agent.followup.state import ThreadState
 from agent.nodes.answer import evidence_block
 from agent.result import CheckResult
@@ -71,6 +72,8 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
         return {**turn, "action": "sources", "sentence": sentence}
     if not results:
         return turn
+    if asks_why(message):  # the reckoning is the check's own figures: no LLM
+        return {**turn, "action": "why"}
     choice = decide(deps_of(runtime), CheckResult.model_validate(results[-1]), message)
     if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
         return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}

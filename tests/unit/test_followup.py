@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.checkpoint import open_checkpointer
 from agent.followup.graph import build_thread_graph
-from agent.followup.intent import asked_sentence
+from agent.followup.intent import asked_sentence, asks_why
 from agent.state import Deps
 from tests.conftest import STOP_SEARCHING, decompose_rule, direction_rules
 
@@ -45,6 +45,37 @@ def thread(make_deps: Any, router_reply: dict[str, Any] | None = None, **route: 
 ])
 def test_asked_sentence(text: str, expected: int | None):
     assert asked_sentence(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Why is the verdict what it is?", True),
+    ("why is it refuted?", True),
+    ("How sure are you?", True),
+    ("what would change the verdict?", True),
+    ("Explain the verdict", True),
+    ("why does smoking cause cancer?", False),
+    ("why is sentence 2 wrong?", False),
+    ("what did the 2019 study find?", False),
+])
+def test_asks_why(text: str, expected: bool):
+    assert asks_why(text) is expected
+
+
+def test_why_is_answered_from_the_checks_own_figures_without_the_llm(make_deps: Any):
+    graph, deps, cfg = thread(make_deps)
+    first = graph.invoke({"message": CLAIM}, cfg, context=deps)["results"][0]
+    calls = len(deps.llm.calls)
+    reply = graph.invoke({"message": "Why is the verdict what it is?"}, cfg, context=deps)["reply"]
+    assert len(deps.llm.calls) == calls and reply["kind"] == "why"
+    assert reply["summary"] == first["summary"]
+    counted = [a for a in first["assessments"] if a["label"] != "No Evidence"]
+    assert [r["label"] for r in reply["counted"]] == [a["label"] for a in counted] and counted
+    assert [r["weight"] for r in reply["counted"]] == [a["reputation"] for a in counted]
+    v = first["verdict"]
+    assert f"= {v['score']:+.2f}." in reply["rule"] and f"Confidence {v['confidence']:.2f}" in reply["confidence"]
+    read = len(first["assessments"]) + len(first["silent"])
+    assert len(reply["counted"]) + len(reply["not_counted"]) == read
+    assert all(r["why"] for r in reply["not_counted"])
 
 
 def test_first_message_is_checked_and_kept(make_deps: Any):
@@ -81,7 +112,7 @@ def test_follow_up_answered_from_held_evidence_and_verified(make_deps: Any):
     router = {"action": "answer", "answer": "The cohort found no association [1]. It was large [7]."}
     graph, deps, cfg = thread(make_deps, router)
     graph.invoke({"message": CLAIM}, cfg, context=deps)
-    state = graph.invoke({"message": "why is it refuted?"}, cfg, context=deps)
+    state = graph.invoke({"message": "what did the cohort find?"}, cfg, context=deps)
     reply = state["reply"]
     assert reply["kind"] == "answer" and len(state["results"]) == 1
     # the follow-up answer is verified and self-corrected like the first answer
@@ -91,7 +122,7 @@ def test_follow_up_answered_from_held_evidence_and_verified(make_deps: Any):
         ("replaced", "contradicted", "The cohort found no association [1]."), ("dropped", "uncited", "It was large.")]
     assert reply["original_answer"] == "The cohort found no association [1]. It was large."
     prompts_sent = ["\n".join(str(m.content) for m in call) for call in deps.llm.calls]
-    route = next(p for p in prompts_sent if "why is it refuted?" in p)
+    route = next(p for p in prompts_sent if "what did the cohort find?" in p)
     assert "<evidence>" in route and '"action": "answer"' in route
     assert "<draft>\nThe cohort found no association.\n</draft>" in prompts_sent[-1]
 

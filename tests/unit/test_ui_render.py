@@ -16,6 +16,7 @@ from ui.chat.render import (
     sentence_sources_markdown,
     source_detail,
     split_neighbours,
+    why_markdown,
 )
 from ui.chat.steps import STEP_NAMES, as_json, step_markdown
 
@@ -239,3 +240,20 @@ def test_a_source_the_llm_read_says_which_statement_it_supports() -> None:
     assert following("verdict", {"verdict": waiting}) == "direction" and following("direction", {}) == "verdict"
     shown = answer_markdown({**RESULT, "opposite": "The MMR vaccine does not cause autism."})
     assert "read against the claim's opposite: “The MMR vaccine does not cause autism\\.”" in shown
+
+
+def test_the_reckoning_shows_each_counted_paper_and_keeps_titles_literal():
+    row = {"numbers": [1, 2], "title": "A | B *trial*", "label": "Mostly False", "grade": -0.66,
+           "stance_confidence": 0.81, "weight": 0.35, "weight_inputs": "animal study ×0.35",
+           "direction": "supports the opposite (P(claim) 0.19, read by the LLM)"}  # fmt: skip
+    reply = {"kind": "why", "summary": "Weakly refuted (confidence 0.81): ...", "counted": [row],
+             "rule": "Weighted grade = (-0.66×0.35) / 0.35 = -0.66.", "confidence": "Confidence 0.81 ...",
+             "change": "A paper on the other side ...",
+             "not_counted": [{"numbers": [], "title": "<b>x</b>", "why": "no sentence bears on the claim"}],
+             }  # fmt: skip
+    text = why_markdown(reply)
+    table_row = next(line for line in text.splitlines() if line.startswith("| [1] [2]"))
+    assert table_row.count("|") - table_row.count("\\|") == 8  # the title's pipe cannot open a column
+    assert "\\*trial\\*" in table_row and "| −0.66" not in table_row and "| -0.66 |" in table_row
+    assert "- – \\<b\\>x\\<\\/b\\>: no sentence bears on the claim" in text
+    assert why_markdown({"kind": "why", "error": "this check has no verdict yet"}).startswith("⚠️")

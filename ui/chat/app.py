@@ -42,6 +42,7 @@ from ui.chat.views import (
     sentence_actions,
     source_panels,
     sources_message,
+    why_message,
 )
 from ui.shared.untrusted import md
 
@@ -198,6 +199,8 @@ async def on_message(message: cl.Message) -> None:
         await answer_message(results[-1], len(results) - 1, notes).send()
     elif reply.get("kind") == "sources":
         await sources_message(reply).send()
+    elif reply.get("kind") == "why":
+        await why_message(reply).send()
     else:
         await followup_message(reply).send()
 

@@ -19,6 +19,7 @@ from ui.chat.render import (
     original_detail,
     sentence_sources_markdown,
     source_detail,
+    why_markdown,
 )
 from ui.shared.consensus import consensus_of
 
@@ -75,6 +76,10 @@ def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.M
 def sources_message(reply: dict[str, Any]) -> cl.Message:
     return cl.Message(content=sentence_sources_markdown(reply),
                       elements=source_panels(reply.get("sources", [])))
+
+
+def why_message(reply: dict[str, Any]) -> cl.Message:
+    return cl.Message(content=why_markdown(reply))
 
 
 def followup_message(reply: dict[str, Any]) -> cl.Message:
