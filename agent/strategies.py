@@ -65,7 +65,10 @@ def _ask(name: str, claim: str, evidence: Sequence[Evidence], verdict: Verdict |
             "verdict": verdict.describe() if verdict else "unknown",
         }
     return chat(
-        deps.llm, prompts.load("answer_system"), prompts.render(name, **values), max_tokens=deps.settings.llm.max_tokens
+        deps.llm,
+        prompts.load("answer_system"),
+        prompts.render(name, **values),
+        max_tokens=deps.settings.answer.max_tokens,
     )
 
 

@@ -59,14 +59,8 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
         note = f"answer: {e}; the answer quotes the evidence instead"
         return shown(summary, sentences) | {"llm_error": str(e), "notes": [note]}
-    notes = earlier
-    if usage.cut_replies:
-        limit = runtime.context.settings.llm.max_tokens
-        notes.append(
-            f"answer: the LLM reached its limit of {limit} tokens (LLM_MAX_TOKENS); its unfinished last "
-            "sentence is left out"
-        )
-    return shown(summary, sentences) | {"usage": usage, "notes": notes}
+    # a reply the answer's own budget (ANSWER_MAX_TOKENS) ended has lost only its unfinished last sentence: no note
+    return shown(summary, sentences) | {"usage": usage, "notes": earlier}
 
 
 def answer_text(summary: str, sentences: Sequence[AnswerSentence]) -> str:

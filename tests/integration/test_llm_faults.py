@@ -47,7 +47,7 @@ def test_llm_dropping_the_connection_is_one_note(indexed_env: dict[str, str]):  
     assert_answered_without_llm(proc, "the LLM is unreachable (")  # type: ignore[arg-type]
 
 
-def test_answer_cut_at_max_tokens_keeps_its_finished_sentences(indexed_env: dict[str, str]):  # noqa: F811
+def test_answer_cut_at_its_budget_keeps_its_finished_sentences_without_a_note(indexed_env: dict[str, str]):  # noqa: F811
     proc, _ = ask_with("length", indexed_env, retries=0)
     assert proc.returncode == 0, proc.stderr  # type: ignore[attr-defined]
     result = json.loads(proc.stdout)  # type: ignore[attr-defined]
@@ -55,8 +55,8 @@ def test_answer_cut_at_max_tokens_keeps_its_finished_sentences(indexed_env: dict
     assert unfinished not in result["original_answer"] and unfinished not in result["answer"]
     assert "found no association between MMR vaccination and autism" in result["original_answer"]
     assert result["llm"]["cut_replies"] >= 1 and result["verdict"]["label"]
-    notes = [n for n in result["notes"] if "reached its limit of 300 tokens (LLM_MAX_TOKENS)" in n]
-    assert len(notes) == 1, result["notes"]
+    # the answer's own budget (ANSWER_MAX_TOKENS) ended it: by design, not a fault, so no note
+    assert not [n for n in result["notes"] if "limit" in n or "cut" in n], result["notes"]
 
 
 def test_an_openai_compatible_server_reads_direction_through_its_log_probabilities(
