@@ -84,3 +84,11 @@ def extractive_answer(
 ) -> list[AnswerSentence]:
     """The extractive floor: up to ``max_sentences`` quoted findings, one per abstract first."""
     return [extractive_sentence(ev) for ev in ordered_for(evidence, verdict)[:max_sentences]]
+
+
+def paper_texts(evidence: Sequence[Evidence]) -> dict[int, str]:
+    """Each paper's evidence sentences as one text, by its number [n]: what a citation of [n] points to."""
+    texts: dict[int, list[str]] = {}
+    for ev in evidence:
+        texts.setdefault(ev.n, []).append(ev.sentence)
+    return {n: " ".join(sentences) for n, sentences in texts.items()}

@@ -75,9 +75,14 @@ class CheckResult(BaseModel):
         )
 
     def source(self, n: int) -> Source | None:
-        """Evidence [n], or None when the list has no such number."""
+        """The first evidence sentence of paper [n], or None when the list has no such number."""
         return next((s for s in self.sources if s.n == n), None)
 
+    def paper(self, n: int) -> list[Source]:
+        """Every evidence sentence of paper [n], in list order ([] when there is no such number)."""
+        return [s for s in self.sources if s.n == n]
+
     def cited_sources(self, sentence: AnswerSentence) -> list[Source]:
-        """The sources a sentence cites, in citation order (numbers with no source are skipped)."""
-        return [s for n in sentence.citations if (s := self.source(n)) is not None]
+        """The evidence sentences of the papers a sentence cites, in citation order (numbers with no source are
+        skipped)."""
+        return [s for n in dict.fromkeys(sentence.citations) for s in self.paper(n)]

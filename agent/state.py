@@ -44,7 +44,8 @@ class RankedDoc(BaseModel):
 
 
 class Evidence(BaseModel):
-    """One evidence sentence. `n` is the number the answer cites as [n]."""
+    """One evidence sentence. `n` is its paper's number, which the answer cites as [n]: the sentences of one abstract
+    share it, and attribution names the exact sentence."""
 
     n: int
     doc_id: str

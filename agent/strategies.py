@@ -61,7 +61,7 @@ def _ask(name: str, claim: str, evidence: Sequence[Evidence], verdict: Verdict |
     values = {"claim": claim, "evidence": findings_block(evidence)}
     if name == "answer":
         values |= {
-            "numbers": ", ".join(f"[{ev.n}]" for ev in evidence),
+            "numbers": ", ".join(f"[{n}]" for n in dict.fromkeys(ev.n for ev in evidence)),
             "verdict": verdict.describe() if verdict else "unknown",
         }
     return chat(
@@ -99,7 +99,8 @@ def hybrid(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, de
     quoted = extractive_answer(evidence, verdict)
     reply, usage = _ask("answer_hybrid", claim, evidence, verdict, deps)
     parsed = parse_answer(reply, set())
-    summary = [AnswerSentence(text=parsed[0].text, citations=[ev.n for ev in evidence])] if parsed else []
+    cited = list(dict.fromkeys(ev.n for ev in evidence))
+    summary = [AnswerSentence(text=parsed[0].text, citations=cited)] if parsed else []
     return summary + quoted, usage
 
 

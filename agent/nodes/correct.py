@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.calls import chat
-from agent.compose import extractive_answer, extractive_sentence
+from agent.compose import extractive_answer, extractive_sentence, paper_texts
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.nodes.answer import answer_text
@@ -59,7 +59,7 @@ def rewrite(s: AnswerSentence, cited: Sequence[Evidence], deps: Deps) -> tuple[A
 
 def recite(s: AnswerSentence, evidence: Sequence[Evidence]) -> AnswerSentence | None:
     """``s`` citing the one evidence sentence whose words it repeats, when it does not cite that one already."""
-    source = repeated_source(s.text, {ev.n: ev.sentence for ev in evidence})
+    source = repeated_source(s.text, paper_texts(evidence))
     if source is None or s.citations == [source]:
         return None
     return AnswerSentence(text=s.text, citations=[source], revision="recited")
@@ -81,9 +81,10 @@ def correction(position: int, s: AnswerSentence, fixed: AnswerSentence | None, r
 
 
 def closest(s: AnswerSentence, cited: Sequence[Evidence]) -> Evidence:
-    """The cited evidence the sentence leans on most: the first of its best attribution among its citations."""
-    rank = {a.source: k for k, a in enumerate(s.attribution)}
-    return min(cited, key=lambda ev: rank.get(ev.n, len(rank) + s.citations.index(ev.n)))
+    """The cited evidence sentence the sentence leans on most: the first of its best attribution among the
+    sentences of the papers it cites, else the first sentence of its first citation."""
+    rank = {(a.source, a.sentence): k for k, a in enumerate(s.attribution)}
+    return min(cited, key=lambda ev: rank.get((ev.n, ev.sentence), len(rank) + s.citations.index(ev.n)))
 
 
 @timed("correct")
@@ -94,7 +95,9 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     repeated = len({s.text for s in sentences}) < len(sentences)
     if not evidence or (all(s.status == "supported" for s in sentences) and not repeated):
         return {}
-    by_n = {ev.n: ev for ev in evidence}
+    by_n: dict[int, list[Evidence]] = {}
+    for ev in evidence:
+        by_n.setdefault(ev.n, []).append(ev)
     top = deps.settings.answer.top_attribution
     usage, notes, llm_ok = Usage(), [], not state.get("llm_error")
     out: list[AnswerSentence] = []
@@ -106,7 +109,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         if s.status == "supported":
             out.append(s)
             continue
-        cited = [by_n[n] for n in s.citations if n in by_n] if words(s.text) else []  # a wordless one is dropped
+        # every sentence of the papers it cites; a wordless sentence is dropped
+        cited = [ev for n in s.citations for ev in by_n.get(n, [])] if words(s.text) else []
         fixed: AnswerSentence | None = None
         if (moved := recite(s, evidence)) is not None:
             (checked,) = check_sentences([moved], evidence, deps.verifier, top, state.get("claim", ""))

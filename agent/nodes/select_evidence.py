@@ -1,4 +1,5 @@
-"""Select evidence sentences (as in VerT5erini): in each top abstract, the sentences closest to the claim. In a
+"""Select evidence sentences (as in VerT5erini): in each top abstract, the sentences closest to the claim. Sources
+are numbered by paper: the sentences of one abstract share its number [n], which the answer cites. In a
 reformulated search round the abstracts that already bore on the claim are read again beside the new top ones, so a
 second round adds sources and never loses one."""
 
@@ -26,6 +27,7 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
     vectors = deps.index.sentence_vectors(top)
     evidence: list[Evidence] = []
     for doc_id in top:
+        paper = len({ev.doc_id for ev in evidence}) + 1  # one number per paper, shared by its sentences
         doc = deps.index.docs[doc_id]
         design = classify(doc)
         sims = vectors[doc_id] @ claim_vec
@@ -34,7 +36,7 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
         for i in order[: judge.candidates_per_doc]:
             evidence.append(
                 Evidence(
-                    n=len(evidence) + 1,
+                    n=paper,
                     doc_id=doc_id,
                     title=doc.title,
                     sentence=doc.sentences[i],

@@ -17,7 +17,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.compose import quotes
+from agent.compose import paper_texts, quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
@@ -50,7 +50,7 @@ def check_sentences(
         return list(sentences)
     pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
     results = verifier.predict(pairs)
-    texts = {ev.n: ev.sentence for ev in evidence}
+    texts = paper_texts(evidence)
     out: list[AnswerSentence] = []
     for k, s in enumerate(sentences):
         row = list(zip(evidence, results[k * len(evidence) : (k + 1) * len(evidence)], strict=True))

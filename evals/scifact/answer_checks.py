@@ -46,7 +46,9 @@ def check_answer(
 ) -> tuple[list[bool], dict[str, bool]]:
     """Every shown sentence's independent support (content words of what it cites), and whether the answer copies
     a title, restates the claim or copies prompt text. ``sources``: the numbered evidence (n, sentence, title)."""
-    text_of = {ev["n"]: ev["sentence"] for ev in sources}
+    text_of: dict[int, str] = {}
+    for ev in sources:  # the sentences of one paper share its number
+        text_of[ev["n"]] = f"{text_of[ev['n']]} {ev['sentence']}" if ev["n"] in text_of else ev["sentence"]
     titles = {ev["title"] for ev in sources}
     prompt = prompt_runs()
     supported: list[bool] = []

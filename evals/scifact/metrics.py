@@ -58,17 +58,20 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def should_flag(
-    sentence: Mapping[str, Any], evidence_by_n: Mapping[int, tuple[str, int]], gold: set[tuple[str, int]]
+    sentence: Mapping[str, Any], evidence_by_n: Mapping[int, list[tuple[str, int]]], gold: set[tuple[str, int]]
 ) -> bool:
-    """The flag proxy: True when no (valid) citation of the sentence points at a gold rationale sentence."""
-    cited = [evidence_by_n[n] for n in sentence.get("citations", []) if n in evidence_by_n]
+    """The flag proxy: True when no (valid) citation of the sentence points at a paper whose cited evidence holds
+    a gold rationale sentence."""
+    cited = [c for n in sentence.get("citations", []) for c in evidence_by_n.get(n, [])]
     return not any(c in gold for c in cited)
 
 
 def flag_counts(record: Mapping[str, Any], claim: Mapping[str, Any]) -> tuple[int, int, int]:
     """(flagged and should be, flagged, should be flagged) over the answer sentences of one claim."""
     result = record["result"]
-    evidence_by_n = {int(s["n"]): (str(s["doc_id"]), int(s["sentence_index"])) for s in result["sources"]}
+    evidence_by_n: dict[int, list[tuple[str, int]]] = {}
+    for s in result["sources"]:
+        evidence_by_n.setdefault(int(s["n"]), []).append((str(s["doc_id"]), int(s["sentence_index"])))
     gold = gold_sentences(claim)
     both = flagged = should = 0
     for s in result["sentences"]:

@@ -130,12 +130,13 @@ def test_rankings_use_fused_candidates_and_the_claim_query_lists_as_baselines():
 
 def test_should_flag_proxy():
     gold = {("10", 1), ("10", 2), ("20", 0)}
-    by_n = {1: ("10", 2), 2: ("20", 5), 3: ("20", 0)}
+    by_n = {1: [("10", 2)], 2: [("20", 5)], 3: [("20", 0)], 4: [("30", 1), ("10", 1)]}
     assert not should_flag({"citations": [1]}, by_n, gold)
     assert should_flag({"citations": [2]}, by_n, gold)
     assert not should_flag({"citations": [2, 3]}, by_n, gold)  # one gold citation is enough
     assert should_flag({"citations": []}, by_n, gold)  # uncited
     assert should_flag({"citations": [99]}, by_n, gold)  # names no evidence
+    assert not should_flag({"citations": [4]}, by_n, gold)  # a paper with a gold sentence among its cited ones
 
 
 def test_flag_counts_on_a_toy_state():

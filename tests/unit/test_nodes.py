@@ -154,7 +154,9 @@ def test_select_evidence_picks_claim_sentences_of_top_docs(make_deps):
     cands = [RankedDoc(doc_id="101", score=1.0), RankedDoc(doc_id="103", score=0.5)]
     out = select_evidence({"claim": CLAIM, "candidates": cands}, rt(deps))
     evidence = out["evidence"]
-    assert [e.n for e in evidence] == list(range(1, len(evidence) + 1))
+    # one number per paper, shared by its sentences, in the order of the papers
+    assert [e.n for e in evidence] == [1 if e.doc_id == "101" else 2 for e in evidence]
+    assert {e.doc_id for e in evidence} == {"101", "103"}
     first_doc = [e for e in evidence if e.doc_id == "101"]
     assert 1 <= len(first_doc) <= 3
     # every evidence sentence is verbatim from the corpus

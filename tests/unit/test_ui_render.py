@@ -202,10 +202,13 @@ def test_the_early_verdict_is_marked_and_lists_its_sources():
     from ui.chat.render import early_markdown
 
     verdict = {**RESULT["verdict"], "provisional": True}
-    evidence = [{"n": 1, "title": "A cohort", "sentence": "No link was found.", "stance": "contradicts"}]
+    evidence = [{"n": 1, "title": "A cohort", "sentence": "No link was found.", "stance": "contradicts"},
+                {"n": 1, "title": "A cohort", "sentence": "Risk was 0.9.", "stance": "nei"}]  # fmt: skip
     text = early_markdown(verdict, evidence)
     assert text.startswith(f"⏳ **Provisional:** `{verdict['label']}`") and "search questions are being written" in text
-    assert r"- **[1]** _A cohort_ · contradicts — “No link was found\.”" in text
+    # one line per paper, its sentences on it
+    assert r"- **[1]** _A cohort_ — contradicts: “No link was found\.” · nei: “Risk was 0\.9\.”" in text
+    assert text.count("[1]") == 1
     final = early_markdown({**verdict, "provisional": False}, [])
     assert final.startswith("⏳ **Judged:**") and "Provisional" not in final and "No source bears on it." in final
     assert following("verdict", {"verdict": verdict}) == "decompose"

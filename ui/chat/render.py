@@ -12,6 +12,7 @@ from agent.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
 from ui.shared.badges import badges_md, weak_designs_text
 from ui.shared.consensus import consensus_line, consensus_of
+from ui.shared.papers import by_paper
 from ui.shared.untrusted import link, md
 from ui.shared.wording import REVISED, stance_text, verdict_details
 
@@ -84,8 +85,9 @@ def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]], sear
             "_The answer is being written and checked; it replaces this._"
         )
     rows = [
-        f"- **[{e['n']}]** _{md(e['title'])}_{with_badges(e)} · {e.get('stance', 'nei')} — “{md(e['sentence'])}”"
-        for e in evidence
+        f"- **[{p[0]['n']}]** _{md(p[0]['title'])}_{with_badges(p[0])} — "
+        + " · ".join(f"{e.get('stance', 'nei')}: “{md(e['sentence'])}”" for e in p)
+        for p in by_paper(evidence)
     ]
     return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
 
@@ -116,18 +118,30 @@ def weight_line(src: dict[str, Any]) -> str:
     return f"_Verdict {md(text)}_" if text else ""
 
 
-def source_line(src: dict[str, Any]) -> str:
-    """Heading and the name that opens the source, its verdict weight, then the evidence sentence highlighted after
-    its supplementary context."""
-    context = f"{md(src['context'])} " if src.get("context") else ""
+def paper_line(paper: list[dict[str, Any]]) -> str:
+    """One paper: its heading and the name that opens it, its verdict weight, then each of its evidence sentences
+    highlighted after its supplementary context."""
+    src = paper[0]
     weight = f"\n  {weight_line(src)}" if weight_line(src) else ""
-    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n  > {context}**{md(src['sentence'])}**"
+    quotes = "\n  >\n".join(
+        f"  > {md(s['context']) + ' ' if s.get('context') else ''}**{md(s['sentence'])}**" for s in paper
+    )
+    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n{quotes}"
+
+
+def papers_lines(sources: list[dict[str, Any]]) -> str:
+    return "\n".join(paper_line(p) for p in by_paper(sources))
 
 
 def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[str]]:
     """The neighbours before and after the evidence sentence (the graph stores them as one list)."""
     before = min(src["sentence_index"], window)
     return src["neighbours"][:before], src["neighbours"][before:]
+
+
+def paper_detail(paper: list[dict[str, Any]], window: int) -> str:
+    """What opens for one paper [n]: each of its evidence sentences within its neighbours."""
+    return "\n\n---\n\n".join(source_detail(src, window) for src in paper)
 
 
 def source_detail(src: dict[str, Any], window: int) -> str:
@@ -197,7 +211,7 @@ def answer_markdown(result: dict[str, Any]) -> str:
     if result.get("corrections"):
         parts.append(corrections_line(result["corrections"]))
     if result["sources"]:
-        parts.append("**Sources**\n" + "\n".join(source_line(src) for src in result["sources"]))
+        parts.append("**Sources**\n" + papers_lines(result["sources"]))
     parts.extend(f"_Note: {md(note)}_" for note in result.get("notes", []))
     return "\n\n".join(parts)
 
@@ -209,7 +223,7 @@ def sentence_sources_markdown(reply: dict[str, Any]) -> str:
     head = f"**Sentence {reply['sentence']}:** {cite(reply['text'], reply['citations'])}"
     if not reply["sources"]:
         return f"{head}\n\nThis sentence cites no source."
-    return f"{head}\n\nIt cites:\n" + "\n".join(source_line(src) for src in reply["sources"])
+    return f"{head}\n\nIt cites:\n" + papers_lines(reply["sources"])
 
 
 def followup_markdown(reply: dict[str, Any]) -> str:

@@ -17,11 +17,12 @@ from ui.chat.render import (
     followup_markdown,
     open_name,
     original_detail,
+    paper_detail,
     sentence_sources_markdown,
-    source_detail,
     why_markdown,
 )
 from ui.shared.consensus import consensus_of
+from ui.shared.papers import by_paper
 
 ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
 CHART = "consensus chart"  # the name of the consensus figure under an answer (no word of the answer's text)
@@ -31,7 +32,10 @@ CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
 
 def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
     window = get_settings().judge.context_window
-    return [cl.Text(name=open_name(src["n"]), content=source_detail(src, window), display="side") for src in sources]
+    return [
+        cl.Text(name=open_name(paper[0]["n"]), content=paper_detail(paper, window), display="side")
+        for paper in by_paper(sources)
+    ]
 
 
 def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:

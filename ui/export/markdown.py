@@ -30,6 +30,7 @@ from agent.state import AnswerSentence, Verdict
 from tools.design import DESIGN_NAMES
 from ui.export.references import Reference, references
 from ui.shared.consensus import consensus_line
+from ui.shared.papers import by_paper
 from ui.shared.untrusted import link, md
 
 SOURCE_COLUMNS = ("Source", "Title", "Year", "Stance (confidence)", "Label", "Weight", "Study design")
@@ -137,30 +138,34 @@ def _sources(result: CheckResult) -> str:
     if not result.sources:
         return "## Sources\n\nNo source bears on the claim."
     head = "| " + " | ".join(SOURCE_COLUMNS) + " |\n|" + "---|" * len(SOURCE_COLUMNS)
+    papers = by_paper(result.sources, lambda s: s.n)  # one number per paper, its evidence sentences under it
     rows = [
         f"| [{s.n}] | {md(s.title)} | {s.year or ''} | {_stance(s)} | {md(s.label or 'not labelled')} | "
         f"{_weight(s)} | {_design(s)} |"
-        for s in result.sources
+        for s in (p[0] for p in papers)
     ]
     explanations = {a.doc_id: a.explanation for a in result.assessments}
-    details = [_source_detail(s, explanations.get(s.doc_id, "")) for s in result.sources]
+    details = [_source_detail(p, explanations.get(p[0].doc_id, "")) for p in papers]
     silent = [f"- {md(s.title)} (weight {s.reputation:.2f})" for s in result.silent]
     tail = "\n\n### Read, bearing on neither side\n\n" + "\n".join(silent) if silent else ""
     return "## Sources\n\n" + head + "\n" + "\n".join(rows) + "\n\n" + "\n\n".join(details) + tail
 
 
-def _source_detail(src: Source, explanation: str) -> str:
+def _source_detail(paper: list[Source], explanation: str) -> str:
+    src = paper[0]
     lines = [f"### Source {src.n}: {md(src.title)}", ""]
     if src.retracted:
         lines += ["**RETRACTED**: this paper was retracted; it weighs 0 in the verdict.", ""]
     if src.notices:
         lines += ["**Notices:** " + ", ".join(md(n) for n in src.notices), ""]
-    lines.append(f"> {md(src.sentence)}")
-    lines.append("")
-    if src.context:
-        lines.append(f"- Context (the sentence before): {md(src.context)}")
-    if src.section:
-        lines.append(f"- Where: {md(src.section)}")
+    for s in paper:
+        lines.append(f"> {md(s.sentence)}")
+        lines.append("")
+        if s.context:
+            lines.append(f"- Context (the sentence before): {md(s.context)}")
+        if s.section:
+            lines.append(f"- Where: {md(s.section)}")
+        lines.append("")
     lines.append(f"- Stance: {_stance(src)}; label: {md(src.label or 'not labelled')}")
     if explanation:
         lines.append(f"- Why this label: {md(explanation)}")

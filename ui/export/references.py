@@ -61,7 +61,8 @@ def references(sources: Sequence[Source]) -> list[Reference]:
         if src.doc_id not in first:
             order.append(src.doc_id)
             first[src.doc_id] = src
-        evidence.setdefault(src.doc_id, []).append(src.n)
+        if src.n not in evidence.setdefault(src.doc_id, []):
+            evidence[src.doc_id].append(src.n)
     taken: set[str] = set()
     refs = []
     for doc_id in order:

@@ -11,6 +11,7 @@ def print_readable(result: dict[str, Any]) -> None:
     from agent.scoring import describe_reputation
     from ui.shared.badges import badges_plain, weak_designs_text
     from ui.shared.consensus import consensus_line, consensus_of
+    from ui.shared.papers import by_paper
     from ui.shared.untrusted import plain
     from ui.shared.wording import REVISED, stance_text, verdict_details
 
@@ -48,12 +49,15 @@ def print_readable(result: dict[str, Any]) -> None:
         print(("" if v else "\n") + consensus_line(consensus_of(result)))
     if result["sources"]:
         print("\nSources:")
-        for src in result["sources"]:
+        for paper in by_paper(result["sources"]):  # one number per paper, its evidence sentences under it
+            src = paper[0]
             year = f" ({src['year']})" if src["year"] else ""
             badges = f" {badges_plain(src)}" if badges_plain(src) else ""
-            page = f", p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
+            pages = sorted({int(s["page"]) for s in paper if s.get("page")})  # a full text's pages (the library)
+            page = f", p. {', '.join(map(str, pages))}" if pages else ""
             print(f"  [{src['n']}] {plain(src['title'])}{year}{page}{badges} — {stance_text(src)}")
-            print(f'      "{plain(src["sentence"])}"')
+            for s in paper:
+                print(f'      "{plain(s["sentence"])}"')
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:
                 print(f"      {plain(weight)}")
