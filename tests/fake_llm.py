@@ -49,8 +49,8 @@ def choice_completion(request: dict[str, Any]) -> dict[str, Any]:
 class FakeLLM:
     """`behaviour` picks the answer to every chat request: "ok", "length" (finish_reason "length"), "429", "500",
     "malformed" (a 200 whose body is cut-off JSON), "slow" (5 s, then 500) or "drop" (the connection is closed with
-    no reply). With "ok", a request for log-probabilities (the judge's contrastive choice) gets a one-letter reply
-    with them (`choice_completion`). `requests` counts the chat requests it received."""
+    no reply). With "ok" or "length", a request for log-probabilities (the judge's contrastive choice) gets a
+    one-letter reply with them (`choice_completion`). `requests` counts the chat requests it received."""
 
     def __init__(self, behaviour: str) -> None:
         self.behaviour = behaviour
@@ -85,7 +85,7 @@ class FakeLLM:
             self._send(h, 200, BROKEN_BODY)
         else:
             request = json.loads(raw or b"{}")
-            if b == "ok" and request.get("logprobs"):
+            if b in ("ok", "length") and request.get("logprobs"):  # the judge's one-token choice is never cut
                 self._send(h, 200, json.dumps(choice_completion(request)).encode())
                 return
             reply, reason = (CUT_REPLY, "length") if b == "length" else (FULL_REPLY, "stop")

@@ -146,7 +146,7 @@ def checked(run: Run, claim: str) -> dict[str, Any]:
     code, out, err = run(["ask", "-", "--json"], stdin=claim.encode())
     assert code == 0, err
     result: dict[str, Any] = json.loads(out)
-    assert result["verdict"]["label"] and result["sentences"]
+    assert result["verdict"]["label"] and result["answer"].startswith(result["summary"]) and result["summary"]
     return result
 
 
