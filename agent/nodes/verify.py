@@ -7,7 +7,9 @@ claim in words its sources do not use, one that repeats the words of an uncited 
 few of them (a quote under the wrong number), one without a single word, and one that rules on the claim or the
 verdict ("the claim is true", "the verdict is supported") instead of reporting a finding: the verdict is the
 verifier's and is shown apart, and such a sentence is what text planted in a source asks a model to write (its
-words can then be in the source itself)."""
+words can then be in the source itself). A sentence that copies a cited sentence but changes it (a negation dropped
+or added, a number changed, "in mice" or the head of the subject dropped: tools.distortion) is not supported
+either."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from agent.compose import paper_texts, quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
+from tools.distortion import distorted
 from tools.overlap import copies, misattributed, words
 
 _RULING = re.compile(r"\bverdicts?\b|\b(?:the|this|that) claim (?:is|was|has been|remains|seems)\b", re.IGNORECASE)
@@ -74,6 +77,8 @@ def check_sentences(
                 status, reason = "unsupported", f"repeats [{other}], not what it cites"
             elif status == "supported" and _RULING.search(s.text):
                 status, reason = "unsupported", "rules on the claim instead of reporting a finding"
+            elif status == "supported" and (changed := distorted(s.text, [ev.sentence for ev, _ in cited])):
+                status, reason = "unsupported", changed
         else:
             status, score, reason = "uncited", None, "cites no existing source"
         if s.invalid_citations:

@@ -1,0 +1,63 @@
+"""Nothing distorted: a shown sentence that copies what it cites but changes its meaning is flagged, whatever the
+verifier reads. The sources are real evidence sentences (SciFact abstracts, and the one behind the vitamin D answer
+of the issue); the distortions are hand-made, one per kind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent.nodes.verify import check_sentences
+from agent.state import AnswerSentence, Evidence
+from tools.distortion import distortion
+from tools.verifier import VerifierResult
+
+COMPLIANCE = "Compliance to vitamin D supplementation is lower in subjects without osteoporosis."
+PIOGLITAZONE = ("Ever use of pioglitazone was not associated with bladder cancer risk (adjusted hazard ratio [HR], "
+                "1.06; 95% CI, 0.89-1.26).")  # fmt: skip
+IL18 = "Central IL-18 administration reduced high-fat diet intake in wildtype mice, but not in mice lacking IL-18R."
+SERUM = "Serum 25(OH)D levels on average were 54 nmol/l, were higher in women than men."
+
+DISTORTED = [
+    pytest.param(COMPLIANCE, "Vitamin D supplementation is lower in subjects without osteoporosis.",
+                 "drops “compliance to”", id="dropped_compliance_to"),
+    pytest.param(PIOGLITAZONE, "Ever use of pioglitazone was associated with bladder cancer risk (adjusted hazard "
+                 "ratio 1.06).", "drops the negation", id="dropped_not"),
+    pytest.param(IL18, "Central IL-18 administration reduced high-fat diet intake.", "drops “in wildtype mice”",
+                 id="dropped_in_mice"),
+    pytest.param(SERUM, "Serum 25(OH)D levels on average were 45 nmol/l, higher in women than men.",
+                 "has the number 45", id="changed_number"),
+    pytest.param("Ever use of pioglitazone was associated with bladder cancer risk.",
+                 "Ever use of pioglitazone was not associated with bladder cancer risk.", "adds a negation",
+                 id="added_not"),
+]  # fmt: skip
+
+
+class TopicVerifier:
+    """A verifier that reads topic: every sentence is supported by every source on its subject."""
+
+    def predict(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
+        return [VerifierResult("supports", 0.9, 0.05, 0.05) for _ in pairs]
+
+
+@pytest.mark.parametrize(("source", "shown", "why"), DISTORTED)
+def test_a_distorted_copy_is_flagged_whatever_the_verifier_reads(source: str, shown: str, why: str, settings: Any):
+    evidence = [Evidence(n=1, doc_id="1", title="T", sentence=source, sentence_index=0)]
+    (checked,) = check_sentences([AnswerSentence(text=shown, citations=[1])], evidence, TopicVerifier(),
+                                 settings.answer.top_attribution)  # fmt: skip
+    assert (checked.status, checked.flagged) == ("unsupported", True)
+    assert why in checked.reason
+
+
+@pytest.mark.parametrize("faithful", [
+    "Ever use of pioglitazone was not associated with bladder cancer risk (hazard ratio 1.06).",
+    "Pioglitazone use showed no association with bladder cancer risk.",
+    "Compliance to vitamin D supplementation was lower in subjects without osteoporosis.",
+    "Central IL-18 administration reduced high-fat diet intake in wildtype mice.",
+    "Serum 25(OH)D levels averaged 54 nmol/l and were higher in women than in men.",
+])  # fmt: skip
+def test_a_faithful_copy_or_paraphrase_is_left_to_the_verifier(faithful: str):
+    sources = [PIOGLITAZONE, COMPLIANCE, IL18, SERUM]
+    closest = max(sources, key=lambda s: len(set(s.lower().split()) & set(faithful.lower().split())))
+    assert distortion(faithful, closest) is None

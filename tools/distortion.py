@@ -1,0 +1,84 @@
+"""Distortions of a near-copy, read without the verifier: an answer sentence that repeats a source sentence's words
+(most of its content words are the source's) but changes what the source says by what it leaves out or alters.
+
+* a negation dropped or added ("was not associated" -> "was associated");
+* a number changed ("54 nmol/l" -> "45 nmol/l"): every number of the sentence must be in its source;
+* the population qualifier dropped ("reduced intake in wildtype mice" -> "reduced intake");
+* the head of the subject dropped ("compliance to vitamin D supplementation is lower" -> "vitamin D supplementation
+  is lower").
+
+The verifier reads topic and passes all of them; a sentence that paraphrases instead of copying is left to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tools.overlap import STOP, support_share, words
+
+NEAR = 0.8  # share of a sentence's content words found in one source sentence: the sentence copies that sentence
+NEGATIONS = {"not", "no", "never", "neither", "nor", "none", "nothing", "cannot", "lack", "lacked", "absence"}
+_NOT = re.compile(r"n't\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_ORGANISMS = (
+    r"mice|mouse|rats?|rodents|animals|pigs|piglets|dogs|monkeys|macaques|primates|zebrafish|rabbits|sheep|"
+    r"hamsters|vitro|culture|cultured cells|cell lines?|cells"
+)
+_IN_WHOM = re.compile(rf"\b(?:in|among) (?:[\w-]+ ){{0,2}}?({_ORGANISMS})\b", re.IGNORECASE)
+_HEAD_LINK = {"to", "of", "with", "for", "in"}
+
+
+def without_negation(text: list[str], other: list[str]) -> str | None:
+    """The phrase of ``text`` around a negation ("was not associated") whose words without it ("was associated")
+    stand next to each other in ``other``: the negation was dropped (or, read the other way, added)."""
+    joined = f" {' '.join(other)} "
+    for i in range(1, len(text) - 1):
+        if text[i] in NEGATIONS and f" {text[i - 1]} {text[i + 1]} " in joined:
+            return " ".join(text[i - 1 : i + 2])
+    return None
+
+
+def numbers(text: str) -> list[str]:
+    return [n.replace(",", "") for n in _NUMBER.findall(text)]
+
+
+def dropped_head(sentence: list[str], source: list[str]) -> str | None:
+    """"compliance to" when the sentence begins with words the source has right after "<noun> to|of|with ..."."""
+    if len(sentence) < 3:
+        return None
+    start = sentence[:3]
+    for p in range(2, len(source) - 2):
+        if source[p : p + 3] == start and source[p - 1] in _HEAD_LINK and source[p - 2] not in STOP:
+            return f"{source[p - 2]} {source[p - 1]}"
+    return None
+
+
+def distortion(sentence: str, source: str) -> str | None:
+    """How ``sentence`` changes ``source`` when it copies it, in a few words ("drops 'not'"), or None when it does
+    not copy it or keeps its meaning as far as these checks see."""
+    share = support_share(sentence, [source])
+    if share is None or share < NEAR:
+        return None
+    mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))
+    if phrase := without_negation(theirs, mine):
+        return f"drops the negation of its source (“{phrase}”)"
+    if phrase := without_negation(mine, theirs):
+        return f"adds a negation its source does not have (“{phrase}”)"
+    missing = [n for n in numbers(sentence) if n not in numbers(source)]
+    if missing:
+        return f"has the number {missing[0]}, which its source does not"
+    for m in _IN_WHOM.finditer(source):
+        if not set(words(m.group(1))) & set(mine):
+            return f"drops “{m.group(0)}” from its source"
+    if head := dropped_head(mine, theirs):
+        return f"drops “{head}” from the start of its source's subject"
+    return None
+
+
+def distorted(sentence: str, cited: Sequence[str]) -> str | None:
+    """The distortion of the cited sentence the answer sentence copies most closely, or None."""
+    if not cited:
+        return None
+    closest = max(cited, key=lambda c: support_share(sentence, [c]) or 0.0)
+    return distortion(sentence, closest)
