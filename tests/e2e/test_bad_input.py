@@ -80,6 +80,7 @@ async def first_thread(url: str, cookie: str) -> dict[str, Any]:
         out["follow_ups"] = [await chat.send(text, NO_SENTENCE, TIMEOUT_S) for _, text, _ in FOLLOW_UPS]
         out["empty_follow_up"] = await chat.send("", REFUSED, TIMEOUT_S)
         out["sources"] = await chat.send("what are the sources behind sentence 1?", "It cites", TIMEOUT_S)
+        out["why"] = await chat.send("Why is the verdict what it is?", "How the verdict was reached", TIMEOUT_S)
         out["errors"] = chat.errors
         out["thread_id"] = chat.thread_id
     return out
@@ -156,6 +157,12 @@ def test_bad_follow_up_loses_nothing(chat_run: dict[str, Any]):
     first = chat_run["first"]
     assert "the claim is empty" in first["empty_follow_up"]
     assert "**Sentence 1:**" in first["sources"] and "Source 1" in first["sources"]  # the answer is still held
+
+
+def test_why_shows_the_reckoning_of_the_verdict(chat_run: dict[str, Any]):
+    why = chat_run["first"]["why"].replace("\\", "")
+    assert "How the verdict was reached" in why and "Confidence" in why and "threshold" in why
+    assert "Weighted grade" in why or "No paper counts" in why
 
 
 def test_markdown_html_sql_and_shell_in_a_claim_are_literal_text(chat_run: dict[str, Any]):

@@ -29,6 +29,7 @@ from tools.verifier import VerifierArtifactError
 from ui.chat.admission import CheckQueue
 from ui.chat.credentials import credentials_ok
 from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
+from ui.chat.notices import reading_notice
 from ui.chat.paste import PasteDataLayer, accept_large_pastes
 from ui.chat.persistence import database_url
 from ui.chat.progress import CheckProgress
@@ -98,6 +99,7 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
     if resuming is not None:
         progress = CheckProgress()
         await progress.begin(resuming)
+    working = await reading_notice(text, thread_id())
     try:
         with running(thread_id()):
             async for ns, mode, data in rt.graph.astream(
@@ -106,7 +108,9 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
             ):
                 if mode == "messages" and progress:
                     await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
-                elif mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
+                elif mode == "updates" and not ns and "route" in data and working is not None:
+                    working = await working.routed(data["route"].get("action"))
+                if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
                     progress = CheckProgress()
                     await progress.begin(data["route"]["query"])
                 elif mode == "updates" and ns and progress:
@@ -116,6 +120,9 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
         if progress:
             await progress.finish(error=f"{type(e).__name__}: {e}")
         raise
+    finally:
+        if working is not None:
+            await working.message.remove()
     if progress:
         await progress.finish()
     snapshot = await rt.graph.aget_state(thread_config(thread_id()))

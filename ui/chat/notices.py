@@ -1,0 +1,43 @@
+"""What the chat shows while the LLM reads a follow-up: without it the user sees a silent dot for seconds."""
+
+from __future__ import annotations
+
+import chainlit as cl
+
+from agent.followup.intent import asked_sentence, asks_why
+from ui.chat.runtime import thread_values
+
+
+class ReadingNotice:
+    """What the chat shows while the LLM reads a follow-up (which would otherwise be a silent dot for seconds), then
+    while the reply is checked sentence by sentence; removed when the reply is shown, or when a new check starts
+    (its own steps show its progress)."""
+
+    READING = "⏳ Reading your follow-up with the LLM: it answers from the evidence already held, or checks it anew…"
+    CHECKING = (
+        "⏳ Checking each sentence of the reply against the evidence held (the verifier; the LLM rewrites a flagged "
+        "one)…"
+    )
+
+    def __init__(self, message: cl.Message) -> None:
+        self.message = message
+
+    async def routed(self, action: str | None) -> ReadingNotice | None:
+        if action == "answer":
+            self.message.content = self.CHECKING
+            await self.message.update()
+            return self
+        await self.message.remove()
+        return None
+
+
+async def reading_notice(text: str | None, thread: str) -> ReadingNotice | None:
+    """The notice for a follow-up the LLM routes: not for a first message (a claim, checked with its own steps), a
+    request for the sources behind a sentence or a "why?" (both answered at once, without the LLM)."""
+    if text is None or asked_sentence(text) is not None or asks_why(text):
+        return None
+    if not (await thread_values(thread)).get("results"):
+        return None
+    message = cl.Message(content=ReadingNotice.READING)
+    await message.send()
+    return ReadingNotice(message)
