@@ -53,12 +53,12 @@ def extractive_sentence(ev: Evidence) -> AnswerSentence:
     return AnswerSentence(text=f'{study(ev)}: "{quote}{end}"', citations=[ev.n])
 
 
-_QUOTED = re.compile(r'^A (?:\d{4} )?study (?:reports|states as background): "(.+)"$', re.DOTALL)
+QUOTED = re.compile(r'^A (?:\d{4} )?study (?:reports|states as background): "(.+)"$', re.DOTALL)
 
 
 def quotes(text: str, ev: Evidence) -> bool:
     """Whether an answer sentence is the extractive template quoting ``ev`` word for word."""
-    m = _QUOTED.match(text.strip())
+    m = QUOTED.match(text.strip())
     if not m:
         return False
     quote = m.group(1).removesuffix("...").rstrip(". ").strip()

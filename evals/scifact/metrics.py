@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent.compose import QUOTED
 from agent.state import CORRECTION_ACTIONS
 from evals.scifact.answer_checks import check_answer
 from evals.scifact.calibration import run_calibration
@@ -46,6 +47,8 @@ FAITHFULNESS_KEYS = (
     "answers_with_copies",
     "answers_corrected",
     "corrections",
+    "verdict_first",
+    "only_quoted_passages",
 )
 
 
@@ -97,7 +100,9 @@ def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     self-correction, a quote of the cited source counting as supported); ``draft_attributable_rate`` before it;
     ``independent_support_rate``: shown sentences whose content words are in what they cite, a check that does not
     use the verifier; ``answers_with_copies``: answers with a shown sentence copying a title, restating the claim or
-    copying prompt text (evals.scifact.answer_checks); the share of answers self-correction changed and its actions."""
+    copying prompt text (evals.scifact.answer_checks); the share of answers self-correction changed and its actions;
+    ``verdict_first``: answers whose first words state the verdict's label (the badge's); ``only_quoted_passages``:
+    answers whose shown sentences (one at least) are all quoted passages (the extractive template)."""
     shown = faithfulness_metrics([s for r in results for s in r["sentences"]])
     draft = faithfulness_metrics([s for r in results for s in draft_sentences(r)])
     actions = [c["action"] for r in results for c in r.get("corrections", [])]
@@ -114,8 +119,19 @@ def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "independent_support_rate": _ratio(sum(independent), len(independent)),
         "answers_with_copies": _ratio(copying, len(results)),
         "answers_corrected": _ratio(sum(bool(r.get("corrections")) for r in results), len(results)),
+        "verdict_first": _ratio(sum(states_verdict_first(r) for r in results), len(results)),
+        "only_quoted_passages": _ratio(
+            sum(bool(r["sentences"]) and all(QUOTED.match(s["text"]) for s in r["sentences"]) for r in results),
+            len(results),
+        ),
         "corrections": {a: actions.count(a) for a in CORRECTION_ACTIONS},
     }
+
+
+def states_verdict_first(result: Mapping[str, Any]) -> bool:
+    """Whether the answer's first words are the verdict's label ("Cannot decide" with its leaning)."""
+    v = result.get("verdict") or {}
+    return bool(v) and str(result.get("answer", "")).startswith(v["label"])
 
 
 def faithfulness_metrics(sentences: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
