@@ -3,7 +3,8 @@
 
 * a negation dropped or added ("was not associated" -> "was associated");
 * a number changed ("54 nmol/l" -> "45 nmol/l"): every number of the sentence must be in its source;
-* the population qualifier dropped ("reduced intake in wildtype mice" -> "reduced intake");
+* the population qualifier dropped ("reduced intake in wildtype mice" -> "reduced intake"), when the source names
+  no people beside it (a sentence on patients and mice may report the patients alone);
 * the head of the subject dropped ("compliance to vitamin D supplementation is lower" -> "vitamin D supplementation
   is lower").
 
@@ -26,6 +27,10 @@ _ORGANISMS = (
     r"hamsters|vitro|culture|cultured cells|cell lines?|cells"
 )
 _IN_WHOM = re.compile(rf"\b(?:in|among) (?:[\w-]+ ){{0,2}}?({_ORGANISMS})\b", re.IGNORECASE)
+_PEOPLE = re.compile(
+    r"\b(patients|participants|subjects|volunteers|adults|children|women|men|infants|humans?|people|individuals)\b",
+    re.IGNORECASE,
+)
 _HEAD_LINK = {"to", "of", "with", "for", "in"}
 
 
@@ -68,7 +73,7 @@ def distortion(sentence: str, source: str) -> str | None:
     missing = [n for n in numbers(sentence) if n not in numbers(source)]
     if missing:
         return f"has the number {missing[0]}, which its source does not"
-    for m in _IN_WHOM.finditer(source):
+    for m in _IN_WHOM.finditer("" if _PEOPLE.search(source) else source):  # a source on people and mice: either
         if not set(words(m.group(1))) & set(mine):
             return f"drops “{m.group(0)}” from its source"
     if head := dropped_head(mine, theirs):

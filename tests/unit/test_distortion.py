@@ -61,3 +61,9 @@ def test_a_faithful_copy_or_paraphrase_is_left_to_the_verifier(faithful: str):
     sources = [PIOGLITAZONE, COMPLIANCE, IL18, SERUM]
     closest = max(sources, key=lambda s: len(set(s.lower().split()) & set(faithful.lower().split())))
     assert distortion(faithful, closest) is None
+
+
+def test_a_sentence_on_patients_and_mice_may_report_the_patients_alone():
+    source = "Birthweight was higher in patients with HNF4A mutations, and in mice lacking Hnf4a insulin secretion fell."
+    assert distortion("Birthweight was higher in patients with HNF4A mutations.", source) is None
+    assert distortion("Insulin secretion fell in mice lacking Hnf4a.", source) is None
