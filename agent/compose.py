@@ -92,3 +92,10 @@ def paper_texts(evidence: Sequence[Evidence]) -> dict[int, str]:
     for ev in evidence:
         texts.setdefault(ev.n, []).append(ev.sentence)
     return {n: " ".join(sentences) for n, sentences in texts.items()}
+
+
+def numbered(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence numbered by paper: the sentences of one abstract share its number [n], the papers numbered
+    1, 2, ... in the order of their first sentence."""
+    papers: dict[str, int] = {}
+    return [ev.model_copy(update={"n": papers.setdefault(ev.doc_id, len(papers) + 1)}) for ev in evidence]

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from langgraph.runtime import Runtime
 
+from agent.compose import numbered
 from agent.judge import JudgeCalibration, load_calibration
 from agent.nodes._timing import timed
 from agent.scoring import grade, reputation
@@ -120,7 +121,7 @@ def judge_sources(
                 SilentSource(doc_id=doc_id, title=docs[doc_id].title, reputation=weight, reputation_inputs=inputs)
             )
     return Judgement(
-        evidence=[ev.model_copy(update={"n": i}) for i, ev in enumerate(kept, start=1)],
+        evidence=numbered(kept),
         assessments=assessments,
         silent=len(silent_sources),
         silent_sources=silent_sources,

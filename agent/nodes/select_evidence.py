@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
+from agent.compose import numbered
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence
 from tools.design import classify
@@ -27,7 +28,6 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
     vectors = deps.index.sentence_vectors(top)
     evidence: list[Evidence] = []
     for doc_id in top:
-        paper = len({ev.doc_id for ev in evidence}) + 1  # one number per paper, shared by its sentences
         doc = deps.index.docs[doc_id]
         design = classify(doc)
         sims = vectors[doc_id] @ claim_vec
@@ -36,7 +36,7 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
         for i in order[: judge.candidates_per_doc]:
             evidence.append(
                 Evidence(
-                    n=paper,
+                    n=0,  # numbered by paper below
                     doc_id=doc_id,
                     title=doc.title,
                     sentence=doc.sentences[i],
@@ -53,4 +53,4 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
                     page=doc.pages[i] if doc.pages else None,
                 )
             )
-    return {"evidence": evidence}
+    return {"evidence": numbered(evidence)}

@@ -64,6 +64,6 @@ def test_a_faithful_copy_or_paraphrase_is_left_to_the_verifier(faithful: str):
 
 
 def test_a_sentence_on_patients_and_mice_may_report_the_patients_alone():
-    source = "Birthweight was higher in patients with HNF4A mutations, and in mice lacking Hnf4a insulin secretion fell."
+    source = "Birthweight was higher in patients with HNF4A mutations, and in mice lacking Hnf4a insulin fell."
     assert distortion("Birthweight was higher in patients with HNF4A mutations.", source) is None
-    assert distortion("Insulin secretion fell in mice lacking Hnf4a.", source) is None
+    assert distortion("Insulin fell in mice lacking Hnf4a.", source) is None

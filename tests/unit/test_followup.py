@@ -102,7 +102,8 @@ def test_sources_behind_a_sentence_need_no_llm(make_deps: Any):
     reply = graph.invoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)["reply"]
     assert len(deps.llm.calls) == calls
     assert reply["sentence"] == 1 and reply["citations"] == [1]
-    assert reply["sources"] == [first["sources"][0]]  # exact sentence, context and neighbours
+    # every evidence sentence of paper [1], with its exact sentence, context and neighbours
+    assert reply["sources"] == [s for s in first["sources"] if s["n"] == 1] and reply["sources"]
     assert reply["sources"][0]["sentence"] and "neighbours" in reply["sources"][0]
     out_of_range = graph.invoke({"message": "sources of sentence 9"}, cfg, context=deps)["reply"]
     assert "has 1 sentence(s)" in out_of_range["error"]

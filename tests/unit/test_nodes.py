@@ -221,7 +221,8 @@ def test_judge_stance_min_prob_drops_weak_stances_and_their_abstracts():
     cands = [ev(1, "1", "a"), ev(2, "2", "b"), ev(3, "2", "c", 1)]
     results = [_res(0.55, 0.05), _res(0.1, 0.85), _res(0.5, 0.1)]
     j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.0, 0), weigh=lambda _d: (1.0, {}))
-    assert [a.doc_id for a in j.assessments] == ["1", "2"] and [e.n for e in j.evidence] == [1, 2, 3]
+    # numbered by paper: doc 2's two sentences share [2]
+    assert [a.doc_id for a in j.assessments] == ["1", "2"] and [e.n for e in j.evidence] == [1, 2, 2]
     assert (j.silent, j.unlabelled) == (0, 0)
     j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.6, 0), weigh=lambda _d: (1.0, {}))
     # 0.55 and 0.5 fall below 0.6: only doc 2's contradicting sentence is left, renumbered [1]

@@ -65,3 +65,20 @@ def test_every_view_lists_a_paper_once_with_its_sentences(capsys: Any) -> None:
     assert report.count("### Source 1:") == 1 and report.count("| [1] |") == 1 and report.count("| [2] |") == 1
     assert "577 breast carcinomas" in report.split("### Source 1:")[1]
     assert export_bib(RESULT).count("@article") == 2
+
+
+def test_a_whole_check_numbers_its_sources_by_paper(make_deps: Any) -> None:
+    from agent.service import run_claim
+    from tests.conftest import decompose_rule, direction_rules
+
+    claim = "The MMR vaccine causes autism."
+    deps = make_deps(
+        [decompose_rule([], "The MMR vaccine does not cause autism."), *direction_rules(claim, supports=False),
+         {"when": "<evidence>", "reply": "No link [1]."}],
+        verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"},
+    )  # fmt: skip
+    result = CheckResult.from_state(run_claim(claim, deps))
+    papers = {s.n: s.doc_id for s in result.sources}
+    assert all(papers[s.n] == s.doc_id for s in result.sources)  # one number per paper
+    assert len(set(papers.values())) == len(papers) and sorted(papers) == list(range(1, len(papers) + 1))
+    assert len(result.sources) > len(papers)  # some paper has more than one evidence sentence

@@ -56,4 +56,6 @@ def test_a_dump_reads_back_as_the_same_result(make_deps):
     again = CheckResult.model_validate(result.model_dump(mode="json"))
     assert again == result
     cited = again.cited_sources(again.sentences[0])
-    assert [s.n for s in cited] == again.sentences[0].citations and again.source(99) is None
+    # every sentence of the cited papers, and nothing else
+    assert {s.n for s in cited} == set(again.sentences[0].citations) and again.source(99) is None
+    assert cited == [s for n in again.sentences[0].citations for s in again.paper(n)] and again.paper(99) == []
