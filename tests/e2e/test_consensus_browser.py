@@ -42,7 +42,7 @@ def test_consensus_chart_and_badges_render_offline(browser: Any, server: ChatSer
     text = unescape(answer_text(page))
 
     # the text version, under the verdict: over the 3 abstracts read for the claim (tests/e2e/conftest.py SCRIPT)
-    line = re.search(r"Consensus over (\d+) sources: (\d+) support, (\d+) contradicts?, (\d+) no evidence "
+    line = re.search(r"Consensus over (\d+) papers: (\d+) support, (\d+) contradicts?, (\d+) no evidence "
                      r"\(weighted (\d+)% / (\d+)% / (\d+)%\)", text)
     assert line, text
     sources, *counts = map(int, line.groups()[:4])
@@ -59,7 +59,7 @@ def test_consensus_chart_and_badges_render_offline(browser: Any, server: ChatSer
     )
     rows = {y for y, width in widths if width > 0}
     assert len(rows) == 2, widths  # two bars, each made of the segments of the sides that have sources
-    assert chart.locator(".gtitle").text_content() == f"Consensus over {sources} sources"
+    assert chart.locator(".gtitle").text_content() == f"Consensus over {sources} papers"
     legend = chart.locator(".legendtext").all_text_contents()
     assert legend == [f"support ({counts[0]})", f"contradict ({counts[1]})", f"no evidence ({counts[2]})"]
 

@@ -54,14 +54,14 @@ RESULT: dict[str, Any] = {
 def test_the_line_names_counts_and_weighted_shares():
     line = consensus_line(consensus_of(RESULT))
     # weights: support 1.15, contradict 0.9, no evidence 0.95 of 3.0
-    assert line == ("Consensus over 6 sources: 3 support, 1 contradicts, 2 no evidence (weighted 38% / 30% / 32%); "
+    assert line == ("Consensus over 6 papers: 3 support, 1 contradicts, 2 no evidence (weighted 38% / 30% / 32%); "
                     "1 retracted source left out (weight 0)")
 
 
 def test_the_line_with_one_of_each_and_with_none():
     one = tally([SourceAssessment.model_validate(assessment("1", "True", 1.0))], [])
     assert consensus_line(one) == (
-        "Consensus over 1 source: 1 supports, 0 contradict, 0 no evidence (weighted 100% / 0% / 0%)"
+        "Consensus over 1 paper: 1 supports, 0 contradict, 0 no evidence (weighted 100% / 0% / 0%)"
     )
     assert consensus_line(consensus_of({})) == "Consensus: no source was read"
     only_retracted = consensus_of({"silent": [silent("1", 0.0, retracted=True)]})
@@ -73,7 +73,7 @@ def test_the_line_with_one_of_each_and_with_none():
 def test_the_figure_has_two_stacked_bars_of_counts_and_shares_only():
     fig = consensus_figure(consensus_of(RESULT))
     assert fig.layout.barmode == "stack" and fig.layout.height == FIGURE_HEIGHT
-    assert fig.layout.title.text == "Consensus over 6 sources · 1 retracted source left out (weight 0)"
+    assert fig.layout.title.text == "Consensus over 6 papers · 1 retracted source left out (weight 0)"
     assert [t.name for t in fig.data] == ["support (3)", "contradict (1)", "no evidence (2)"]
     assert all(t.orientation == "h" and list(t.y) == ["weighted", "unweighted"] for t in fig.data)
     assert [list(t.x) for t in fig.data] == [[38, 50], [30, 17], [32, 33]]
@@ -138,5 +138,5 @@ def test_the_chat_chart_has_no_mode_bar_and_none_is_made_without_sources():
     assert len(charts) == 1 and charts[0].display == "inline" and charts[0].name == CHART
     figure = json.loads(charts[0].content)
     assert figure["config"]["displayModeBar"] is False and len(figure["data"]) == 3
-    assert figure["layout"]["title"]["text"].startswith("Consensus over 6 sources")
+    assert figure["layout"]["title"]["text"].startswith("Consensus over 6 papers")
     assert asyncio.run(in_a_chat({**RESULT, "assessments": [], "silent": []})) == []

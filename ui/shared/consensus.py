@@ -20,8 +20,8 @@ def consensus_of(result: Mapping[str, Any]) -> Consensus:
 
 
 def sources_text(n: int) -> str:
-    """"1 source", "3 sources"."""
-    return f"{n} source{'' if n == 1 else 's'}"
+    """"1 paper", "3 papers": every count the user sees is of papers (abstracts), as the verdict's."""
+    return f"{n} paper{'' if n == 1 else 's'}"
 
 
 def _count(c: Consensus) -> str:

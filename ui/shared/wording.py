@@ -18,13 +18,13 @@ def verdict_details(verdict: dict[str, Any]) -> str:
     """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
     leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""
     counts = (
-        f"{verdict.get('supporting', 0)} source(s) support, {verdict.get('contradicting', 0)} contradict, "
+        f"{verdict.get('supporting', 0)} paper(s) support, {verdict.get('contradicting', 0)} contradict, "
         f"{verdict.get('irrelevant', 0)} bear on neither"
     )
     return (
         f"{leaning}confidence {verdict.get('confidence', 0.0):.2f} · {counts} · weighted score "
         f"{verdict['score']:+.2f} · unweighted {verdict['unweighted_score']:+.2f} · "
-        f"{verdict.get('counted_sources', 0)} source(s) counted"
+        f"{verdict.get('counted_sources', 0)} paper(s) counted"
     )
 
 
