@@ -43,6 +43,16 @@ DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 AbstractSets = dict[str, tuple[list[tuple[int, int]], list[int]]]
 
 
+def direction_accuracy(logits: np.ndarray, labels: list[int]) -> float | None:
+    """On the pairs that bear on the claim (gold supports or contradicts), the share whose supports logit beats its
+    contradicts logit the right way: the verifier's reading of direction, whatever it says of bearing."""
+    bearing = [k for k, y in enumerate(labels) if y in (0, 1)]
+    if not bearing:
+        return None
+    right = sum((logits[k, 0] > logits[k, 1]) == (labels[k] == 0) for k in bearing)
+    return round(right / len(bearing), 4)
+
+
 def measure(
     directory: Path,
     corpus: dict[int, Doc],
@@ -74,6 +84,7 @@ def measure(
     logits = {name: np.asarray(v.logits(pairs)) for name, (pairs, _) in sets.items()}
     for name, (_, labels) in sets.items():
         out[name] = metrics(labels, [int(k) for k in logits[name].argmax(axis=1)])
+        out[name]["direction_accuracy"] = direction_accuracy(logits[name], labels)
     temperature = fit_temperature(logits["heldout"], sets["heldout"][1])
     out["temperature"] = temperature
     out["calibration"] = {
@@ -212,8 +223,8 @@ def markdown(res: Mapping[str, Any]) -> str:
     lines += [
         "",
         "| trial | premise | held-out macro-F1 | dev macro-F1 | dev supports F1 | dev contradicts F1 | dev nei F1 | "
-        "T | dev ECE before → after | probes right | pairs/s | training s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+        "dev direction accuracy (bearing pairs) | T | dev ECE before → after | probes right | pairs/s | training s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     runs = res.get("earlier", [])
     earlier = {f"{n} (earlier{'' if len(runs) == 1 else f' {k}'})": m for k, run in enumerate(runs, start=1)
@@ -227,6 +238,7 @@ def markdown(res: Mapping[str, Any]) -> str:
         lines.append(
             f"| {name} | {m['premise']} | {m['heldout']['macro_f1']:.3f} | {m['dev']['macro_f1']:.3f} | "
             f"{per['supports']['f1']:.3f} | {per['contradicts']['f1']:.3f} | {per['nei']['f1']:.3f} | "
+            f"{direction if (direction := m['dev'].get('direction_accuracy')) is not None else '-'} | "
             f"{m['temperature']:.2f} | {cal['dev_before']['ece']:.3f} → {cal['dev_after']['ece']:.3f} | "
             f"{right}/{len(m['probes'])} | {m['pairs_per_s']} | {m['training_wall_time_s'] or '-'} |"
         )

@@ -40,3 +40,15 @@ def test_subset_keeps_every_scientific_row_and_its_size() -> None:
 def test_head_targets_follow_the_verifier_labels() -> None:
     rows = [{"label": "entailment"}, {"label": "contradiction"}, {"label": "neutral"}]
     assert [LABELS[i] for i in target(rows).tolist()] == ["supports", "contradicts", "nei"]
+
+
+def test_direction_accuracy_reads_supports_against_contradicts_on_bearing_pairs_only() -> None:
+    import numpy as np
+
+    from evals.training.verifier_trials import direction_accuracy
+
+    logits = np.array([[2.0, 1.0, 5.0], [0.0, 1.0, 9.0], [1.0, 3.0, 0.0], [4.0, 0.0, 0.0]])
+    # pair 1 (supports, nei argmax) reads the right way; pair 2 (contradicts) the right way; pair 3 the wrong way;
+    # pair 4 is nei and does not count
+    assert direction_accuracy(logits, [0, 1, 0, 2]) == round(2 / 3, 4)
+    assert direction_accuracy(logits, [2, 2, 2, 2]) is None
