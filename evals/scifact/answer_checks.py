@@ -9,6 +9,9 @@ independent support check), and whether it copies a title, restates the claim or
   flags a restated claim in the product, so shown answers should carry none).
 * copied prompt text: the prompts' own phrases (the evidence tags and attributes, the verifier's stance phrases,
   any run of ``RUN`` words of an answer prompt's instructions).
+* a copied passage: the extractive template's quote, or a sentence that is an evidence sentence nearly word for
+  word (``COPY_SHARE`` of its content words, and most of the source's length): an answer made only of them reports
+  nothing in its own words.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from functools import lru_cache
 from typing import Any
 
 import prompts
+from agent.compose import QUOTED
 from tools.overlap import RUN, copies, runs, support_share, words
 
 SUPPORT_SHARE = 0.75
+COPY_SHARE = 0.9
 PROMPT_MARKERS = ("<finding", "</finding", "stance=", "supports the claim", "contradicts the claim", "<evidence")
 
 
@@ -62,3 +67,19 @@ def check_answer(
         found["claim"] |= copies(text, claim, cited)
         found["prompt"] |= copies_prompt(text, prompt)
     return supported, found
+
+
+def copied_passage(sentence: str, sources: Sequence[str]) -> bool:
+    """Whether the sentence is a quoted passage (agent.compose's template) or an evidence sentence nearly word for
+    word: ``COPY_SHARE`` of its content words in that sentence, and at least 80 % of its length."""
+    if QUOTED.match(sentence.strip()):
+        return True
+    mine = len(words(sentence))
+    return any(
+        (support_share(sentence, [src]) or 0.0) >= COPY_SHARE and mine >= 0.8 * len(words(src)) for src in sources
+    )
+
+
+def only_copied(shown: Sequence[str], sources: Sequence[str]) -> bool:
+    """An answer whose shown sentences (one at least) are all copied passages."""
+    return bool(shown) and all(copied_passage(s, sources) for s in shown)

@@ -28,9 +28,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.compose import QUOTED
 from agent.state import CORRECTION_ACTIONS
-from evals.scifact.answer_checks import check_answer
+from evals.scifact.answer_checks import check_answer, only_copied
 from evals.scifact.calibration import run_calibration
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
 from evals.scifact.records import BASELINE_TOOLS
@@ -48,7 +47,7 @@ FAITHFULNESS_KEYS = (
     "answers_corrected",
     "corrections",
     "verdict_first",
-    "only_quoted_passages",
+    "only_copied_passages",
 )
 
 
@@ -101,8 +100,8 @@ def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     ``independent_support_rate``: shown sentences whose content words are in what they cite, a check that does not
     use the verifier; ``answers_with_copies``: answers with a shown sentence copying a title, restating the claim or
     copying prompt text (evals.scifact.answer_checks); the share of answers self-correction changed and its actions;
-    ``verdict_first``: answers whose first words state the verdict's label (the badge's); ``only_quoted_passages``:
-    answers whose shown sentences (one at least) are all quoted passages (the extractive template)."""
+    ``verdict_first``: answers whose first words state the verdict's label (the badge's); ``only_copied_passages``:
+    answers whose shown sentences (one at least) are all copied passages (evals.scifact.answer_checks)."""
     shown = faithfulness_metrics([s for r in results for s in r["sentences"]])
     draft = faithfulness_metrics([s for r in results for s in draft_sentences(r)])
     actions = [c["action"] for r in results for c in r.get("corrections", [])]
@@ -120,8 +119,11 @@ def answer_faithfulness(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "answers_with_copies": _ratio(copying, len(results)),
         "answers_corrected": _ratio(sum(bool(r.get("corrections")) for r in results), len(results)),
         "verdict_first": _ratio(sum(states_verdict_first(r) for r in results), len(results)),
-        "only_quoted_passages": _ratio(
-            sum(bool(r["sentences"]) and all(QUOTED.match(s["text"]) for s in r["sentences"]) for r in results),
+        "only_copied_passages": _ratio(
+            sum(
+                only_copied([s["text"] for s in r["sentences"]], [src["sentence"] for src in r["sources"]])
+                for r in results
+            ),
             len(results),
         ),
         "corrections": {a: actions.count(a) for a in CORRECTION_ACTIONS},

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import experiment_header, write_experiment
-from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer
+from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer, only_copied
 from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import faithfulness_metrics
 from evals.scifact.records import read_records
@@ -43,6 +43,7 @@ def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:
         "claim": recorded.claim,
         "evidence": list(recorded.sources),
         "assessments": list(recorded.assessments),
+        "silent_sources": len(recorded.silent),
     }
     if recorded.verdict is not None:
         state["verdict"] = recorded.verdict
@@ -55,6 +56,8 @@ def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:
         "id": record["id"],
         "draft": [s.model_dump(mode="json") for s in draft.get("sentences", [])],
         "shown": [s.model_dump(mode="json") for s in final.get("sentences", [])],
+        "answer": final.get("answer", ""),
+        "verdict": recorded.verdict.label if recorded.verdict else "",
         "corrections": [c.action for c in final.get("corrections", [])],
         "completion_tokens": usage.completion_tokens if usage else 0,
         "calls": usage.calls if usage else 0,
@@ -111,6 +114,25 @@ def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verif
         "completion_tokens_per_claim": round(sum(r["completion_tokens"] for r in rows) / n, 1),
         "llm_calls_per_claim": round(sum(r["calls"] for r in rows) / n, 2),
         "seconds_per_claim": round(sum(r["seconds"] for r in rows) / n, 2),
+        **answer_shape(rows, records),
+    }
+
+
+def answer_shape(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any]) -> dict[str, Any]:
+    """Share of answers whose first words are the verdict's label, share made only of copied passages, and the
+    median and p95 seconds of the answer stages (answer, verify, correct). Rows of an older run without the answer
+    text or the verdict count as not stating it first."""
+    n = max(1, len(rows))
+    seconds = sorted(r["seconds"] for r in rows)
+    first = sum(bool(r.get("verdict")) and str(r.get("answer", "")).startswith(r["verdict"]) for r in rows)
+    copied = sum(
+        only_copied([s["text"] for s in r["shown"]], [ev.sentence for ev in records[r["id"]].sources]) for r in rows
+    )
+    return {
+        "verdict_first": round(first / n, 4),
+        "only_copied_passages": round(copied / n, 4),
+        "answer_seconds_median": seconds[len(seconds) // 2] if seconds else None,
+        "answer_seconds_p95": seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))] if seconds else None,
     }
 
 
@@ -126,6 +148,10 @@ COLUMNS = (
     ("completion tokens", "completion_tokens_per_claim"),
     ("LLM calls", "llm_calls_per_claim"),
     ("s / claim", "seconds_per_claim"),
+    ("s median", "answer_seconds_median"),
+    ("s p95", "answer_seconds_p95"),
+    ("verdict first", "verdict_first"),
+    ("only copied passages", "only_copied_passages"),
 )
 
 
@@ -160,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args(argv)
 
+    from agent.compose import numbered
     from agent.result import CheckResult
     from agent.service import load_deps
     from agent.settings import get_settings
@@ -167,7 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     from evals.scifact.records import llm_name
 
     chosen = [r for r in read_records(args.replay) if r["result"]["sources"]][: args.claims]
+    # numbered by paper, as the product numbers its sources now (agent.compose.numbered)
     records = {r["id"]: CheckResult.model_validate(r["result"]) for r in chosen}
+    for r in chosen:
+        record = records[r["id"]]
+        papers = numbered(record.sources)
+        record.sources = [s.model_copy(update={"n": p.n}) for s, p in zip(record.sources, papers, strict=True)]
+        r["result"] = record.model_dump(mode="json")
     base = load_deps(get_settings())
     res: dict[str, Any] = {
         **experiment_header("evals.studies.answer_strategies", argv, "dev", []),
@@ -183,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         deps = Deps(base.settings.with_values(answer={"strategy": name}), base.llm, base.index, base.verifier)
         rows = [replay(r, deps) for r in chosen]
         res["strategies"][name] = measure(rows, records, base.verifier)
-        res["answers"][name] = [{"id": r["id"], "shown": [s["text"] for s in r["shown"]]} for r in rows]
+        res["answers"][name] = [
+            {"id": r["id"], "answer": r["answer"], "shown": [s["text"] for s in r["shown"]]} for r in rows
+        ]
         if name != "extractive":
             tokens += sum(r["completion_tokens"] for r in rows)
             llm_seconds += sum(r["seconds"] for r in rows)

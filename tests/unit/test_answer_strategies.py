@@ -59,3 +59,13 @@ def test_one_strategy_replayed_and_measured(settings: Any, make_deps: Any) -> No
     assert m["shown_supported_by_verifier_alone"] == 0.0  # the rule verifier reads "not associated" as contradicting
     assert m["answers_restating_the_claim"] == 0.0 and m["answers_with_any_copy"] == 0.0
     assert m["corrections"] == {"replaced": 1, "dropped": 1} and m["llm_calls_per_claim"] == 2.0
+
+
+def test_a_copied_passage_is_a_quote_or_an_evidence_sentence_nearly_word_for_word() -> None:
+    from evals.scifact.answer_checks import copied_passage, only_copied
+
+    assert copied_passage(f'A 2019 study reports: "{SENTENCE}"', [])
+    assert copied_passage(SENTENCE.replace(" (hazard ratio 0.93)", ""), [SENTENCE])
+    assert not copied_passage("MMR vaccination showed no link with autism in a national cohort.", [SENTENCE])
+    assert not copied_passage("MMR vaccination was not associated with autism.", [SENTENCE])  # a short report
+    assert only_copied([SENTENCE], [SENTENCE]) and not only_copied([], [SENTENCE])

@@ -296,7 +296,7 @@ def test_faithfulness_before_and_after_self_correction():
     assert f["corrections"] == {"recited": 0, "rewritten": 0, "replaced": 1, "dropped": 1}
 
 
-def test_verdict_first_and_answers_that_are_only_quoted_passages():
+def test_verdict_first_and_answers_that_are_only_copied_passages():
     verdict = {"label": "Generally refuted"}
     quote = {"text": 'A 2019 study reports: "No link was found."', "citations": [1], "invalid_citations": [],
              "status": "supported"}  # fmt: skip
@@ -312,4 +312,4 @@ def test_verdict_first_and_answers_that_are_only_quoted_passages():
     ]  # fmt: skip
     m = answer_faithfulness(results)
     assert abs(m["verdict_first"] - 2 / 3) < 1e-3  # the second opens with a finding, not the verdict
-    assert abs(m["only_quoted_passages"] - 1 / 3) < 1e-3
+    assert abs(m["only_copied_passages"] - 1 / 3) < 1e-3
