@@ -105,7 +105,8 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
     numbers: dict[str, list[int]] = {}
     titles: dict[str, str] = {}
     for src in result.sources:
-        numbers.setdefault(src.doc_id, []).append(src.n)
+        if src.n not in numbers.setdefault(src.doc_id, []):  # the sentences of a paper share its number
+            numbers[src.doc_id].append(src.n)
         titles.setdefault(src.doc_id, src.title)
     counted_ids = {a.doc_id for a in counted(result.assessments)}
     rows: list[dict[str, Any]] = []

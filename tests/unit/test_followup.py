@@ -71,6 +71,7 @@ def test_why_is_answered_from_the_checks_own_figures_without_the_llm(make_deps: 
     counted = [a for a in first["assessments"] if a["label"] != "No Evidence"]
     assert [r["label"] for r in reply["counted"]] == [a["label"] for a in counted] and counted
     assert [r["weight"] for r in reply["counted"]] == [a["reputation"] for a in counted]
+    assert all(len(r["numbers"]) == len(set(r["numbers"])) <= 1 for r in reply["counted"])  # one number a paper
     v = first["verdict"]
     assert f"= {v['score']:+.2f}." in reply["rule"] and f"Confidence {v['confidence']:.2f}" in reply["confidence"]
     read = len(first["assessments"]) + len(first["silent"])
