@@ -46,6 +46,16 @@ def metrics(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, Any]:
     }
 
 
+def direction_accuracy(logits: np.ndarray, labels: list[int]) -> float | None:
+    """On the pairs that bear on the claim (gold supports or contradicts), the share whose supports logit beats its
+    contradicts logit the right way: the verifier's reading of direction, whatever it says of bearing."""
+    bearing = [k for k, y in enumerate(labels) if y in (0, 1)]
+    if not bearing:
+        return None
+    right = sum((logits[k, 0] > logits[k, 1]) == (labels[k] == 0) for k in bearing)
+    return round(right / len(bearing), 4)
+
+
 def batches(ex: list[Example], tok: Any, bs: int, max_len: int, rng: random.Random) -> list[dict[str, Any]]:
     """Length-bucketed batches (shuffled chunks sorted by length) to limit padding."""
     items = [(e.hyp, rng.choice(e.variants), e.label) for e in ex]

@@ -35,22 +35,12 @@ from evals.training.calibration import fit_temperature, softmax
 from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
 from evals.training.joint import joint_eval_pairs, joint_pairs, sentence_rule
 from evals.training.probes import probe_results
-from evals.training.train import metrics
+from evals.training.train import direction_accuracy, metrics
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
 
 AbstractSets = dict[str, tuple[list[tuple[int, int]], list[int]]]
-
-
-def direction_accuracy(logits: np.ndarray, labels: list[int]) -> float | None:
-    """On the pairs that bear on the claim (gold supports or contradicts), the share whose supports logit beats its
-    contradicts logit the right way: the verifier's reading of direction, whatever it says of bearing."""
-    bearing = [k for k, y in enumerate(labels) if y in (0, 1)]
-    if not bearing:
-        return None
-    right = sum((logits[k, 0] > logits[k, 1]) == (labels[k] == 0) for k in bearing)
-    return round(right / len(bearing), 4)
 
 
 def measure(

@@ -9,6 +9,7 @@ from typing import Any
 from agent.result import CheckResult, Source
 from agent.state import Deps, Verdict
 from evals.scifact.answer_checks import copies_prompt, prompt_runs, support_share
+from evals.scifact.metrics import answer_faithfulness
 from evals.studies.answer_strategies import measure, replay
 from tests.unit.test_nodes import counted_as
 from tools.overlap import copies
@@ -69,3 +70,22 @@ def test_a_copied_passage_is_a_quote_or_an_evidence_sentence_nearly_word_for_wor
     assert not copied_passage("MMR vaccination showed no link with autism in a national cohort.", [SENTENCE])
     assert not copied_passage("MMR vaccination was not associated with autism.", [SENTENCE])  # a short report
     assert only_copied([SENTENCE], [SENTENCE]) and not only_copied([], [SENTENCE])
+
+
+def test_verdict_first_and_answers_that_are_only_copied_passages():
+    verdict = {"label": "Generally refuted"}
+    quote = {"text": 'A 2019 study reports: "No link was found."', "citations": [1], "invalid_citations": [],
+             "status": "supported"}  # fmt: skip
+    written = {**quote, "text": "A cohort found no link."}
+    source = {"n": 1, "sentence": "No link was found.", "title": "T"}
+    results = [
+        {"claim": "c", "verdict": verdict, "answer": "Generally refuted (confidence 0.8): ...", "sentences": [quote],
+         "sources": [source]},
+        {"claim": "c", "verdict": verdict, "answer": "A cohort found no link [1].", "sentences": [written, quote],
+         "sources": [source]},
+        {"claim": "c", "verdict": {"label": "Not enough evidence"}, "answer": "Not enough evidence: ...",
+         "sentences": [], "sources": []},
+    ]  # fmt: skip
+    m = answer_faithfulness(results)
+    assert abs(m["verdict_first"] - 2 / 3) < 1e-3  # the second opens with a finding, not the verdict
+    assert abs(m["only_copied_passages"] - 1 / 3) < 1e-3

@@ -295,21 +295,3 @@ def test_faithfulness_before_and_after_self_correction():
     assert f["answers_corrected"] == 0.5
     assert f["corrections"] == {"recited": 0, "rewritten": 0, "replaced": 1, "dropped": 1}
 
-
-def test_verdict_first_and_answers_that_are_only_copied_passages():
-    verdict = {"label": "Generally refuted"}
-    quote = {"text": 'A 2019 study reports: "No link was found."', "citations": [1], "invalid_citations": [],
-             "status": "supported"}  # fmt: skip
-    written = {**quote, "text": "A cohort found no link."}
-    source = {"n": 1, "sentence": "No link was found.", "title": "T"}
-    results = [
-        {"claim": "c", "verdict": verdict, "answer": "Generally refuted (confidence 0.8): ...", "sentences": [quote],
-         "sources": [source]},
-        {"claim": "c", "verdict": verdict, "answer": "A cohort found no link [1].", "sentences": [written, quote],
-         "sources": [source]},
-        {"claim": "c", "verdict": {"label": "Not enough evidence"}, "answer": "Not enough evidence: ...",
-         "sentences": [], "sources": []},
-    ]  # fmt: skip
-    m = answer_faithfulness(results)
-    assert abs(m["verdict_first"] - 2 / 3) < 1e-3  # the second opens with a finding, not the verdict
-    assert abs(m["only_copied_passages"] - 1 / 3) < 1e-3
