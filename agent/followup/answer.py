@@ -21,7 +21,8 @@ def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     result = CheckResult.model_validate(state["results"][-1])
     evidence: list[Evidence] = list(result.sources)
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
-    held: ClaimState = {"claim": result.claim, "evidence": evidence, "assessments": result.assessments}
+    # no assessments: a follow-up may report any evidence held, not only the papers the verdict counts
+    held: ClaimState = {"claim": result.claim, "evidence": evidence}
     checked = stages.verification({**held, "sentences": drafted}, deps_of(runtime))
     sentences = [s.model_dump(mode="json") for s in checked.get("sentences", [])]
     reply = {

@@ -90,7 +90,10 @@ def closest(s: AnswerSentence, cited: Sequence[Evidence]) -> Evidence:
 @timed("correct")
 def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
-    evidence = bearing_evidence(state.get("evidence", []), state.get("assessments", []))
+    # the main answer may report only the papers its verdict counts; a follow-up, which reads no assessments, may
+    # report any evidence the thread holds
+    held, assessments = state.get("evidence", []), state.get("assessments", [])
+    evidence = bearing_evidence(held, assessments) if assessments else held
     sentences = state.get("sentences", [])
     repeated = len({s.text for s in sentences}) < len(sentences)
     if not evidence or (all(s.status == "supported" for s in sentences) and not repeated):

@@ -70,7 +70,7 @@ def test_thread_on_postgres_survives_a_fresh_saver(deps: Deps, postgres: Postgre
             graph = build_thread_graph(saver)
             await graph.ainvoke({"message": CLAIM}, cfg, context=deps)
             await graph.ainvoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)
-            state = await graph.ainvoke({"message": "why is it refuted?"}, cfg, context=deps)
+            state = await graph.ainvoke({"message": "what did the cohort find?"}, cfg, context=deps)
             history = [dict(s.values) async for s in graph.aget_state_history(cfg)]
             return state, history
         finally:

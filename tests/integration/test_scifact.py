@@ -17,6 +17,7 @@ from ui.terminal.cli import main
 
 SLICE = 200
 N_CLAIMS = 3
+REFUTED_CLAIM_ID = 51
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,10 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = scifact_or_skip()
     claims = [json.loads(line) for line in (root / "claims_dev.jsonl").open()]
     chosen = [c for c in claims if c["evidence"]][:N_CLAIMS]
-    gold = {d for c in chosen for d in c["evidence"]}
+    # a dev claim its one paper refutes plainly (ALDH1 and outcomes), so that the real model writes an answer even
+    # when the verdicts of the first claims count no paper
+    counted = next(c for c in claims if c["id"] == REFUTED_CLAIM_ID)
+    gold = {d for c in [*chosen, counted] for d in c["evidence"]}
     data = tmp_path_factory.mktemp("scifact")
     corpus = write_scifact_slice(root, data, gold, first=SLICE)
     script = data / "script.json"
@@ -40,7 +44,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             ]
         )
     )
-    return {"data": data, "corpus": corpus, "claims": chosen, "script": script}
+    return {"data": data, "corpus": corpus, "claims": chosen, "counted": counted, "script": script}
 
 
 def _use(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any], **extra: str) -> None:
@@ -103,11 +107,12 @@ def test_real_verifier_does_not_obey_planted_instruction():
 @pytest.mark.slow
 def test_embedded_llm_end_to_end(indexed, monkeypatch, capsys):
     """Real runs of the local Qwen 1.5B on SciFact dev claims (about a minute each on 2 cores), taken in order until
-    one has evidence the verifier keeps, so that the answer step runs on the real model too. Quality is measured by
+    one has evidence the verdict counts (the last, ALDH1 and outcomes, is refuted by its one paper), so that the
+    answer step runs on the real model too. Quality is measured by
     `claimtrace eval`, not here."""
     _use(monkeypatch, indexed, LLM_PROVIDER="embedded", LLM_TIMEOUT="300")
     corpus = _corpus(indexed["corpus"])
-    for claim in indexed["claims"]:
+    for claim in [*indexed["claims"], indexed["counted"]]:
         result = _ask(capsys, claim["claim"])
         # the default searches the claim and its negation; the LLM writes no search questions, but when the evidence
         # is thin it reformulates the search once

@@ -224,3 +224,19 @@ def test_a_restated_claim_is_not_a_finding_even_when_the_verifier_passes_it(sett
     assert check_sentences([restated], EVIDENCE, YesVerifier(), 2)[0].status == "supported"
     says_it = EVIDENCE[1].model_copy(update={"n": 1, "sentence": "The MMR vaccine causes autism in children."})
     assert check_sentences([restated], [says_it], YesVerifier(), 2, claim=CLAIM)[0].status == "supported"
+
+
+def test_the_answer_quotes_only_counted_papers_and_a_follow_up_any_held(settings: Any) -> None:
+    """The main answer reports only the papers its verdict counts, so a flagged sentence citing a paper that bears
+    on neither side is not replaced by a quote of it; a follow-up (no assessments) may quote any evidence held."""
+    flagged = verified(settings, AnswerSentence(text="Concerns about MMR persist widely.", citations=[2]))
+    assert flagged[0].flagged
+    only_101 = counted_as("Mostly False", EVIDENCE[0])
+    deps = Deps(settings=settings, llm=DownModel(), index=None, verifier=ReadingVerifier())  # type: ignore[arg-type]
+    main = correct({"claim": CLAIM, "evidence": EVIDENCE, "assessments": only_101, "sentences": flagged,
+                    "llm_error": "down"}, Runtime(context=deps))  # fmt: skip
+    assert [c.action for c in main["corrections"]] == ["dropped"]
+    assert all(2 not in s.citations for s in main["sentences"])  # the floor quotes the counted paper only
+    follow_up = correct({"claim": CLAIM, "evidence": EVIDENCE, "sentences": flagged, "llm_error": "down"},
+                        Runtime(context=deps))  # fmt: skip
+    assert [c.action for c in follow_up["corrections"]] == ["replaced"] and follow_up["sentences"][0].citations == [2]
