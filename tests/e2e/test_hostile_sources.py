@@ -146,8 +146,12 @@ def test_hostile_title_abstract_venue_and_llm_text_show_as_text(browser: Any, ho
 
     send(page, "Which children were studied?")
     page.get_by_text("already in this thread").first.wait_for(timeout=60_000)
-    # the follow-up's own sentence is flagged and replaced by a quote; its first wording opens in its own panel
-    page.locator("a", has_text="Original answer").last.click()
+    # the follow-up's own sentence is flagged and replaced by a quote; its first wording opens in its own panel,
+    # from the link in the follow-up's message (waited for: the message's text can show before its elements do)
+    reply = page.locator(".message-content").filter(has_text="already in this thread").last
+    link = reply.locator("a", has_text="Original answer")
+    link.wait_for(timeout=30_000)
+    link.click()
     page.locator(".side-text", has_text="The cohort found no association").first.wait_for(timeout=30_000)
     assert p["followup_img"] in shown(page.locator(".side-text", has_text="The cohort found no association").first)
     send(page, "what are the sources behind sentence 1?")
