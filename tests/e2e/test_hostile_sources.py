@@ -85,7 +85,8 @@ def hostile_server(chat_env: dict[str, str], tracker: FakeSource, tmp_path_facto
     shutil.copytree(Path(chat_env["DATA_DIR"]) / "index", data / "index")
     script = data / "script.json"
     answer = f"MMR vaccination was not associated with autism [1]. {p['answer_img']} {p['js_link']} [1]."
-    followup = f"{p['followup_img']} The cohort found no association with autism [1]."
+    # cites a source the thread does not hold: flagged and corrected whatever the verifier reads of [1]
+    followup = f"{p['followup_img']} The cohort found no association with autism [9]."
     script.write_text(
         json.dumps(
             [
