@@ -119,6 +119,10 @@ class AnswerSettings(SettingsGroup):
         "abstractive", validation_alias="ANSWER_STRATEGY"
     )
     max_claim_chars: int = Field(2000, gt=0)
+    # a pasted passage (`claimtrace check-text`, a paste in the chat): beyond MAX_PASSAGE_CHARS its first part is
+    # checked (cut at a sentence's end), and at most MAX_PASSAGE_CLAIMS of its claims, in text order
+    max_passage_chars: int = Field(12000, gt=0)
+    max_passage_claims: int = Field(20, gt=0)
     # title characters the follow-up router sees per evidence line (answer prompts show no titles)
     max_title_chars: int = Field(120, gt=0)
     # best-matching source sentences listed per answer sentence

@@ -49,6 +49,7 @@ class Abstract(BaseModel):
     sections: list[str] = Field(default_factory=list)
     authors: list[str] = Field(default_factory=list)
     content_hash: str | None = None
+    cite_key: str | None = None  # a library document's citation key in the user's reference file
 
     @property
     def text(self) -> str:

@@ -44,6 +44,12 @@ def without_negation(text: list[str], other: list[str]) -> str | None:
     return None
 
 
+def negation_changed(sentence: str, source: str) -> str | None:
+    """The phrase whose negation ``sentence`` drops or adds against ``source``, whatever else it changes."""
+    mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))
+    return without_negation(theirs, mine) or without_negation(mine, theirs)
+
+
 def numbers(text: str) -> list[str]:
     return [n.replace(",", "") for n in _NUMBER.findall(text)]
 

@@ -134,6 +134,7 @@ def _from_pdf(path: Path, ref: Reference | None, notes: list[str]) -> Abstract:
         sections=text.sections,
         authors=(ref.authors if ref else []) or pdf.authors,
         content_hash=digest,
+        cite_key=(ref.key if ref else None) or None,
     )
 
 
@@ -154,6 +155,7 @@ def _from_entry(ref: Reference) -> Abstract:
         source=LIBRARY,
         authors=ref.authors,
         content_hash=digest,
+        cite_key=ref.key or None,
     )
 
 

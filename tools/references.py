@@ -25,6 +25,7 @@ class ReferenceFileProblem(ValueError):
 @dataclass
 class Reference:
     where: str  # how messages name it: "refs.bib: smith2019"
+    key: str = ""  # the entry's citation key (BibTeX key, RIS ID), which a manuscript cites it by
     title: str = ""
     authors: list[str] = field(default_factory=list)
     year: int | None = None
@@ -88,6 +89,7 @@ def read_bibtex(path: Path) -> tuple[list[Reference], list[str]]:
         refs.append(
             Reference(
                 where=f"{path.name}: {entry.key}",
+                key=entry.key,
                 title=_text(fields.get("title")),
                 authors=[_text(a) for a in (authors if isinstance(authors, list) else [authors])],
                 year=_year(fields.get("year") or fields.get("date")),
@@ -127,6 +129,7 @@ def read_ris(path: Path) -> tuple[list[Reference], list[str]]:
         refs.append(
             Reference(
                 where=f"{path.name}: {rec.get('id') or rec.get('label') or title[:60] or f'entry {n}'}",
+                key=_text(rec.get("id") or rec.get("label")),
                 title=title,
                 authors=[_text(a) for a in (_first(rec, "authors", "first_authors") or [])],
                 year=_year(_first(rec, "year", "publication_year", "date")),

@@ -47,6 +47,8 @@ TESTED = {
     "direction_system": "test_direction.py::test_both_orders_are_averaged_and_the_evidence_comes_first",
     "opposite": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
     "opposite_system": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
+    "standalone": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
+    "standalone_system": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
 }
 
 

@@ -69,8 +69,13 @@ def _note(ref: Reference) -> str:
 
 
 def export_bib(result: CheckResult) -> str:
+    return write_bib([(ref, _note(ref)) for ref in references(result.sources)])
+
+
+def write_bib(refs: list[tuple[Reference, str]]) -> str:
+    """BibTeX of the papers, each with its note."""
     library = bibtexparser.Library()
-    for ref in references(result.sources):
+    for ref, note in refs:
         fields = [Field("title", bib_escape(ref.title))]
         if ref.year:
             fields.append(Field("year", str(ref.year)))
@@ -82,7 +87,7 @@ def export_bib(result: CheckResult) -> str:
             fields.append(Field("pmid", ref.pmid.translate(_RAW_UNSAFE)))
         if ref.url:
             fields.append(Field("url", ref.url.translate(_RAW_UNSAFE)))
-        fields.append(Field("note", bib_escape(_note(ref))))
+        fields.append(Field("note", bib_escape(note)))
         library.add(Entry("article", ref.key, fields))
     return str(bibtexparser.write_string(library))
 
@@ -95,8 +100,13 @@ class _RisWriter(rispy.RisWriter):
 
 
 def export_ris(result: CheckResult) -> str:
+    return write_ris([(ref, _note(ref)) for ref in references(result.sources)])
+
+
+def write_ris(refs: list[tuple[Reference, str]]) -> str:
+    """RIS of the papers, each with its note."""
     records = []
-    for ref in references(result.sources):
+    for ref, note in refs:
         record: dict[str, Any] = {"type_of_reference": "JOUR", "id": ref.key, "title": ref.title}
         if ref.year:
             record["year"] = str(ref.year)
@@ -109,7 +119,7 @@ def export_ris(result: CheckResult) -> str:
             record["accession_number"] = ref.pmid
         if ref.url:
             record["urls"] = [ref.url]
-        record["notes"] = [_note(ref)]
+        record["notes"] = [note]
         records.append(record)
     return str(rispy.dumps(records, implementation=_RisWriter))
 

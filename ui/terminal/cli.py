@@ -1,5 +1,5 @@
 """`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
-(ui/terminal/library.py).
+(ui/terminal/library.py), check-text (ui/terminal/passage.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -20,6 +20,7 @@ from agent.settings import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 from ui.terminal.library import add_library_parser, cmd_add
+from ui.terminal.passage import add_passage_parser, cmd_check_text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_export_parsers(sub)
     add_library_parser(sub)
+    add_passage_parser(sub)
     return p
 
 
@@ -252,6 +254,7 @@ COMMANDS = {
     "threads": cmd_threads,
     "export": cmd_export,
     "add": cmd_add,
+    "check-text": cmd_check_text,
 }
 
 

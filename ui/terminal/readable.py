@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.passage.model import PassageCheck
+
+# control characters of a passage shown in the terminal (line breaks and tabs kept: they shape the passage)
+_CONTROL = {c: None for c in [*range(0, 9), 11, 12, *range(14, 32), 127, *range(0x80, 0xA0)]}
 
 
 def print_readable(result: dict[str, Any]) -> None:
@@ -70,3 +76,37 @@ def print_readable(result: dict[str, Any]) -> None:
         f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
         f"{llm['prompt_tokens']}+{llm['completion_tokens']} tokens)"
     )
+
+
+def print_passage(check: PassageCheck) -> None:
+    """The report of `claimtrace check-text`: the claims' table, the passage with each claim marked by its verdict,
+    the citation audit, the sentences not checked (with why), the notes, then each claim's answer."""
+    from ui.shared.passage import audit_text, marked_text, rows
+    from ui.shared.untrusted import plain
+
+    table = rows(check)
+    if table:
+        print(f"{'#':>3}  {'Verdict':<34} {'Conf.':>5} {'Papers':>6}  Claim")
+        for row in table:
+            label = f"= claim {row.same_as}" if row.same_as else row.label
+            conf = "" if row.confidence is None else f"{row.confidence:.2f}"
+            print(f"{row.n:>3}  {plain(label):<34} {conf:>5} {row.papers:>6}  {plain(row.claim)}")
+        print("\nThe passage, each claim marked by its verdict:\n")
+        print(marked_text(check, lambda t: t.translate(_CONTROL), lambda row, text: f"⟦{row.n}: {row.label}⟧ {text}"))
+    audits = [(c.n, a) for c in check.claims for a in c.audits]
+    if audits:
+        print("\nCitation audit:")
+        for n, audit in audits:
+            print(f"  claim {n}: {plain(audit_text(audit))}")
+    if check.skipped:
+        print("\nNot checked:")
+        for s in check.skipped:
+            print(f"  - {plain(s.sentence)} ({s.reason})")
+    for note in check.notes:
+        print(f"\nNote: {plain(note)}")
+    for claim in check.claims:
+        result = claim.result
+        if result is not None and result.answer:
+            print(f"\n[{claim.n}] {plain(result.answer)}")
+    print(f"\n({check.timings.get('provisional', 0):.1f} s to every provisional verdict, "
+          f"{check.timings.get('total', 0):.1f} s in all)")

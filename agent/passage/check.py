@@ -1,0 +1,104 @@
+"""Checking a passage: its text read and limited, its claims extracted, then checked together.
+
+Every claim runs through the same claim graph as a single check. The checks go in two passes, so the user sees
+every verdict early: first each claim's retrieval and the verifier's provisional verdict (no LLM, about a second a
+claim), then each full check (direction, questions, answer). A row that duplicates an earlier one shares its check.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Callable
+from typing import Literal
+
+from agent.passage.audit import audit_claim
+from agent.passage.extract import extract
+from agent.passage.model import PassageCheck, PassageClaim
+from agent.provenance import RunInfo
+from agent.result import CheckResult
+from agent.service import KEPT_FORMAT, RAW_FACTOR, InputError, run_claim
+from agent.stages import run_span
+from agent.state import Deps
+from tools.passage import read_passage
+
+Event = Literal["claim", "provisional", "result"]
+OnEvent = Callable[[Event, PassageClaim], None]
+
+
+def validate_passage(raw: str, max_chars: int) -> tuple[str, list[str]]:
+    """The passage to check (at most ``max_chars`` characters, cut at a sentence's end) and notes for the user;
+    raises InputError with one clear sentence. Line breaks are kept: they mark paragraphs and the reference list."""
+    if len(raw) > RAW_FACTOR * 50 * max_chars:
+        raise InputError(f"the text is {len(raw)} characters long; far beyond the limit of {max_chars}")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
+        raise InputError("the text is not valid UTF-8")
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
+        raise InputError("the text contains binary control characters; send plain text")
+    text = "".join(ch for ch in raw if ch in KEPT_FORMAT or unicodedata.category(ch) != "Cf").strip()
+    if not any(ch.isalpha() for ch in text):
+        raise InputError("the text is empty; paste a paragraph, an abstract or a press release to check")
+    notes: list[str] = []
+    if len(text) > max_chars:
+        cut = _sentence_end_before(text, max_chars)
+        notes.append(
+            f"the text is {len(text)} characters long; the limit is {max_chars} (MAX_PASSAGE_CHARS), so its first "
+            f"{cut} characters are checked and the rest is not"
+        )
+        text = text[:cut].rstrip()
+    letters = [ch for ch in text if ch.isalpha()]
+    if sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
+        notes.append("the text is not in English: the claim rules read English, and the corpus is in English")
+    return text, notes
+
+
+def _sentence_end_before(text: str, limit: int) -> int:
+    passage = read_passage(text[: limit + 1])
+    ends = [s.end for s in passage.sentences if s.end <= limit]
+    return ends[-1] if ends else limit
+
+
+def check_passage(
+    text: str,
+    deps: Deps,
+    notes: list[str] | None = None,
+    on_event: OnEvent | None = None,
+    run: RunInfo | None = None,
+    only: list[PassageClaim] | None = None,
+) -> PassageCheck:
+    """Extract the passage's claims (or take ``only``: the rows the user kept and edited) and check them all."""
+    emit: OnEvent = on_event or (lambda kind, row: None)
+    t0 = time.perf_counter()
+    passage = read_passage(text)
+    out = PassageCheck(text=text, notes=list(notes or []), run=run or RunInfo())
+    if only is None:
+        claims, skipped, _, extract_notes = extract(passage, deps.llm, lambda row: emit("claim", row))
+        out.skipped, out.notes = skipped, out.notes + extract_notes
+    else:
+        claims = only
+    limit = deps.settings.answer.max_passage_claims
+    if len(claims) > limit:
+        out.notes.append(
+            f"the text holds {len(claims)} checkable claims; the first {limit} are checked (MAX_PASSAGE_CLAIMS)"
+        )
+        claims = claims[:limit]
+    out.claims = claims
+    out.timings["extract"] = round(time.perf_counter() - t0, 3)
+    if not claims:
+        out.notes.append("no sentence of the text states a checkable finding; the reason for each is listed")
+        return out
+    own = [row for row in claims if row.same_as is None]
+    for row in own:
+        state = run_span({"claim": row.claim}, deps, "claim_queries", "verdict")
+        row.provisional = state.get("verdict")
+        emit("provisional", row)
+    out.timings["provisional"] = round(time.perf_counter() - t0, 3)
+    for row in own:
+        row.result = CheckResult.from_state(run_claim(row.claim, deps), out.run)
+        row.audits = audit_claim(row, passage, deps)
+        emit("result", row)
+    for row in claims:
+        if row.same_as is not None:
+            emit("result", row)
+    out.timings["answers"] = out.timings["total"] = round(time.perf_counter() - t0, 3)
+    return out

@@ -1,0 +1,125 @@
+"""Claims from a passage: its checkable sentences (tools.claim_rules), each rewritten as a claim that stands alone.
+
+The rules pick the sentences and make each a claim at once (no LLM): the frame "These results suggest that" goes,
+abbreviations the passage defines are written out. Only a claim that still points back into the passage ("It
+lowers ...", "these patients ...") is sent to the LLM, with the text before it, to name what it refers to. A
+rewrite is kept only when it resolves the reference, draws its words from the passage, keeps the sentence's own
+words and changes no negation or number (tools.distortion); otherwise the rule claim stands, marked as not
+standing alone. The LLM sees at most ``CONTEXT_SENTENCES`` sentences before the one it rewrites, so a long text is
+read in windows of that size.
+
+Rows whose claims are near-duplicates (``SAME_SHARE`` of their content words both ways) share one check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langchain_core.language_models import BaseChatModel
+
+import prompts
+from agent.calls import chat, parse_json_object
+from agent.llm import LLMUnavailableError
+from agent.passage.model import PassageClaim, SkippedSentence
+from agent.state import Usage
+from tools.claim_rules import abbreviations, checkable, expanded, frame_removed, unresolved
+from tools.distortion import distortion, negation_changed, numbers
+from tools.overlap import support_share
+from tools.passage import Passage, Sentence
+
+CONTEXT_SENTENCES = 6  # sentences before a claim that the LLM reads to resolve it
+REWRITE_TOKENS = 120
+FROM_TEXT = 0.9  # share of the rewrite's content words found in the sentence and the text before it
+KEEPS = 0.8  # share of the sentence's own content words the rewrite keeps
+SAME_SHARE = 0.85
+
+
+def rule_claim(sentence: Sentence, defined: dict[str, str]) -> str:
+    """The sentence as a claim by rules: citations and reporting frame removed, abbreviations written out."""
+    claim = expanded(frame_removed(sentence.bare), defined)
+    return claim if claim.endswith((".", "!")) else f"{claim.rstrip(' ;:,')}."
+
+
+def acceptable(rewrite: str, sentence: str, context: str) -> bool:
+    """Whether an LLM rewrite only resolved references: it stands alone, its words come from the text, it keeps
+    the sentence's words, and it changes no negation or number."""
+    if not rewrite or unresolved(rewrite):
+        return False
+    if (support_share(rewrite, [sentence, context]) or 0.0) < FROM_TEXT:
+        return False
+    if (support_share(sentence, [rewrite]) or 1.0) < KEEPS:
+        return False
+    if any(n not in numbers(f"{sentence} {context}") for n in numbers(rewrite)):
+        return False
+    return negation_changed(rewrite, sentence) is None and distortion(rewrite, sentence) is None
+
+
+def resolve(llm: BaseChatModel, claim: str, word: str, context: str) -> tuple[str | None, Usage]:
+    """The LLM's standalone rewrite of ``claim`` when it passes `acceptable`, else None. Raises LLMUnavailableError."""
+    reply, usage = chat(
+        llm,
+        prompts.load("standalone_system"),
+        prompts.render("standalone", context=prompts.inert(context), sentence=claim, word=word),
+        json_mode=True,
+        max_tokens=REWRITE_TOKENS,
+    )
+    obj = parse_json_object(reply) or {}
+    rewrite = obj.get("claim")
+    if not isinstance(rewrite, str):
+        return None, usage
+    rewrite = " ".join(rewrite.split())
+    return (rewrite if acceptable(rewrite, claim, context) else None), usage
+
+
+def extract(
+    passage: Passage, llm: BaseChatModel | None, on_claim: Callable[[PassageClaim], None] | None = None
+) -> tuple[list[PassageClaim], list[SkippedSentence], Usage, list[str]]:
+    """The passage's claims (in order, near-duplicates marked), the sentences skipped with their reasons, the
+    LLM's usage and notes for the user. Without an LLM (or when it fails) unresolved claims stay as the rules made
+    them, marked."""
+    defined = abbreviations(passage.text[: passage.body_end])
+    claims: list[PassageClaim] = []
+    skipped: list[SkippedSentence] = []
+    usage, notes = Usage(), []
+    for i, s in enumerate(passage.sentences):
+        ok, why = checkable(s.bare)
+        if not ok:
+            skipped.append(SkippedSentence(sentence=s.text, start=s.start, end=s.end, reason=why))
+            continue
+        claim = rule_claim(s, defined)
+        row = PassageClaim(
+            n=len(claims) + 1,
+            claim=claim,
+            sentence=s.text,
+            start=s.start,
+            end=s.end,
+            citations=[c.label for c in s.citations],
+        )
+        word = unresolved(claim)
+        if word and llm is not None and i > 0:
+            context = " ".join(p.bare for p in passage.sentences[max(0, i - CONTEXT_SENTENCES) : i])
+            try:
+                rewrite, used = resolve(llm, claim, word, context)
+                usage += used
+            except LLMUnavailableError as e:
+                notes.append(f"{e}: claims that refer back into the text are checked as written")
+                llm, rewrite = None, None
+            if rewrite:
+                row.claim, row.rewritten_by, word = rewrite, "llm", None
+        if word:
+            row.standalone, row.unresolved = False, word
+        row.same_as = _duplicate_of(row.claim, claims)
+        claims.append(row)
+        if on_claim is not None:
+            on_claim(row)
+    return claims, skipped, usage, notes
+
+
+def _duplicate_of(claim: str, earlier: list[PassageClaim]) -> int | None:
+    for row in earlier:
+        if (
+            row.same_as is None
+            and min(support_share(claim, [row.claim]) or 0.0, support_share(row.claim, [claim]) or 0.0) >= SAME_SHARE
+        ):
+            return row.n
+    return None

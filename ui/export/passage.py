@@ -1,0 +1,87 @@
+"""A checked passage exported as a file: the whole PassageCheck as JSON, a Markdown report (the passage with each
+claim marked by its verdict, the table, the citation audit, the sentences not checked and why, then every claim's
+full check), or the papers behind all claims as one BibTeX or RIS file. Pure functions of a PassageCheck."""
+
+from __future__ import annotations
+
+from agent.passage.model import PassageCheck
+from ui.export.formats import FORMATS, write_bib, write_ris
+from ui.export.markdown import report_markdown
+from ui.export.references import Reference, references
+from ui.shared.passage import Row, audit_text, marked_text, rows
+from ui.shared.untrusted import md
+
+
+def _confidence(row: Row) -> str:
+    return "" if row.confidence is None else f"{row.confidence:.2f}"
+
+
+def _table(check: PassageCheck) -> str:
+    head = "| # | Claim | Verdict | Confidence | Papers |\n|---:|---|---|---:|---:|"
+    lines = []
+    for row in rows(check):
+        verdict = f"same check as claim {row.same_as}: {row.label}" if row.same_as else row.label
+        lines.append(f"| {row.n} | {md(row.claim)} | {md(verdict)} | {_confidence(row)} | {row.papers} |")
+    return "\n".join([head, *lines])
+
+
+def _demoted(report: str) -> str:
+    """A check's own report under the passage's headings (each heading two levels down)."""
+    return "\n".join(f"##{line}" if line.startswith("#") else line for line in report.splitlines())
+
+
+def passage_markdown(check: PassageCheck) -> str:
+    marked = marked_text(check, md, lambda row, text: f"**[{row.n}: {md(row.label)}]** {text}")
+    parts = [
+        "# claimtrace passage check",
+        f"Checked on {md(check.run.checked_at or 'an unrecorded date')} (UTC).",
+        "## The passage, each claim marked by its verdict",
+        marked,
+        "## Claims",
+        _table(check),
+    ]
+    audits = [(c.n, a) for c in check.claims for a in c.audits]
+    if audits:
+        parts += ["## Citation audit", "\n".join(f"- Claim {n}: {md(audit_text(a))}" for n, a in audits)]
+    if check.skipped:
+        parts += ["## Sentences not checked", "\n".join(f"- {md(s.sentence)} ({md(s.reason)})" for s in check.skipped)]
+    if check.notes:
+        parts += ["## Notes", "\n".join(f"- {md(n)}" for n in check.notes)]
+    for claim in check.claims:
+        if claim.result is not None:
+            parts += [f"## Claim {claim.n}: full check", _demoted(report_markdown(claim.result))]
+    return "\n\n".join(parts) + "\n"
+
+
+def passage_references(check: PassageCheck) -> list[tuple[Reference, str]]:
+    """Every paper of every claim's check, once, each noted with the claims and numbers it was cited as."""
+    seen: dict[str, tuple[Reference, list[str]]] = {}
+    for claim in check.claims:
+        if claim.result is None:
+            continue
+        for ref in references(claim.result.sources):
+            cited = f"claim {claim.n} [{', '.join(map(str, ref.evidence))}]"
+            seen.setdefault(ref.doc_id, (ref, []))[1].append(cited)
+    keys: set[str] = set()
+    out = []
+    for ref, where in seen.values():
+        key, i = ref.key, 0
+        while key in keys:  # a key taken by another claim's paper
+            i += 1
+            key = f"{ref.key}{chr(ord('a') + i)}"
+        keys.add(key)
+        out.append((Reference(**{**ref.__dict__, "key": key}), "claimtrace passage check: " + "; ".join(where)))
+    return out
+
+
+def export_passage(check: PassageCheck, fmt: str) -> str:
+    """The passage check in ``fmt`` (a key of FORMATS)."""
+    if fmt == "md":
+        return passage_markdown(check)
+    if fmt == "json":
+        return check.model_dump_json(indent=2)
+    if fmt == "bib":
+        return write_bib(passage_references(check))
+    if fmt == "ris":
+        return write_ris(passage_references(check))
+    raise ValueError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")

@@ -1,0 +1,102 @@
+"""`claimtrace check-text FILE|-`: every checkable claim of a passage (a text file, standard input or a PDF's text
+layer), checked together. The extracted claims and each provisional verdict go to stderr as they come; the report
+(the table, the passage with each claim marked, the citation audit, the sentences not checked) to stdout, or one
+JSON object with --json. --out writes the whole check as .md, .json, .bib or .ris."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
+from ui.export.formats import FORMATS
+
+
+def add_passage_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check-text", help="check every claim of a passage (text file, PDF or - for standard input)")
+    p.add_argument("source", help="a text or PDF file, or - to read the text from standard input")
+    p.add_argument("--json", action="store_true", help="print the claims and their full checks as one JSON object")
+    p.add_argument("--out", type=Path, help="also write the whole check to this file: .md, .json, .bib or .ris")
+
+
+def read_text(source: str) -> str:
+    """The passage: standard input, a PDF's text layer, or a UTF-8 text file. Raises CliError."""
+    from tools.pdf_text import PdfProblem, read_pdf
+
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        what = "standard input"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise CliError(f"{source}: no such file", EXIT_INPUT)
+        if path.suffix.lower() == ".pdf":
+            try:
+                return " ".join(read_pdf(path).text.sentences)
+            except (PdfProblem, OSError) as e:
+                raise CliError(f"{source}: {e}", EXIT_INPUT) from e
+        data, what = path.read_bytes(), source
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError(f"{what} is not UTF-8 text (a PDF must end in .pdf)", EXIT_INPUT) from e
+
+
+def cmd_check_text(args: argparse.Namespace) -> int:
+    from agent.llm import LLMUnavailableError
+    from agent.passage.check import check_passage, validate_passage
+    from agent.provenance import run_info
+    from agent.service import InputError, load_deps
+    from agent.settings import get_settings
+    from tools.index import IndexMissingError
+    from tools.verifier import VerifierArtifactError
+    from ui.export.passage import export_passage
+    from ui.shared.untrusted import plain
+
+    if args.out is not None and args.out.suffix.lstrip(".") not in FORMATS:
+        raise CliError(f"--out must end in one of {', '.join('.' + f for f in FORMATS)}", EXIT_INPUT)
+    settings = get_settings()
+    try:
+        text, notes = validate_passage(read_text(args.source), settings.answer.max_passage_chars)
+    except InputError as e:
+        raise CliError(str(e), EXIT_INPUT) from e
+
+    def progress(kind: str, row: object) -> None:
+        if args.json:
+            return
+        from agent.passage.model import PassageClaim
+
+        assert isinstance(row, PassageClaim)
+        if kind == "claim":
+            extra = f" (same as claim {row.same_as})" if row.same_as else ""
+            extra += f" (refers back: “{plain(row.unresolved)}”)" if row.unresolved else ""
+            print(f"Claim {row.n}: {plain(row.claim)}{extra}", file=sys.stderr, flush=True)
+        elif kind == "provisional" and row.provisional is not None:
+            v = row.provisional
+            print(f"  [{row.n}] provisional: {v.label} ({v.confidence:.2f})", file=sys.stderr, flush=True)
+        elif kind == "result" and row.result is not None and row.result.verdict is not None:
+            v = row.result.verdict
+            print(f"  [{row.n}] verdict: {v.label} ({v.confidence:.2f})", file=sys.stderr, flush=True)
+
+    try:
+        deps = load_deps(settings)
+        check = check_passage(text, deps, notes, on_event=progress, run=run_info(deps.settings, deps.llm))
+    except IndexMissingError as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    except (LLMUnavailableError, VerifierArtifactError) as e:
+        raise CliError(str(e), EXIT_UNAVAILABLE) from e
+    if args.json:
+        print(json.dumps(check.model_dump(mode="json"), ensure_ascii=False))
+    else:
+        from ui.terminal.readable import print_passage
+
+        print_passage(check)
+    if args.out is not None:
+        try:
+            args.out.write_text(export_passage(check, args.out.suffix.lstrip(".")), encoding="utf-8")
+        except OSError as e:
+            raise CliError(f"cannot write {args.out}: {e.strerror}", EXIT_INPUT) from e
+        print(f"written to {args.out}", file=sys.stderr)
+    return 0
