@@ -27,10 +27,13 @@ _RELATION = re.compile(
     r"incidence|prevalen\w*|mortality|surviv\w*|outperform\w*|superior|inferior|than|compared|versus|"
     r"toxic\w*|safe|bind\w*|interact\w*|express\w*|encod\w*|confer\w*|drive[sn]?|driving|trigger\w*|"
     r"attenuat\w*|exacerbat\w*|accelerat\w*|delay\w*|restor\w*|rescu\w*|abolish\w*|abrogat\w*|"
-    r"sensitiv\w*|specific\w*|accura\w*|marker|marks?|cure\w*|treat\w*|no (?:significant )?(?:difference|effect)|"
+    r"sensitiv\w*|specific\w*|accura\w*|marker|marks?|prognos\w*|cataly[sz]\w*|exhibit\w*|confirm\w*|"
+    r"explain\w*|significant\w*|present in|found in|detected in|occur\w* in|factor of|cure\w*|treat\w*|no (?:significant )?(?:difference|effect)|"
     r"did not|does not|do not|was not|were not|is not|are not|failed to)\b",
     _FLAGS,
 )
+# a rate or a tested difference: "56% of the programs", "(P = 0.03)"
+_RATE = re.compile(r"\d(?:\.\d+)?\s?%|\bP\s?[<=]\s?0?\.\d", _FLAGS)
 # the study's aim or question
 _AIM = re.compile(
     r"\b(we (?:aimed|sought|set out|wished|wanted|asked|investigated whether|examined whether|tested whether|"
@@ -56,7 +59,7 @@ _METHOD = re.compile(
 )
 # a finding reported by the study ("we show that", "X was associated with"): outweighs a method word
 _REPORTED = re.compile(
-    r"\b(we (?:show|showed|found|find|demonstrate[ds]?|report|observed|identified|conclude|establish\w*|"
+    r"\b(we (?:show|showed|found|find|demonstrate[ds]?|report that|observed|identified|conclude|establish\w*|"
     r"reveal\w*|provide evidence)|(?:results|data|findings|analys[ie]s|evidence) (?:show|showed|suggest\w*|"
     r"indicate\w*|demonstrate\w*|reveal\w*|support\w*|confirm\w*|provide)|(?:was|were) (?:significantly |"
     r"strongly |independently |inversely |positively |negatively )?(?:associated|correlated|linked|"
@@ -68,10 +71,34 @@ _HEDGE = re.compile(
     r"\b(may|might|could|would|possibly|perhaps|we (?:hypothesi[sz]e|propose|speculate|postulate)|"
     r"it is (?:possible|conceivable|tempting)|remains? (?:unclear|unknown|to be)|is (?:unclear|unknown)|"
     r"little is known|further (?:studies|research|work|investigation)|warrant\w*|should|need to be|"
-    r"needed|potential(?:ly)?|hypothes[ie]s|promising)\b",
+    r"needed|potential(?:ly)?|hypothes[ie]s|promising|poorly understood|not (?:well|fully) understood|"
+    r"(?:is|are) unknown|implications|insights?)\b",
+    _FLAGS,
+)
+# advice, not a finding
+_ADVICE = re.compile(
+    r"\b(must be|must|needs? to|requires? (?:expert|careful|a skilled)|recommend\w*|is advised|advisable|"
+    r"careful consideration)\b",
     _FLAGS,
 )
 _QUESTION = re.compile(r"\?\s*$")
+# a structured abstract's heading at the start of a sentence ("OBJECTIVE To ...", "ConclusionsMost ..."): an aim or
+# a methods heading makes the sentence one; any other heading is removed before the rules read it
+_AIM_HEAD = re.compile(r"^(?:OBJECTIVES?|AIMS?|PURPOSE|GOALS?|Objectives?(?=[A-Z])|Aims?(?=[A-Z])|Purpose(?=[A-Z]))")
+_METHOD_HEAD = re.compile(
+    r"^(?:MAIN OUTCOMES?(?: AND)? MEASURES?|OUTCOME MEASURES?|EXPOSURES?|INTERVENTIONS?|MATERIALS AND METHODS|"
+    r"METHODS?|DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|DATA SOURCES|STUDY SELECTION|DATA EXTRACTION|"
+    r"EVIDENCE ACQUISITION|Methods?(?=[A-Z])|Design(?=[A-Z])|Figure \d+|Table \d+)\b"
+)
+_OTHER_HEAD = re.compile(
+    r"^(?:BACKGROUND|CONTEXT|INTRODUCTION|IMPORTANCE|RESULTS?|FINDINGS|CONCLUSIONS?(?: AND RELEVANCE)?|"
+    r"INTERPRETATION|EVIDENCE SYNTHESIS|(?:Background|Context|Results?|Conclusions?)(?=[A-Z]))\b:?\s*"
+)
+# a leading subordinate clause ("Although the cause is unknown, ...") and the second clause after "; however"
+# or ", but": a hedge there does not make the main finding a possibility
+_CLAUSES = re.compile(
+    r"^(?:although|while|whereas|despite|though)\b[^,]*,\s*|\s*(?:;\s*however,?|,?\s+but)\s+.*$", _FLAGS
+)
 _MIN_WORDS = 5
 
 # the reporting frame around a finding: removed, the finding is the claim
@@ -111,23 +138,31 @@ def checkable(sentence: str) -> tuple[bool, str]:
     text = sentence.strip()
     if _QUESTION.search(text):
         return False, "a question"
+    if _AIM_HEAD.match(text):
+        return False, "states an aim"
+    if _METHOD_HEAD.match(text):
+        return False, "describes methods or participants"
+    text = _OTHER_HEAD.sub("", text, count=1)
     if len(text.split()) < _MIN_WORDS:
         return False, "too short to state a finding"
     if _AIM.search(text):
         return False, "states an aim"
-    if _HEDGE.search(frame_removed(text)):
+    main = _CLAUSES.sub("", frame_removed(text))
+    if _ADVICE.search(main):
+        return False, "a recommendation or opinion"
+    if _HEDGE.search(main):
         return False, "a possibility, not a finding"
     reported = bool(_REPORTED.search(text))
     if not reported and _METHOD.search(text):
         return False, "describes methods or participants"
-    if not reported and not _RELATION.search(text):
+    if not reported and not _RELATION.search(text) and not _RATE.search(text):
         return False, "states no relation"
     return True, "states a finding"
 
 
 def frame_removed(sentence: str) -> str:
     """The finding without its reporting frame ("These results suggest that X" -> "X"), first letter raised."""
-    text = sentence.strip()
+    text = _OTHER_HEAD.sub("", sentence.strip(), count=1)
     stripped = _FRAME.sub("", text, count=1)
     if stripped == text:
         stripped = _LEAD_WORDS.sub("", text, count=1)

@@ -1,0 +1,98 @@
+"""Benchmark of a passage check on the embedded defaults: a 10-claim passage (the first ten cited claim sentences of
+evals/passages/cited_passages.jsonl, joined as one paragraph without their citations), checked as a passage
+(`check_passage`: every provisional verdict first, then the full checks), beside the same ten claims checked one by
+one as a user pasting them in turn would (each `run_claim` to its end before the next). Reported: seconds to every
+provisional verdict and to every answer, LLM calls and tokens, and the LLM's own decode and prompt rates in the same
+run. The two runs use different halves of nothing: the same claims, passage first, so the one-by-one run may find
+some prompts in the server's cache (which favours the baseline).
+
+    python -m evals.bench.passage --out evals/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agent.passage.check import check_passage
+from agent.service import load_deps, run_claim
+from agent.settings import get_settings
+from evals.bench.ask import llm_rates
+from evals.experiments import git_commit
+from tools.passage import strip_citations
+
+PASSAGES = Path(__file__).resolve().parents[1] / "passages" / "cited_passages.jsonl"
+
+
+def ten_claims(n: int = 10) -> list[str]:
+    out: list[str] = []
+    for line in PASSAGES.read_text(encoding="utf-8").splitlines():
+        for s in json.loads(line)["sentences"]:
+            if s["checkable"] and len(out) < n:
+                out.append(strip_citations(s["text"]))
+    return out
+
+
+def as_passage(deps: Any, text: str) -> dict[str, Any]:
+    check = check_passage(text, deps)
+    calls = sum(c.result.llm.calls for c in check.claims if c.result)
+    tokens = sum(c.result.llm.completion_tokens for c in check.claims if c.result)
+    return {"claims": len(check.claims), "checks": sum(c.same_as is None for c in check.claims),
+            "all_provisional_s": check.timings["provisional"], "all_answers_s": check.timings["total"],
+            "extract_s": check.timings["extract"], "llm_calls": calls, "completion_tokens": tokens}  # fmt: skip
+
+
+def one_by_one(deps: Any, claims: list[str]) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    provisional: list[float] = []
+    calls = tokens = 0
+
+    def seen(node: str, update: dict[str, Any]) -> None:
+        if node == "verdict" and len(provisional) < done + 1:
+            provisional.append(round(time.perf_counter() - t0, 3))
+
+    for done, claim in enumerate(claims):
+        state = run_claim(claim, deps, on_update=seen)
+        usage = state.get("usage")
+        calls += usage.calls if usage else 0
+        tokens += usage.completion_tokens if usage else 0
+    return {"claims": len(claims), "all_provisional_s": provisional[-1], "all_answers_s": round(time.perf_counter() - t0, 3),
+            "llm_calls": calls, "completion_tokens": tokens}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("evals/results"))
+    args = ap.parse_args(argv)
+    settings = get_settings()
+    deps = load_deps(settings)
+    claims = ten_claims()
+    rates_before = llm_rates(settings)
+    passage = as_passage(deps, " ".join(claims))
+    single = one_by_one(deps, claims)
+    record = {
+        "command": "python -m evals.bench.passage " + shlex.join(sys.argv[1:] if argv is None else argv),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "claims": claims,
+        "passage": passage,
+        "one_by_one": single,
+        "ratio_all_provisional": round(single["all_provisional_s"] / passage["all_provisional_s"], 1),
+        "ratio_all_answers": round(single["all_answers_s"] / passage["all_answers_s"], 2),
+        "llm_rates_before": rates_before,
+        "llm_rates_after": llm_rates(settings),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench_passage.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

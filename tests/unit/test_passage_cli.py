@@ -1,0 +1,91 @@
+"""`claimtrace check-text`: one clear line and exit code 2 for text it cannot read, a stated reason when no sentence
+is checkable, a note when the text is cut at its limit, and one JSON object with every claim's full check."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.scripted import ScriptedChatModel
+from agent.state import Deps
+from tests.conftest import RuleVerifier
+from tests.library_files import blank_pdf, plain_pdf
+from ui.terminal.cli import main
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch, settings: Any, tiny_index: Any) -> None:
+    """The CLI on the tiny corpus with a scripted LLM that reads every source as against the claim."""
+    deps = Deps(settings=settings, llm=ScriptedChatModel(rules=[
+        {"when": "Which statement does the evidence support?", "choose": " not "},
+        {"when": "<evidence>", "reply": "The trial found no effect [1]."},
+        {"reply": "{}"},
+    ]), index=tiny_index, verifier=RuleVerifier({"did not reduce": "contradicts"}))  # fmt: skip
+    monkeypatch.setattr("agent.service.load_deps", lambda s: deps)
+    monkeypatch.setattr("agent.settings.get_settings", lambda: settings)
+
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        pytest.param(b"  \n ", "the text is empty; paste a paragraph", id="empty"),
+        pytest.param(b"\xff\xfe caf\xe9", "standard input is not UTF-8 text", id="not_utf8"),
+        pytest.param(b"Coffee\x00 lowers gout.", "the text contains binary control characters", id="binary"),
+    ],
+)
+def test_unreadable_text_is_refused_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, data: bytes, message: str
+) -> None:
+    _stdin(monkeypatch, data)
+    assert main(["check-text", "-"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"claimtrace: {message}") and captured.out == ""
+
+
+def test_a_scanned_pdf_and_a_missing_file_are_named(tmp_path: Path, capsys: Any) -> None:
+    assert main(["check-text", str(blank_pdf(tmp_path))]) == 2
+    assert "no text" in capsys.readouterr().err
+    assert main(["check-text", str(tmp_path / "gone.txt")]) == 2
+    assert "gone.txt: no such file" in capsys.readouterr().err
+    assert main(["check-text", "-", "--out", str(tmp_path / "x.docx")]) == 2
+    assert "--out must end in one of .md, .json, .bib, .ris" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("scripted")
+def test_text_without_findings_says_why(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    _stdin(monkeypatch, b"We aimed to study coffee. Patients were recruited in 2020. Coffee is popular.")
+    assert main(["check-text", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "no sentence of the text states a checkable finding" in out
+    assert "We aimed to study coffee. (states an aim)" in out
+
+
+@pytest.mark.usefixtures("scripted")
+def test_a_pdf_is_checked_and_the_json_holds_every_claim(tmp_path: Path, capsys: Any) -> None:
+    pdf = plain_pdf(tmp_path)
+    assert main(["check-text", str(pdf), "--json", "--out", str(tmp_path / "report.md")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) >= {"text", "claims", "skipped", "notes", "timings", "run"}
+    assert all(c["result"] is None or "verdict" in c["result"] for c in result["claims"])
+    assert (tmp_path / "report.md").read_text(encoding="utf-8").startswith("# claimtrace passage check")
+
+
+@pytest.mark.usefixtures("scripted")
+def test_a_long_text_is_cut_at_its_limit_with_a_note(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setenv("MAX_PASSAGE_CHARS", "120")
+    from agent.settings import Settings
+
+    monkeypatch.setattr("agent.settings.get_settings", lambda: Settings(_env_file=None))  # type: ignore[call-arg]
+    _stdin(monkeypatch, b"Vitamin D3 did not reduce the risk of fractures in older adults. " * 5)
+    assert main(["check-text", "-", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(result["text"]) <= 120 and any("the limit is 120" in n for n in result["notes"])
+    assert [c["same_as"] for c in result["claims"]] == [None]  # the one sentence kept, checked once
