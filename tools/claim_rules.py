@@ -28,7 +28,8 @@ _RELATION = re.compile(
     r"toxic\w*|safe|bind\w*|interact\w*|express\w*|encod\w*|confer\w*|drive[sn]?|driving|trigger\w*|"
     r"attenuat\w*|exacerbat\w*|accelerat\w*|delay\w*|restor\w*|rescu\w*|abolish\w*|abrogat\w*|"
     r"sensitiv\w*|specific\w*|accura\w*|marker|marks?|prognos\w*|cataly[sz]\w*|exhibit\w*|confirm\w*|"
-    r"explain\w*|significant\w*|present in|found in|detected in|occur\w* in|factor of|cure\w*|treat\w*|no (?:significant )?(?:difference|effect)|"
+    r"explain\w*|significant\w*|present in|found in|detected in|occur\w* in|factor of|cure\w*|treat\w*|"
+    r"no (?:significant )?(?:difference|effect)|"
     r"did not|does not|do not|was not|were not|is not|are not|failed to)\b",
     _FLAGS,
 )

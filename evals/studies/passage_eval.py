@@ -43,7 +43,9 @@ def extraction(split: str, llm: Any = None) -> dict[str, Any]:
     """Per-sentence precision, recall and F1 of `checkable`, the share of claims that stand alone, and the
     reasons given for the checkable sentences the rules skipped."""
     tp = fp = fn = tn = 0
-    standalone, missed_why, false_why = [], Counter(), Counter()
+    standalone: list[bool] = []
+    missed_why: Counter[str] = Counter()
+    false_why: Counter[str] = Counter()
     usage_calls = 0
     for doc in load(f"sentences_{split}.jsonl"):
         gold = doc["sentences"]
