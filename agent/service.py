@@ -11,6 +11,8 @@ from typing import Any
 from agent.graph import build_graph
 from agent.settings import Settings
 from agent.state import ClaimState, Deps
+from tools.claim_rules import checkable
+from tools.passage import read_passage
 
 
 class InputError(ValueError):
@@ -74,6 +76,12 @@ def claim_notes(claim: str) -> list[str]:
     letters = [ch for ch in claim if ch.isalpha()]
     if sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
         notes.append("the corpus is in English; a claim in another language may find little evidence")
+    findings = [s for s in read_passage(claim).sentences if checkable(s.bare)[0]]
+    if len(findings) > 1:
+        notes.append(
+            f"this text states {len(findings)} findings and is checked as one claim, which blurs them: check them "
+            "one at a time, or each on its own with `claimtrace check-text`"
+        )
     return notes
 
 

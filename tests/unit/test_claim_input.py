@@ -57,3 +57,13 @@ def test_right_to_left_text_keeps_its_direction_marks():
     text = "فيتامين د يقلل الكسور" + "\u200f\u061f"  # Arabic, a right-to-left mark, the Arabic question mark
     claim, notes = validate_claim(text, LIMIT)
     assert claim == text and len(notes) == 2  # a question (Arabic question mark) in another language
+
+
+def test_a_pasted_passage_is_checked_with_a_note_naming_its_findings():
+    text = "Coffee lowers the risk of gout in men. Tea had no effect on gout. We aimed to study drinks."
+    claim, notes = validate_claim(text, LIMIT)
+    assert claim == text and notes == [
+        "this text states 2 findings and is checked as one claim, which blurs them: check them one at a time, or "
+        "each on its own with `claimtrace check-text`"
+    ]
+    assert validate_claim("Coffee lowers the risk of gout in men. We aimed to study it.", LIMIT)[1] == []
