@@ -98,7 +98,8 @@ def check_passage(
         row.audits = audit_claim(row, passage, deps)
         emit("result", row)
     for row in claims:
-        if row.same_as is not None:
+        if row.same_as is not None:  # the shared check, and its own citations audited
+            row.audits = audit_claim(row, passage, deps)
             emit("result", row)
     out.timings["answers"] = out.timings["total"] = round(time.perf_counter() - t0, 3)
     return out

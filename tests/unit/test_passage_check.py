@@ -99,6 +99,8 @@ def test_a_passage_is_checked_together_and_audited(library_index: Any, tmp_path:
     assert [(a.citation, a.matched_by, a.outcome) for a in coffee] == [("[@lee2020]", "key", "supports")]
     assert [(a.citation, a.matched_by, a.outcome) for a in vitamin] == [("[1]", "doi", "contradicts")]
     assert "did not reduce" in vitamin[0].finding
+    # the duplicate cites the same paper by author and year: audited too, though its check is shared
+    assert [(a.matched_by, a.outcome) for a in check.claims[2].audits] == [("author and year", "supports")]
     assert {s.reason for s in check.skipped} == {"too short to state a finding", "states an aim"}
 
     report = export_passage(check, "md")
