@@ -34,6 +34,16 @@ _IDENTIFIER = re.compile(
 )
 
 
+def visible_text(raw: str, what: str) -> str:
+    """``raw`` without invisible formatting characters; raises InputError, naming ``what``, for text that is not
+    valid UTF-8 or holds binary control characters (tabs and line breaks are text)."""
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
+        raise InputError(f"{what} is not valid UTF-8 text")
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
+        raise InputError(f"{what} contains binary control characters; send plain text")
+    return "".join(ch for ch in raw if ch in KEPT_FORMAT or unicodedata.category(ch) != "Cf")
+
+
 def validate_claim(raw: str, max_chars: int) -> tuple[str, list[str]]:
     """The claim, normalised, and notes for the user; raises InputError with one clear sentence.
 
@@ -41,12 +51,7 @@ def validate_claim(raw: str, max_chars: int) -> tuple[str, list[str]]:
     and shown as literal text, never interpreted."""
     if len(raw) > RAW_FACTOR * max_chars:
         raise InputError(f"the claim is {len(raw)} characters long; the limit is {max_chars}")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
-        raise InputError("the claim is not valid UTF-8 text")
-    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
-        raise InputError("the claim contains binary control characters; send plain text")
-    visible = "".join(ch for ch in raw if ch in KEPT_FORMAT or unicodedata.category(ch) != "Cf")
-    claim = " ".join(visible.split())
+    claim = " ".join(visible_text(raw, "the claim").split())
     if not claim.strip("".join(KEPT_FORMAT)):
         raise InputError(f"the claim is empty; type a scientific claim such as {EXAMPLE}")
     if len(claim) > max_chars:

@@ -8,7 +8,6 @@ claim), then each full check (direction, questions, answer). A row that duplicat
 from __future__ import annotations
 
 import time
-import unicodedata
 from collections.abc import Callable
 from typing import Literal
 
@@ -17,7 +16,7 @@ from agent.passage.extract import extract
 from agent.passage.model import PassageCheck, PassageClaim
 from agent.provenance import RunInfo
 from agent.result import CheckResult
-from agent.service import KEPT_FORMAT, RAW_FACTOR, InputError, run_claim
+from agent.service import RAW_FACTOR, InputError, run_claim, visible_text
 from agent.stages import run_span
 from agent.state import Deps
 from tools.passage import read_passage
@@ -31,11 +30,7 @@ def validate_passage(raw: str, max_chars: int) -> tuple[str, list[str]]:
     raises InputError with one clear sentence. Line breaks are kept: they mark paragraphs and the reference list."""
     if len(raw) > RAW_FACTOR * 50 * max_chars:
         raise InputError(f"the text is {len(raw)} characters long; far beyond the limit of {max_chars}")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in raw):
-        raise InputError("the text is not valid UTF-8")
-    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in raw):
-        raise InputError("the text contains binary control characters; send plain text")
-    text = "".join(ch for ch in raw if ch in KEPT_FORMAT or unicodedata.category(ch) != "Cf").strip()
+    text = visible_text(raw, "the text").strip()
     if not any(ch.isalpha() for ch in text):
         raise InputError("the text is empty; paste a paragraph, an abstract or a press release to check")
     notes: list[str] = []
