@@ -25,7 +25,9 @@ def _segmenter() -> object:
     return pysbd.Segmenter(language="en", clean=False)
 
 
-def _numbers(group: str) -> list[int]:
+def citation_numbers(group: str) -> list[int]:
+    """The numbers a citation bracket's inside names: "1, 3-5" -> 1, 3, 4, 5 (a range of 20 or more is read as its
+    two ends)."""
     out: list[int] = []
     for part in re.split(r"[,;]", group):
         bounds = [int(x) for x in re.split(r"[-–]", part) if x.strip()]
@@ -55,7 +57,7 @@ def parse_sentence(sentence: str, valid: Collection[int]) -> ParsedSentence:
     cited: list[int] = []
     invalid: list[int] = []
     for match in CITATION.finditer(sentence):
-        for n in _numbers(match.group(1)):
+        for n in citation_numbers(match.group(1)):
             target = cited if n in valid else invalid
             if n not in target:
                 target.append(n)

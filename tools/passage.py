@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tools.citations import citation_numbers
+
 # "[3]", "[1, 4-6]", "[2–3; 7]"
 NUMBERED = re.compile(r"\[\s*(\d{1,3}(?:\s*[,;\-–]\s*\d{1,3})*)\s*\]")
 # pandoc/Markdown keys: "[@smith2019]", "[@a; @b, p. 4]"; LaTeX: "\cite{a,b}"
@@ -68,22 +70,11 @@ def _segmenter() -> object:
     return pysbd.Segmenter(language="en", clean=False, char_span=True)
 
 
-def _numbers(group: str) -> list[str]:
-    out: list[str] = []
-    for part in re.split(r"[,;]", group):
-        bounds = [int(x) for x in re.split(r"[\-–]", part) if x.strip()]
-        if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
-            out.extend(str(n) for n in range(bounds[0], bounds[1] + 1))
-        else:
-            out.extend(str(n) for n in bounds)
-    return out
-
-
 def citations(sentence: str) -> list[Citation]:
     """The works a sentence cites, in order, each once."""
     found: list[tuple[int, Citation]] = []
     for m in NUMBERED.finditer(sentence):
-        found += [(m.start(), Citation("number", n)) for n in _numbers(m.group(1))]
+        found += [(m.start(), Citation("number", str(n))) for n in citation_numbers(m.group(1))]
     for m in KEYED.finditer(sentence):
         for part in re.split(r"[;,]", m.group(1) or m.group(2)):
             key = _KEY.match(part.strip())
