@@ -59,18 +59,14 @@ def check_passage(
     notes: list[str] | None = None,
     on_event: OnEvent | None = None,
     run: RunInfo | None = None,
-    only: list[PassageClaim] | None = None,
 ) -> PassageCheck:
-    """Extract the passage's claims (or take ``only``: the rows the user kept and edited) and check them all."""
+    """Extract the passage's claims and check them all."""
     emit: OnEvent = on_event or (lambda kind, row: None)
     t0 = time.perf_counter()
     passage = read_passage(text)
     out = PassageCheck(text=text, notes=list(notes or []), run=run or RunInfo())
-    if only is None:
-        claims, skipped, _, extract_notes = extract(passage, deps.llm, lambda row: emit("claim", row))
-        out.skipped, out.notes = skipped, out.notes + extract_notes
-    else:
-        claims = only
+    claims, skipped, _, extract_notes = extract(passage, deps.llm, lambda row: emit("claim", row))
+    out.skipped, out.notes = skipped, out.notes + extract_notes
     limit = deps.settings.answer.max_passage_claims
     if len(claims) > limit:
         out.notes.append(

@@ -39,6 +39,12 @@ def load(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (LABELS / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def _closest(start: int, end: int, spans: list[tuple[int, int]]) -> int:
+    """The labelled sentence a predicted span overlaps most."""
+    overlap = [max(0, min(end, e) - max(start, b)) for b, e in spans]
+    return overlap.index(max(overlap))
+
+
 def extraction(split: str, llm: Any = None) -> dict[str, Any]:
     """Per-sentence precision, recall and F1 of `checkable`, the share of claims that stand alone, and the
     reasons given for the checkable sentences the rules skipped."""
@@ -58,13 +64,9 @@ def extraction(split: str, llm: Any = None) -> dict[str, Any]:
         usage_calls += usage.calls
         picked = [False] * len(gold)
         for c in claims:
-            overlap = [max(0, min(c.end, e) - max(c.start, s)) for s, e in spans]
-            picked[overlap.index(max(overlap))] = True
+            picked[_closest(c.start, c.end, spans)] = True
             standalone.append(unresolved(c.claim) is None)
-        why = {}
-        for s in skipped:
-            overlap = [max(0, min(s.end, e) - max(s.start, b)) for b, e in spans]
-            why[overlap.index(max(overlap))] = s.reason
+        why = {_closest(s.start, s.end, spans): s.reason for s in skipped}
         for i, s in enumerate(gold):
             if s["checkable"] and picked[i]:
                 tp += 1

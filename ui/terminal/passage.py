@@ -9,9 +9,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
 from ui.export.formats import FORMATS
+
+if TYPE_CHECKING:
+    from agent.passage.model import PassageClaim
 
 
 def add_passage_parser(sub: argparse._SubParsersAction) -> None:
@@ -63,12 +67,9 @@ def cmd_check_text(args: argparse.Namespace) -> int:
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
 
-    def progress(kind: str, row: object) -> None:
+    def progress(kind: str, row: PassageClaim) -> None:
         if args.json:
             return
-        from agent.passage.model import PassageClaim
-
-        assert isinstance(row, PassageClaim)
         if kind == "claim":
             extra = f" (same as claim {row.same_as})" if row.same_as else ""
             extra += f" (refers back: “{plain(row.unresolved)}”)" if row.unresolved else ""
