@@ -70,6 +70,12 @@ def validate_claim(raw: str, max_chars: int) -> tuple[str, list[str]]:
     return claim, claim_notes(claim)
 
 
+def findings(text: str) -> int:
+    """How many sentences of the text state a checkable finding (tools.claim_rules, no LLM): two or more make it
+    a passage, whose claims are checked one by one."""
+    return sum(checkable(s.bare)[0] for s in read_passage(text).sentences)
+
+
 def claim_notes(claim: str) -> list[str]:
     """What the user should know about a claim that is checked anyway."""
     notes: list[str] = []
@@ -81,10 +87,9 @@ def claim_notes(claim: str) -> list[str]:
     letters = [ch for ch in claim if ch.isalpha()]
     if sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
         notes.append("the corpus is in English; a claim in another language may find little evidence")
-    findings = [s for s in read_passage(claim).sentences if checkable(s.bare)[0]]
-    if len(findings) > 1:
+    if (count := findings(claim)) > 1:
         notes.append(
-            f"this text states {len(findings)} findings and is checked as one claim, which blurs them: check them "
+            f"this text states {count} findings and is checked as one claim, which blurs them: check them "
             "one at a time, or each on its own with `claimtrace check-text`"
         )
     return notes

@@ -25,6 +25,9 @@ _AUTHOR_YEAR = re.compile(
 _REFERENCES = re.compile(r"(?im)^\s*(?:#+\s*)?(references|bibliography|works cited|literature cited)\s*:?\s*")
 _ENTRY = re.compile(r"(?:^|\s)\[?(\d{1,3})[\].]\s+")
 _SPACE = re.compile(r"\s+")
+# "hepatitis C. Sleep …", "vitamin D. The …": pysbd reads a capital letter and its full stop as an initial; after
+# a lower-case word (an initial follows a capitalised surname: "Smith J.") it ends the sentence
+_LETTER_END = re.compile(r"\b[a-z][a-z-]+ [A-Z]\.(?= +[A-Z][a-z])")
 _LEADING = re.compile(r"^(?:\s*(?:\[[^\]]{1,80}\]|\\cite[pt]?\{[^}]*\})[\s.;,]*)+")
 
 
@@ -128,8 +131,23 @@ def read_passage(text: str) -> Passage:
         start = span.start + lead
         sentences.append(Sentence(stripped, start, start + len(stripped), citations(stripped)))
     return Passage(
-        text=text, sentences=_merge_citation_tails(sentences, text), references=references, body_end=body_end
+        text=text,
+        sentences=_merge_citation_tails(_split_letter_ends(sentences, text), text),
+        references=references,
+        body_end=body_end,
     )
+
+
+def _split_letter_ends(sentences: list[Sentence], text: str) -> list[Sentence]:
+    """Each sentence cut after every `_LETTER_END`."""
+    out: list[Sentence] = []
+    for s in sentences:
+        cuts = [s.start, *(s.start + m.end() for m in _LETTER_END.finditer(s.text)), s.end]
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            piece = text[a:b].strip()
+            start = a + text[a:b].index(piece[0])
+            out.append(Sentence(piece, start, start + len(piece), citations(piece)))
+    return out
 
 
 def _merge_citation_tails(sentences: list[Sentence], text: str) -> list[Sentence]:

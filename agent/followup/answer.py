@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from agent import stages
 from agent.followup.deps import deps_of
-from agent.followup.state import ThreadState
+from agent.followup.state import ThreadState, current
 from agent.result import CheckResult
 from agent.state import ClaimState, Evidence
 from agent.strategies import answer_sentences
@@ -18,7 +18,7 @@ from tools.citations import parse_answer
 
 
 def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
-    result = CheckResult.model_validate(state["results"][-1])
+    result = CheckResult.model_validate(current(state))
     evidence: list[Evidence] = list(result.sources)
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
     # no assessments: a follow-up may report any evidence held, not only the papers the verdict counts

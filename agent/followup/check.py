@@ -29,4 +29,8 @@ def check(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps)
     claim_state["timings"] = {**claim_state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
     result = CheckResult.from_state(claim_state, run)
-    return {"results": [result.model_dump(mode="json")], "reply": {"kind": "check", "claim": result.claim}}
+    return {
+        "results": [result.model_dump(mode="json")],
+        "focus": -1,  # follow-ups are about the new check
+        "reply": {"kind": "check", "claim": result.claim},
+    }

@@ -14,7 +14,7 @@ import prompts
 from agent.calls import chat, parse_json_object, with_tools
 from agent.followup.deps import deps_of
 from agent.followup.intent import asked_sentence, asks_why
-from agent.followup.state import ThreadState
+from agent.followup.state import ThreadState, current
 from agent.nodes.answer import evidence_block
 from agent.result import CheckResult
 from agent.state import Deps
@@ -66,15 +66,15 @@ def decide(deps: Deps, result: CheckResult, message: str) -> dict[str, Any]:
 def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     message = state["message"]
     turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0}
-    results = state.get("results", [])
+    held = current(state)
     sentence = asked_sentence(message)
     if sentence is not None:  # before any check too: the sources node says there is no answer yet
         return {**turn, "action": "sources", "sentence": sentence}
-    if not results:
+    if held is None:
         return turn
     if asks_why(message):  # the reckoning is the check's own figures: no LLM
         return {**turn, "action": "why"}
-    choice = decide(deps_of(runtime), CheckResult.model_validate(results[-1]), message)
+    choice = decide(deps_of(runtime), CheckResult.model_validate(held), message)
     if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
         return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}
     query = str(choice.get("claim") or "").strip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.followup.state import ThreadState
+from agent.followup.state import ThreadState, current
 from agent.result import CheckResult
 
 NO_ANSWER_YET = "there is no answer in this thread yet; send a claim to check first, then ask about its sentences"
@@ -38,9 +38,9 @@ def sources_behind(result: CheckResult, k: int) -> dict[str, Any]:
 def sources(state: ThreadState) -> dict[str, Any]:
     """The reply to a sources request; before any check, or for a sentence named by no number, it says why none."""
     ref = state["sentence"]
-    if not state.get("results"):
+    if (held := current(state)) is None:
         return {"reply": {"kind": "sources", "sentence": ref, "error": NO_ANSWER_YET}}
-    result = CheckResult.model_validate(state["results"][-1])
+    result = CheckResult.model_validate(held)
     if isinstance(ref, str):
         count = len(result.sentences)
         return {

@@ -17,4 +17,16 @@ class ThreadState(TypedDict, total=False):
     draft: str  # the router's answer from held evidence when action == "answer"
     sentence: int | str  # answer sentence asked about when action == "sources": 1-based, or the word used for it
     results: Annotated[list[dict[str, Any]], operator.add]  # every check (CheckResult dumps), oldest first
+    focus: int  # the index in `results` of the check that follow-ups are about; -1 (or absent): the newest
+    # checked passages: {"check": PassageCheck dump, "rows": {row n: its check's index in `results`}}
+    passages: Annotated[list[dict[str, Any]], operator.add]
     reply: dict[str, Any]  # what this turn shows: {"kind": "check" | "sources" | "why" | "answer", ...}
+
+
+def current(state: ThreadState) -> dict[str, Any] | None:
+    """The check that follow-ups are about: the one the user opened last (a passage's row), else the newest."""
+    results = state.get("results", [])
+    focus = state.get("focus", -1)
+    if not results:
+        return None
+    return results[focus] if -len(results) <= focus < len(results) else results[-1]

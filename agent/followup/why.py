@@ -8,11 +8,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.followup.deps import deps_of
-from agent.followup.state import ThreadState
+from agent.followup.state import ThreadState, current
 from agent.reckoning import reckoning
 from agent.result import CheckResult
 
 
 def why(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
-    result = CheckResult.model_validate(state["results"][-1])
+    result = CheckResult.model_validate(current(state))
     return {"reply": reckoning(result, deps_of(runtime).settings.judge.min_confidence)}

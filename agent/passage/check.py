@@ -53,19 +53,18 @@ def _sentence_end_before(text: str, limit: int) -> int:
     return ends[-1] if ends else limit
 
 
-def check_passage(
+def extract_claims(
     text: str,
     deps: Deps,
     notes: list[str] | None = None,
     on_event: OnEvent | None = None,
     run: RunInfo | None = None,
 ) -> PassageCheck:
-    """Extract the passage's claims and check them all."""
+    """The passage's claims (at most MAX_PASSAGE_CLAIMS) and the sentences skipped, nothing checked yet."""
     emit: OnEvent = on_event or (lambda kind, row: None)
     t0 = time.perf_counter()
-    passage = read_passage(text)
     out = PassageCheck(text=text, notes=list(notes or []), run=run or RunInfo())
-    claims, skipped, _, extract_notes = extract(passage, deps.llm, lambda row: emit("claim", row))
+    claims, skipped, _, extract_notes = extract(read_passage(text), deps.llm, lambda row: emit("claim", row))
     out.skipped, out.notes = skipped, out.notes + extract_notes
     limit = deps.settings.answer.max_passage_claims
     if len(claims) > limit:
@@ -77,20 +76,41 @@ def check_passage(
     out.timings["extract"] = round(time.perf_counter() - t0, 3)
     if not claims:
         out.notes.append("no sentence of the text states a checkable finding; the reason for each is listed")
+    return out
+
+
+def provisional(row: PassageClaim, deps: Deps) -> None:
+    """Pass 1 for one row: retrieval and the verifier's provisional verdict (no LLM)."""
+    row.provisional = run_span({"claim": row.claim}, deps, "claim_queries", "verdict").get("verdict")
+
+
+def finish(row: PassageClaim, check: PassageCheck, deps: Deps) -> None:
+    """Pass 2 for one row: its full check (unless it shares an earlier row's) and its citations audited."""
+    if row.same_as is None:
+        row.result = CheckResult.from_state(run_claim(row.claim, deps), check.run)
+    row.audits = audit_claim(row, read_passage(check.text), deps)
+
+
+def check_passage(
+    text: str,
+    deps: Deps,
+    notes: list[str] | None = None,
+    on_event: OnEvent | None = None,
+    run: RunInfo | None = None,
+) -> PassageCheck:
+    """Extract the passage's claims and check them all: every provisional verdict first, then the full checks."""
+    emit: OnEvent = on_event or (lambda kind, row: None)
+    t0 = time.perf_counter()
+    out = extract_claims(text, deps, notes, emit, run)
+    if not out.claims:
         return out
-    own = [row for row in claims if row.same_as is None]
+    own = [row for row in out.claims if row.same_as is None]
     for row in own:
-        state = run_span({"claim": row.claim}, deps, "claim_queries", "verdict")
-        row.provisional = state.get("verdict")
+        provisional(row, deps)
         emit("provisional", row)
     out.timings["provisional"] = round(time.perf_counter() - t0, 3)
-    for row in own:
-        row.result = CheckResult.from_state(run_claim(row.claim, deps), out.run)
-        row.audits = audit_claim(row, passage, deps)
+    for row in own + [row for row in out.claims if row.same_as is not None]:  # a shared check exists first
+        finish(row, out, deps)
         emit("result", row)
-    for row in claims:
-        if row.same_as is not None:  # the shared check, and its own citations audited
-            row.audits = audit_claim(row, passage, deps)
-            emit("result", row)
     out.timings["answers"] = out.timings["total"] = round(time.perf_counter() - t0, 3)
     return out

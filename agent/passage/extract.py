@@ -115,6 +115,22 @@ def extract(
     return claims, skipped, usage, notes
 
 
+def reworded(row: PassageClaim, claim: str) -> PassageClaim:
+    """The row with the user's own wording of its claim (the chat lets the user edit a claim before checking)."""
+    word = unresolved(claim)
+    return row.model_copy(update={"claim": claim, "rewritten_by": "user", "standalone": word is None,
+                                  "unresolved": word or ""})
+
+
+def renumbered(rows: list[PassageClaim]) -> list[PassageClaim]:
+    """The rows the user kept, numbered again from 1 and their near-duplicates marked again: a row whose earlier
+    twin was dropped or reworded gets its own check."""
+    out: list[PassageClaim] = []
+    for k, row in enumerate(rows, start=1):
+        out.append(row.model_copy(update={"n": k, "same_as": _duplicate_of(row.claim, out)}))
+    return out
+
+
 def _duplicate_of(claim: str, earlier: list[PassageClaim]) -> int | None:
     for row in earlier:
         if (

@@ -33,7 +33,7 @@ class PassageClaim(BaseModel):
     start: int  # the sentence's span in the passage (characters)
     end: int
     citations: list[str] = Field(default_factory=list)  # as written
-    rewritten_by: Literal["rules", "llm"] = "rules"
+    rewritten_by: Literal["rules", "llm", "user"] = "rules"  # "user": edited in the chat before checking
     standalone: bool = True  # False: a word still refers back into the passage (`unresolved`)
     unresolved: str = ""
     same_as: int | None = None  # a near-duplicate of an earlier row, which holds the shared check

@@ -37,6 +37,17 @@ def test_a_citation_after_the_full_stop_stays_with_its_sentence() -> None:
     assert len(passage.sentences) == 2
 
 
+def test_a_capital_letter_after_a_lower_case_word_ends_the_sentence_but_an_initial_does_not() -> None:
+    text = "Coffee was linked to less fibrosis in hepatitis C. Sleep loss raised dementia risk. Smith J. Reported it."
+    passage = read_passage(text)
+    assert [s.text for s in passage.sentences] == [
+        "Coffee was linked to less fibrosis in hepatitis C.",
+        "Sleep loss raised dementia risk.",
+        "Smith J. Reported it.",
+    ]
+    assert all(text[s.start : s.end] == s.text for s in passage.sentences)
+
+
 def test_checkability_rules_give_their_reason() -> None:
     assert checkable("In 577 breast carcinomas, ALDH1 expression was associated with poor prognosis.")[0]
     assert checkable("Obesity increases the risk of type 2 diabetes.")[0]

@@ -26,13 +26,14 @@ from agent.settings import get_settings
 from tools.files import storage_problem
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
-from ui.chat.admission import CheckQueue
 from ui.chat.credentials import credentials_ok
 from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
 from ui.chat.notices import reading_notice
+from ui.chat.passage import PASSAGE_TAG, looks_like_passage, passage_actions, passage_turn
 from ui.chat.paste import PasteDataLayer, accept_large_pastes
 from ui.chat.persistence import database_url
 from ui.chat.progress import CheckProgress
+from ui.chat.queued import queue_slot
 from ui.chat.runtime import chat_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
 from ui.chat.views import (
@@ -52,7 +53,6 @@ accept_large_pastes()
 UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
 RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
 _background: set[asyncio.Task[None]] = set()
-CHECKS = CheckQueue(get_settings().ui.checks_at_once)
 
 
 @cl.data_layer
@@ -135,44 +135,8 @@ async def queued_turn(text: str | None, resuming: str | None = None) -> dict[str
     stored result and never waits."""
     if text is not None and asked_sentence(text) is not None:
         return await run_turn(text)
-    notice = QueueNotice()
-    try:
-        async with CHECKS.slot(notice.show):
-            await notice.close()
-            return await run_turn(text, resuming)
-    finally:
-        await notice.close()
-
-
-class QueueNotice:
-    """The message that tells a waiting user their place in the queue; removed when their check starts. Places
-    arrive from background tasks, so a lock keeps one message and a closed notice ignores late ones."""
-
-    def __init__(self) -> None:
-        self.message: cl.Message | None = None
-        self.closed = False
-        self.lock = asyncio.Lock()
-
-    async def show(self, place: int) -> None:
-        async with self.lock:
-            if self.closed:
-                return
-            content = (
-                f"⏳ Queued: number {place} in line. {CHECKS.slots} check(s) run at a time here; yours starts as "
-                "soon as one ahead of it finishes."
-            )
-            if self.message is None:
-                self.message = cl.Message(content=content)
-                await self.message.send()
-            else:
-                self.message.content = content
-                await self.message.update()
-
-    async def close(self) -> None:
-        async with self.lock:
-            if not self.closed and self.message is not None:
-                await self.message.remove()
-            self.closed = True
+    async with queue_slot():
+        return await run_turn(text, resuming)
 
 
 def failure_text(e: BaseException) -> str | None:
@@ -188,8 +152,20 @@ def failure_text(e: BaseException) -> str | None:
 @cl.on_message
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
+    raw = message.content
+    if looks_like_passage(raw):
+        try:
+            as_one = await passage_turn(raw)
+        except Exception as e:
+            if (shown := failure_text(e)) is None:
+                raise
+            await cl.Message(content=shown).send()
+            return
+        if as_one is None:
+            return
+        raw = as_one
     try:
-        text, notes = validate_claim(message.content, settings.answer.max_claim_chars)
+        text, notes = validate_claim(raw, settings.answer.max_claim_chars)
     except InputError as e:
         await cl.Message(content=f"⚠️ I cannot check this: {md(str(e))}. Send another claim or question.").send()
         return
@@ -261,14 +237,19 @@ def _metadata(step: dict[str, Any]) -> dict[str, Any]:
 
 
 async def reattach(thread: ThreadDict) -> None:
-    """Give the restored answers their source panels and buttons back (Chainlit restores only their text), and say
-    so under them when the thread's last check was interrupted."""
+    """Give the restored answers their source panels and buttons back, and passage tables their buttons (Chainlit
+    restores only their text), and say so under them when the thread's last check was interrupted."""
     await asyncio.sleep(RESUME_DELAY_S)
     claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
     if claim is not None:
         await interrupted_notice(claim).send()
-    results = (await thread_values(thread["id"])).get("results", [])
+    values = await thread_values(thread["id"])
+    results, passages = values.get("results", []), values.get("passages", [])
     for step in thread["steps"]:
+        shown = _metadata(dict(step)).get(PASSAGE_TAG)
+        if isinstance(shown, int) and 0 <= shown < len(passages):
+            await cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                             metadata={PASSAGE_TAG: shown}, actions=passage_actions(passages[shown], shown)).update()
         index = _metadata(dict(step)).get(ANSWER_TAG)
         if not isinstance(index, int) or not 0 <= index < len(results):
             continue

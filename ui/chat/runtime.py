@@ -43,3 +43,15 @@ async def thread_values(thread_id: str) -> dict[str, Any]:
     rt = await chat_runtime()
     snapshot = await rt.graph.aget_state(thread_config(thread_id))
     return dict(snapshot.values or {})
+
+
+_writers: dict[str, asyncio.Lock] = {}
+
+
+async def add_to_thread(thread_id: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Write ``values`` into the thread's state outside a graph run (a passage's checks, the check a follow-up is
+    about), as the check node would; one write at a time per thread, so none is lost. Returns the new state."""
+    rt = await chat_runtime()
+    async with _writers.setdefault(thread_id, asyncio.Lock()):
+        await rt.graph.aupdate_state(thread_config(thread_id), values, as_node="check")
+    return await thread_values(thread_id)

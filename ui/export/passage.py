@@ -4,6 +4,8 @@ full check), or the papers behind all claims as one BibTeX or RIS file. Pure fun
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent.passage.model import PassageCheck
 from ui.export.formats import FORMATS, write_bib, write_ris
 from ui.export.markdown import report_markdown
@@ -12,16 +14,17 @@ from ui.shared.passage import Row, audit_text, marked_text, rows
 from ui.shared.untrusted import md
 
 
-def _confidence(row: Row) -> str:
-    return "" if row.confidence is None else f"{row.confidence:.2f}"
+def _verdict(row: Row) -> str:
+    return md(f"same check as claim {row.same_as}: {row.label}" if row.same_as else row.label)
 
 
-def _table(check: PassageCheck) -> str:
+def claims_table(check: PassageCheck, verdict: Callable[[Row], str] = _verdict) -> str:
+    """The claims as a Markdown table (claim, verdict, confidence, papers); ``verdict`` writes a row's verdict cell."""
     head = "| # | Claim | Verdict | Confidence | Papers |\n|---:|---|---|---:|---:|"
     lines = []
     for row in rows(check):
-        verdict = f"same check as claim {row.same_as}: {row.label}" if row.same_as else row.label
-        lines.append(f"| {row.n} | {md(row.claim)} | {md(verdict)} | {_confidence(row)} | {row.papers} |")
+        conf = "" if row.confidence is None else f"{row.confidence:.2f}"
+        lines.append(f"| {row.n} | {md(row.claim)} | {verdict(row)} | {conf} | {row.papers} |")
     return "\n".join([head, *lines])
 
 
@@ -38,7 +41,7 @@ def passage_markdown(check: PassageCheck) -> str:
         "## The passage, each claim marked by its verdict",
         marked,
         "## Claims",
-        _table(check),
+        claims_table(check),
     ]
     audits = [(c.n, a) for c in check.claims for a in c.audits]
     if audits:

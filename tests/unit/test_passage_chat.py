@@ -1,0 +1,71 @@
+"""What the chat's passage view relies on below the browser: the user's edits to the claim list (a reworded claim,
+a dropped one, near-duplicates marked again), follow-ups about the check the user opened, and the passage's text
+shown literally in the claim list, the table and the report."""
+
+from __future__ import annotations
+
+from agent.followup.state import ThreadState, current
+from agent.passage.extract import renumbered, reworded
+from agent.passage.model import CitationAudit, PassageCheck, PassageClaim, SkippedSentence
+from agent.state import Verdict
+from ui.chat.passage_view import claims_markdown, report_markdown, table_markdown
+
+TEXT = "Coffee lowers <b>fibrosis</b> | risk. Coffee lowers fibrosis risk. Tea lowers gout risk."
+
+
+def _row(n: int, claim: str, same_as: int | None = None) -> PassageClaim:
+    start = TEXT.index(claim)
+    return PassageClaim(n=n, claim=claim, sentence=claim, start=start, end=start + len(claim), same_as=same_as)
+
+
+def _check() -> PassageCheck:
+    return PassageCheck(
+        text=TEXT,
+        claims=[
+            _row(1, "Coffee lowers <b>fibrosis</b> | risk."),
+            _row(2, "Coffee lowers fibrosis risk.", same_as=1),
+            _row(3, "Tea lowers gout risk."),
+        ],
+    )
+
+
+def test_dropping_a_claim_renumbers_the_rest_and_its_twin_gets_its_own_check() -> None:
+    check = _check()
+    kept = renumbered([r for r in check.claims if r.n != 1])
+    assert [(r.n, r.claim, r.same_as) for r in kept] == [(1, "Coffee lowers fibrosis risk.", None),
+                                                         (2, "Tea lowers gout risk.", None)]
+
+
+def test_a_reworded_claim_is_marked_as_the_users_and_may_become_a_twin() -> None:
+    check = _check()
+    edited = renumbered([reworded(r, "Coffee lowers fibrosis risk.") if r.n == 3 else r for r in check.claims])
+    assert edited[2].rewritten_by == "user" and edited[2].sentence == "Tea lowers gout risk."
+    assert edited[2].same_as == 1  # the same claim as rows 1 and 2 now, so it shares their check
+    vague = reworded(check.claims[2], "It lowers gout risk.")
+    assert not vague.standalone and vague.unresolved == "It"
+
+
+def test_follow_ups_are_about_the_opened_check_else_the_newest() -> None:
+    results = [{"claim": "a"}, {"claim": "b"}, {"claim": "c"}]
+    assert current(ThreadState(results=results)) == {"claim": "c"}
+    assert current(ThreadState(results=results, focus=0)) == {"claim": "a"}
+    assert current(ThreadState(results=results, focus=-1)) == {"claim": "c"}
+    assert current(ThreadState(results=results, focus=7)) == {"claim": "c"}  # a stale index: the newest
+    assert current(ThreadState(results=[])) is None
+
+
+def test_the_passage_shows_literally_in_the_list_table_and_report() -> None:
+    check = _check()
+    check.skipped = [SkippedSentence(sentence="We aimed <i>high</i>.", start=0, end=1, reason="an aim")]
+    check.claims[0].provisional = Verdict(
+        label="Generally supported", confidence=0.8, score=0.8, unweighted_score=0.8, supporting=1
+    )
+    check.claims[0].audits = [CitationAudit(citation="[1]")]
+    for shown in (claims_markdown(check), table_markdown(check, done=False), report_markdown(check)):
+        assert "<b>" not in shown and "\\<b\\>" in shown
+        assert " | risk" not in shown  # a pipe in a claim cannot break the table
+    assert "We aimed \\<i\\>high\\<\\/i\\>" in claims_markdown(check)
+    assert "_Generally supported \\(provisional\\)_" in table_markdown(check, done=False)
+    assert "same as claim 1" in claims_markdown(check)
+    assert "**⟦3: checking…⟧** Tea lowers gout risk" in report_markdown(check)
+    assert "not in your library" in report_markdown(check)

@@ -1,0 +1,217 @@
+"""A passage in the chat. A message whose sentences state two or more findings is read as a passage: the user sees
+the claims found (agent.passage), drops or edits any, then checks them, or checks the text as one claim instead.
+Every provisional verdict comes first (no LLM, about a second a claim), then each full check in turn; each step
+waits for the chat's check queue as a single check does. The table fills in as verdicts come, and each row's button
+opens its full check, after which follow-ups are about that claim.
+
+Each full check is kept in the thread's `results`, like a single check; the passage itself (claims, audits, notes)
+in its `passages`, so its export and its buttons outlive a reopened thread."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import chainlit as cl
+
+from agent.llm import LLMUnavailableError
+from agent.passage.check import extract_claims, finish, provisional, validate_passage
+from agent.passage.extract import renumbered, reworded
+from agent.passage.model import PassageCheck, PassageClaim
+from agent.provenance import run_info
+from agent.service import InputError, findings, validate_claim
+from agent.settings import get_settings
+from agent.state import Deps
+from ui.chat.passage_view import claims_markdown, report_markdown, table_markdown
+from ui.chat.queued import queue_slot
+from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
+from ui.chat.sources import turn_deps
+from ui.chat.views import answer_message
+from ui.export.formats import FORMATS
+from ui.export.passage import export_passage
+from ui.shared.untrusted import md
+
+PASSAGE_TAG = "claimtrace_passage"  # message metadata: the index of the thread's passage a table shows
+CHOICE = "passage_choice"
+OPEN = "passage_open"
+EXPORT = "passage_export"
+CHOICE_TIMEOUT_S = 1800  # the claim list waits this long for Check, Edit or Drop
+EDIT_TIMEOUT_S = 600
+GONE = "⚠️ That passage is no longer in this thread."
+
+
+def looks_like_passage(text: str) -> bool:
+    """Two or more sentences that each state a finding (rules, no LLM; the first MAX_PASSAGE_CHARS read)."""
+    return findings(text[: get_settings().answer.max_passage_chars]) >= 2
+
+
+def _thread() -> str:
+    return str(cl.context.session.thread_id)
+
+
+async def passage_turn(raw: str) -> str | None:
+    """Find the passage's claims, let the user edit them, check them. Returns the text to check as one claim when
+    the user asks for that instead, else None."""
+    try:
+        text, notes = validate_passage(raw, get_settings().answer.max_passage_chars)
+    except InputError as e:
+        await cl.Message(content=f"⚠️ I cannot check this text: {md(str(e))}. Send another text or claim.").send()
+        return None
+    deps = turn_deps((await chat_runtime()).deps, cl.user_session.get("chat_settings"))
+    async with queue_slot():  # the LLM may make a claim stand alone
+        check = await asyncio.to_thread(extract_claims, text, deps, notes, None, run_info(deps.settings, deps.llm))
+    listing = cl.Message(content=claims_markdown(check))
+    await listing.send()
+    if not check.claims:
+        return None
+    choice = await edit_claims(check, listing)
+    if choice == "one":
+        return text
+    if choice == "check":
+        await run_checks(check, deps)
+    return None
+
+
+def _choices(check: PassageCheck) -> list[cl.Action]:
+    actions = [cl.Action(name=CHOICE, label=f"Check {len(check.claims)} claims", payload={"do": "check"})]
+    for row in check.claims:
+        actions.append(cl.Action(name=CHOICE, label=f"Edit {row.n}", payload={"do": "edit", "n": row.n}))
+        actions.append(cl.Action(name=CHOICE, label=f"Drop {row.n}", payload={"do": "drop", "n": row.n}))
+    actions.append(cl.Action(name=CHOICE, label="Check the text as one claim", payload={"do": "one"}))
+    return actions
+
+
+async def edit_claims(check: PassageCheck, listing: cl.Message) -> str:
+    """Ask until the user checks ("check"), checks the text as one claim ("one") or leaves ("none"); each edit or
+    drop updates ``check`` and the list on screen."""
+    while True:
+        ask = cl.AskActionMessage(content="Check these claims?", actions=_choices(check), timeout=CHOICE_TIMEOUT_S)
+        reply = await ask.send()
+        await ask.remove()
+        if reply is None:
+            await cl.Message(content="No choice came, so the claims were not checked; send the text again to check "
+                             "it.").send()
+            return "none"
+        do, n = reply["payload"]["do"], reply["payload"].get("n")
+        if do in ("check", "one"):
+            return str(do)
+        if do == "drop":
+            check.claims = renumbered([row for row in check.claims if row.n != n])
+        elif (
+            do == "edit"
+            and (row := next((r for r in check.claims if r.n == n), None)) is not None
+            and (wording := await ask_wording(row)) is not None
+        ):
+            check.claims = renumbered([reworded(r, wording) if r is row else r for r in check.claims])
+        listing.content = claims_markdown(check)
+        await listing.update()
+        if not check.claims:
+            await cl.Message(content="Every claim was dropped, so there is nothing to check.").send()
+            return "none"
+
+
+async def ask_wording(row: PassageClaim) -> str | None:
+    """The user's wording of one claim, checked as a claim typed in the chat is; None keeps the old one."""
+    asked = cl.AskUserMessage(
+        content=f"Send claim {row.n} as it should be checked. It reads now: “{md(row.claim)}”", timeout=EDIT_TIMEOUT_S
+    )
+    reply = await asked.send()
+    if reply is None:
+        return None
+    try:
+        claim, _ = validate_claim(str(reply.get("output", "")), get_settings().answer.max_claim_chars)
+    except InputError as e:
+        await cl.Message(content=f"⚠️ Claim {row.n} is unchanged: {md(str(e))}.").send()
+        return None
+    return claim
+
+
+async def run_checks(check: PassageCheck, deps: Deps) -> None:
+    """Every provisional verdict, then every full check, the table updated after each; then the report."""
+    table = cl.Message(content=table_markdown(check, done=False))
+    await table.send()
+    own = [row for row in check.claims if row.same_as is None]
+    async with queue_slot():
+        for row in own:
+            await asyncio.to_thread(provisional, row, deps)
+            table.content = table_markdown(check, done=False)
+            await table.update()
+    rows: dict[str, int] = {}  # row n -> the index of its check in the thread's results
+    for row in own + [row for row in check.claims if row.same_as is not None]:  # a shared check exists first
+        try:
+            async with queue_slot():
+                await asyncio.to_thread(finish, row, check, deps)
+        except LLMUnavailableError as e:
+            row.error = f"not checked: {e}"
+        if row.result is not None:
+            values = await add_to_thread(_thread(), {"results": [row.result.model_dump(mode="json")], "focus": -1})
+            rows[str(row.n)] = len(values["results"]) - 1
+        table.content = table_markdown(check, done=False)
+        await _replace_actions(table, open_actions(check, rows))
+        await table.update()
+    stored = {"check": check.model_dump(mode="json"), "rows": rows}
+    values = await add_to_thread(_thread(), {"passages": [stored]})
+    index = len(values["passages"]) - 1
+    table.content = table_markdown(check, done=True)
+    table.metadata = {PASSAGE_TAG: index}
+    await _replace_actions(table, passage_actions(stored, index))
+    await table.update()
+    await cl.Message(content=report_markdown(check)).send()
+
+
+async def _replace_actions(message: cl.Message, actions: list[cl.Action]) -> None:
+    """Swap a message's buttons (an update sends the new ones and leaves the old ones on screen)."""
+    for action in message.actions:
+        await action.remove()
+    message.actions = actions
+
+
+def open_actions(check: PassageCheck, rows: dict[str, int]) -> list[cl.Action]:
+    """A button per checked row that opens its full check (a near-duplicate opens the check it shares)."""
+    actions = []
+    for row in check.claims:
+        index = rows.get(str(row.n if row.same_as is None else row.same_as))
+        if index is not None:
+            actions.append(cl.Action(name=OPEN, label=f"Open claim {row.n}", payload={"result": index, "n": row.n}))
+    return actions
+
+
+def passage_actions(stored: dict[str, Any], index: int) -> list[cl.Action]:
+    """The buttons under a checked passage's table: open each claim's check, export the whole passage."""
+    check = PassageCheck.model_validate(stored["check"])
+    return [
+        *open_actions(check, stored["rows"]),
+        cl.Action(name=EXPORT, label="Export the passage", icon="download", payload={"passage": index},
+                  tooltip="Download the passage's check as Markdown, JSON, BibTeX and RIS"),
+    ]
+
+
+@cl.action_callback(OPEN)
+async def on_open(action: cl.Action) -> None:
+    """Show a row's full check; follow-ups are about it from now on."""
+    index, n = action.payload.get("result"), action.payload.get("n")
+    results = (await thread_values(_thread())).get("results", [])
+    if not isinstance(index, int) or not 0 <= index < len(results):
+        await cl.Message(content="⚠️ That check is no longer in this thread.").send()
+        return
+    await add_to_thread(_thread(), {"focus": index})
+    claim = results[index].get("claim", "")
+    note = f"claim {n} of the passage, “{claim}”: your follow-up questions are now about this claim"
+    await answer_message(results[index], index, [note]).send()
+
+
+@cl.action_callback(EXPORT)
+async def on_export_passage(action: cl.Action) -> None:
+    index = action.payload.get("passage")
+    passages = (await thread_values(_thread())).get("passages", [])
+    if not isinstance(index, int) or not 0 <= index < len(passages):
+        await cl.Message(content=GONE).send()
+        return
+    check = PassageCheck.model_validate(passages[index]["check"])
+    files = [
+        cl.File(name=f"claimtrace-passage.{fmt}", content=export_passage(check, fmt).encode("utf-8"), mime=mime,
+                display="inline")
+        for fmt, (mime, _) in FORMATS.items()
+    ]
+    await cl.Message(content="**Export** of the passage: a Markdown report, the whole check as JSON, and the papers "
+                     "of all its claims as BibTeX and RIS:", elements=files).send()

@@ -1,0 +1,57 @@
+"""The chat's one check queue (ui.chat.admission) and the message that tells a waiting user their place in it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import chainlit as cl
+
+from agent.settings import get_settings
+from ui.chat.admission import CheckQueue
+
+CHECKS = CheckQueue(get_settings().ui.checks_at_once)
+
+
+@asynccontextmanager
+async def queue_slot() -> AsyncIterator[None]:
+    """Hold one of the queue's slots for the body, showing the user their place while they wait."""
+    notice = QueueNotice()
+    try:
+        async with CHECKS.slot(notice.show):
+            await notice.close()
+            yield
+    finally:
+        await notice.close()
+
+
+class QueueNotice:
+    """The message that tells a waiting user their place in the queue; removed when their check starts. Places
+    arrive from background tasks, so a lock keeps one message and a closed notice ignores late ones."""
+
+    def __init__(self) -> None:
+        self.message: cl.Message | None = None
+        self.closed = False
+        self.lock = asyncio.Lock()
+
+    async def show(self, place: int) -> None:
+        async with self.lock:
+            if self.closed:
+                return
+            content = (
+                f"⏳ Queued: number {place} in line. {CHECKS.slots} check(s) run at a time here; yours starts as "
+                "soon as one ahead of it finishes."
+            )
+            if self.message is None:
+                self.message = cl.Message(content=content)
+                await self.message.send()
+            else:
+                self.message.content = content
+                await self.message.update()
+
+    async def close(self) -> None:
+        async with self.lock:
+            if not self.closed and self.message is not None:
+                await self.message.remove()
+            self.closed = True
