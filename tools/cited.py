@@ -67,3 +67,21 @@ def match(citation: Citation, references: Mapping[str, str], docs: Iterable[Abst
         d for d in library if d.authors and str(d.year) == year and _surname(d.authors[0]) == _norm(author).strip()
     ]
     return (found[0], "author and year") if len(found) == 1 else None
+
+
+def named_document(query: str, docs: Iterable[Abstract]) -> Abstract:
+    """The library document ``query`` names: its id, DOI or citation key exactly, else the one whose title holds
+    every word of the query. Raises LookupError saying what matched instead (nothing, or several)."""
+    library = [doc for doc in docs if doc.source == "library"]
+    if not library:
+        raise LookupError("your library is empty; add PDFs or reference files with `claimtrace add`")
+    wanted = query.strip().lower()
+    exact = [d for d in library if wanted in {d.doc_id.lower(), (d.doi or "").lower(), (d.cite_key or "").lower()}]
+    words = _norm(query).split()
+    found = exact or [d for d in library if words and all(f" {w} " in _norm(d.title) for w in words)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise LookupError(f"no document of your library ({len(library)}) has the id, DOI, key or title words “{query}”")
+    shown = "; ".join(f"{d.doc_id} “{d.title}”" for d in found[:5])
+    raise LookupError(f"{len(found)} documents of your library match “{query}”: {shown}; name one by its id")

@@ -39,7 +39,6 @@ class PassageClaim(BaseModel):
     same_as: int | None = None  # a near-duplicate of an earlier row, which holds the shared check
     provisional: Verdict | None = None  # the verifier's verdict, before the LLM reads direction
     result: CheckResult | None = None  # the full check (None until it ends, or when the row shares a check)
-    error: str = ""  # why its check did not end
     audits: list[CitationAudit] = Field(default_factory=list)
 
 

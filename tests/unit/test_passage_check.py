@@ -115,6 +115,20 @@ def test_a_passage_is_checked_together_and_audited(library_index: Any, tmp_path:
     assert "⟦1: " in out and "= claim 1" in out and "claim 2: [1] “Vitamin D3 and falls in older adults”" in out
 
 
+def test_a_passage_is_checked_to_the_end_when_the_llm_is_down(library_index: Any, tmp_path: Path) -> None:
+    from tests.unit.test_correct import DownModel
+
+    up = _deps(library_index, tmp_path)
+    deps = Deps(settings=up.settings, llm=DownModel(rules=[]), index=up.index, verifier=up.verifier)
+    check = check_passage(PASSAGE, deps)
+    own = [c for c in check.claims if c.same_as is None]
+    assert len(own) == 2 and all(c.result is not None and c.result.verdict is not None for c in own)
+    for c in own:
+        assert c.result is not None
+        assert any(n.startswith("direction: the LLM is unavailable") for n in c.result.notes)
+        assert any("the answer quotes the evidence instead" in n for n in c.result.notes)
+
+
 def test_bad_passages_get_one_clear_message() -> None:
     with pytest.raises(InputError, match="empty"):
         validate_passage("  \n\t ", 1000)

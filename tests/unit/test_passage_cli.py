@@ -89,3 +89,34 @@ def test_a_long_text_is_cut_at_its_limit_with_a_note(monkeypatch: pytest.MonkeyP
     result = json.loads(capsys.readouterr().out)
     assert len(result["text"]) <= 120 and any("the limit is 120" in n for n in result["notes"])
     assert [c["same_as"] for c in result["claims"]] == [None]  # the one sentence kept, checked once
+
+
+@pytest.mark.usefixtures("scripted")
+def test_a_document_of_the_library_is_named_by_title_words_or_id(
+    monkeypatch: pytest.MonkeyPatch, settings: Any, tmp_path: Path, capsys: Any
+) -> None:
+    from tools.corpus import Abstract
+
+    paper = Abstract(
+        doc_id="lib:0123456789abcdef", title="Coffee drinking and sleep quality", source="library",
+        sentences=["Drinking coffee after noon shortened sleep by forty minutes.",
+                   "Coffee late in the day harms sleep."],
+        sections=["Results", "Conclusion"],
+    )
+    other = paper.model_copy(update={"doc_id": "lib:fedcba9876543210", "title": "Coffee and gout"})
+    index_dir = tmp_path / "index"
+    index_dir.mkdir()
+    (index_dir / "live_docs.jsonl").write_text(paper.model_dump_json() + "\n" + other.model_dump_json() + "\n")
+    with_library = settings.model_copy(update={"stores": settings.stores.model_copy(update={"index_dir": index_dir})})
+    monkeypatch.setattr("agent.settings.get_settings", lambda: with_library)
+    assert main(["check-text", "--library", "sleep quality", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["text"] == (
+        "Drinking coffee after noon shortened sleep by forty minutes.\n\nCoffee late in the day harms sleep."
+    )
+    assert main(["check-text", "--library", "coffee"]) == 2
+    assert "2 documents of your library match “coffee”" in capsys.readouterr().err
+    assert main(["check-text", "--library", "LIB:FEDCBA9876543210", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["text"].startswith("Drinking coffee")
+    assert main(["check-text", "--library", "tea"]) == 2
+    assert "no document of your library (2) has" in capsys.readouterr().err

@@ -14,7 +14,6 @@ from typing import Any
 
 import chainlit as cl
 
-from agent.llm import LLMUnavailableError
 from agent.passage.check import extract_claims, finish, provisional, validate_passage
 from agent.passage.extract import renumbered, reworded
 from agent.passage.model import PassageCheck, PassageClaim
@@ -138,11 +137,8 @@ async def run_checks(check: PassageCheck, deps: Deps) -> None:
             await table.update()
     rows: dict[str, int] = {}  # row n -> the index of its check in the thread's results
     for row in own + [row for row in check.claims if row.same_as is not None]:  # a shared check exists first
-        try:
-            async with queue_slot():
-                await asyncio.to_thread(finish, row, check, deps)
-        except LLMUnavailableError as e:
-            row.error = f"not checked: {e}"
+        async with queue_slot():  # without a working LLM the check still ends, as a single one does, with a note
+            await asyncio.to_thread(finish, row, check, deps)
         if row.result is not None:
             values = await add_to_thread(_thread(), {"results": [row.result.model_dump(mode="json")], "focus": -1})
             rows[str(row.n)] = len(values["results"]) - 1

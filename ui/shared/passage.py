@@ -25,10 +25,8 @@ def row_of(check: PassageCheck, claim: PassageClaim) -> Row:
     result = check.checked(claim)
     verdict = result.verdict if result is not None else claim.provisional
     if verdict is None:
-        return Row(claim.n, claim.claim, claim.error or "checking…", None, 0, False, claim.same_as)
+        return Row(claim.n, claim.claim, "checking…", None, 0, False, claim.same_as)
     label = verdict.label if result is not None else f"{verdict.label} (provisional)"
-    if result is None and claim.error:
-        label = f"{label}; {claim.error}"
     papers = verdict.supporting + verdict.contradicting
     return Row(claim.n, claim.claim, label, verdict.confidence, papers, result is not None, claim.same_as)
 

@@ -1,7 +1,8 @@
-"""`claimtrace check-text FILE|-`: every checkable claim of a passage (a text file, standard input or a PDF's text
-layer), checked together. The extracted claims and each provisional verdict go to stderr as they come; the report
-(the table, the passage with each claim marked, the citation audit, the sentences not checked) to stdout, or one
-JSON object with --json. --out writes the whole check as .md, .json, .bib or .ris."""
+"""`claimtrace check-text FILE|-` or `--library ID_OR_TITLE`: every checkable claim of a passage (a text file,
+standard input, a PDF's text layer, or a document already in the user's library), checked together. The extracted
+claims and each provisional verdict go to stderr as they come; the report (the table, the passage with each claim
+marked, the citation audit, the sentences not checked) to stdout, or one JSON object with --json. --out writes the
+whole check as .md, .json, .bib or .ris."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ if TYPE_CHECKING:
 
 def add_passage_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check-text", help="check every claim of a passage (text file, PDF or - for standard input)")
-    p.add_argument("source", help="a text or PDF file, or - to read the text from standard input")
+    given = p.add_mutually_exclusive_group(required=True)
+    given.add_argument("source", nargs="?", help="a text or PDF file, or - to read the text from standard input")
+    given.add_argument("--library", metavar="ID_OR_TITLE",
+                       help="a document of your library (`claimtrace add`): its id, DOI, citation key or title words")
     p.add_argument("--json", action="store_true", help="print the claims and their full checks as one JSON object")
     p.add_argument("--out", type=Path, help="also write the whole check to this file: .md, .json, .bib or .ris")
 
@@ -48,6 +52,26 @@ def read_text(source: str) -> str:
         raise CliError(f"{what} is not UTF-8 text (a PDF must end in .pdf)", EXIT_INPUT) from e
 
 
+def library_text(query: str) -> str:
+    """The text of a library document: its sentences, a blank line where its section changes. Raises CliError."""
+    from agent.settings import get_settings
+    from tools.cited import named_document
+    from tools.index import read_live_docs
+
+    try:
+        doc = named_document(query, read_live_docs(get_settings().stores.index_dir).values())
+    except LookupError as e:
+        raise CliError(str(e), EXIT_INPUT) from e
+    parts: list[str] = []
+    for i, sentence in enumerate(doc.sentences):
+        if i and doc.sections and doc.sections[i] != doc.sections[i - 1]:
+            parts.append("\n\n")
+        elif i:
+            parts.append(" ")
+        parts.append(sentence)
+    return "".join(parts)
+
+
 def cmd_check_text(args: argparse.Namespace) -> int:
     from agent.llm import LLMUnavailableError
     from agent.passage.check import check_passage, validate_passage
@@ -63,7 +87,8 @@ def cmd_check_text(args: argparse.Namespace) -> int:
         raise CliError(f"--out must end in one of {', '.join('.' + f for f in FORMATS)}", EXIT_INPUT)
     settings = get_settings()
     try:
-        text, notes = validate_passage(read_text(args.source), settings.answer.max_passage_chars)
+        raw = library_text(args.library) if args.library else read_text(args.source)
+        text, notes = validate_passage(raw, settings.answer.max_passage_chars)
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
 
