@@ -23,8 +23,9 @@ from langchain_core.language_models import BaseChatModel
 
 import prompts
 from agent.calls import chat, first_token
-from agent.state import Usage
+from agent.state import Deps, Evidence, Usage
 from tools.opposite import negation, rule_opposite
+from tools.premise import abstract_premise
 
 OppositeSource = Literal["direction", "negation", "llm", "template"]
 # completion tokens the LLM may spend on an opposite: one sentence of a claim's length
@@ -92,3 +93,12 @@ def opposite_of(llm: BaseChatModel | None, claim: str) -> tuple[str, OppositeSou
             return text, "llm", usage
         return negation(claim), "template", usage
     return negation(claim), "template", Usage()
+
+
+def evidence_text(deps: Deps, doc_id: str, sentences: list[Evidence]) -> str:
+    """What the LLM reads of one source: its title, where the sentences sit, and its evidence sentences in abstract
+    order, without the sentence before (evals/results/direction_judge.md compares both)."""
+    doc = deps.index.docs.get(doc_id)
+    if doc is None:  # a source the index no longer holds: its sentences as kept
+        return f"{sentences[0].title}: " + " ".join(ev.sentence for ev in sentences)
+    return abstract_premise(doc.title, doc.sentences, [ev.sentence_index for ev in sentences], with_context=False)

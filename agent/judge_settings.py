@@ -35,6 +35,11 @@ class JudgeSettings(SettingsGroup):
     # seconds of LLM time the direction may take per check; sources left when they run out keep the verifier's
     # reading, with a note
     direction_seconds: float = Field(8.0, gt=0)
+    # an answer sentence the verifier passes is asked of the LLM too (agent/sentence_judge.py): below this P(the cited
+    # papers support the sentence rather than its opposite) it is not supported (0 = not asked); the seconds the
+    # asking may take per answer, after which the sentences left keep the verifier's reading
+    sentence_direction_below: float = Field(0.49, ge=0.0, le=1.0)
+    sentence_direction_seconds: float = Field(8.0, gt=0)
     # below this calibrated verdict confidence the verdict is "Cannot decide" (0 = always decide)
     min_confidence: float = Field(0.5, ge=0.0, le=1.0)
     # neighbouring sentences shown on each side of an evidence sentence; longest extractive context (the verifier

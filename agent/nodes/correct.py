@@ -2,9 +2,9 @@
 is, in this order of preference,
 
 1. recited: when it repeats the words of one evidence sentence it does not cite (a quote under the wrong number, or
-   with none), it cites that one instead, and is kept if the verifier then finds it supported (no LLM call);
+   with none), it cites that one instead, and is kept if verify's checks then find it supported;
 2. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
-   kept if the verifier then finds it supported;
+   kept if verify's checks (the verifier, then the LLM's reading of direction) then find it supported;
 3. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
    the cited sentence the verifier found closest to it;
 4. dropped, when it states nothing or cites no existing source, or when its replacement repeats a sentence
@@ -17,6 +17,7 @@ answer is the extractive floor. The first answer and every change with its reaso
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from agent.nodes._timing import timed
 from agent.nodes.answer import answer_text
 from agent.nodes.verify import check_sentences
 from agent.reckoning import bearing_evidence
+from agent.sentence_judge import read_direction
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.citations import ParsedSentence, parse_answer, render
 from tools.overlap import repeated_source, words
@@ -102,7 +104,18 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     for ev in evidence:
         by_n.setdefault(ev.n, []).append(ev)
     top = deps.settings.answer.top_attribution
-    usage, notes, llm_ok = Usage(), [], not state.get("llm_error")
+    usage, llm_ok = Usage(), not state.get("llm_error")
+    notes: list[str] = []
+    deadline = time.perf_counter() + deps.settings.judge.sentence_direction_seconds
+
+    def judged(candidate: AnswerSentence) -> tuple[AnswerSentence, Usage, list[str]]:
+        """A recited or rewritten sentence checked as verify checks the answer: the verifier, then the LLM's
+        reading of direction (one time budget for the whole pass)."""
+        (checked,) = check_sentences([candidate], evidence, deps.verifier, top, state.get("claim", ""))
+        if not llm_ok:
+            return checked, Usage(), []
+        (read,), used, said = read_direction([checked], evidence, deps, deadline)
+        return read, used, said
     out: list[AnswerSentence] = []
     corrections: list[Correction] = []
     for position, s in enumerate(sentences, start=1):
@@ -116,7 +129,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         cited = [ev for n in s.citations for ev in by_n.get(n, [])] if words(s.text) else []
         fixed: AnswerSentence | None = None
         if (moved := recite(s, evidence)) is not None:
-            (checked,) = check_sentences([moved], evidence, deps.verifier, top, state.get("claim", ""))
+            checked, used, said = judged(moved)
+            usage, notes = usage + used, notes + said
             fixed = checked if checked.status == "supported" else None
         if fixed is None and cited and llm_ok:
             try:
@@ -126,7 +140,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                 draft, llm_ok = None, False
                 notes.append(f"correct: {e}; flagged sentences were replaced by quoted findings")
             if draft is not None:
-                (checked,) = check_sentences([draft], evidence, deps.verifier, top, state.get("claim", ""))
+                checked, used, said = judged(draft)
+                usage, notes = usage + used, notes + said
                 fixed = checked if checked.status == "supported" else None
         if fixed is None and cited:
             quote = extractive_sentence(closest(s, cited)).model_copy(update={"revision": "replaced"})

@@ -16,25 +16,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.direction import choose, opposite_of
+from agent.direction import choose, evidence_text, opposite_of
 from agent.judge import load_calibration
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SourceAssessment, Usage
-from tools.premise import abstract_premise
 
 
 def source_key(doc_id: str, sentences: list[Evidence], opposite: str) -> str:
     return f"{doc_id}|{','.join(str(ev.sentence_index) for ev in sentences)}|{opposite}"
-
-
-def evidence_text(deps: Deps, doc_id: str, sentences: list[Evidence]) -> str:
-    """What the LLM reads of one source: its title, where the sentences sit, and its evidence sentences in abstract
-    order, without the sentence before (evals/results/direction_judge.md compares both)."""
-    doc = deps.index.docs.get(doc_id)
-    if doc is None:  # a source the index no longer holds: its sentences as kept
-        return f"{sentences[0].title}: " + " ".join(ev.sentence for ev in sentences)
-    return abstract_premise(doc.title, doc.sentences, [ev.sentence_index for ev in sentences], with_context=False)
 
 
 def directed(a: SourceAssessment, llm_p_claim: float) -> SourceAssessment:

@@ -9,7 +9,7 @@ verdict ("the claim is true", "the verdict is supported") instead of reporting a
 verifier's and is shown apart, and such a sentence is what text planted in a source asks a model to write (its
 words can then be in the source itself). A sentence that copies a cited sentence but changes it (a negation dropped
 or added, a number changed, "in mice" or the head of the subject dropped: tools.distortion) is not supported
-either."""
+either. Nor is a sentence the LLM reads as saying the opposite of what it cites (agent.sentence_judge)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 from agent.compose import paper_texts, quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
+from agent.sentence_judge import read_direction
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
 from tools.distortion import distorted
 from tools.overlap import copies, misattributed, words
@@ -104,4 +105,7 @@ def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         deps.settings.answer.top_attribution,
         state.get("claim", ""),
     )
-    return {"sentences": checked}
+    if state.get("llm_error"):  # the LLM failed earlier in this check: the verifier's reading stands
+        return {"sentences": checked}
+    read, usage, notes = read_direction(checked, state.get("evidence", []), deps)
+    return {"sentences": read, "usage": usage, "notes": notes}

@@ -82,7 +82,9 @@ def test_source_text_is_fenced_as_data_in_the_prompt(make_deps):
 
 
 def test_verify_flags_by_status(make_deps):
-    deps = make_deps([], verifier_rules={"not associated": "contradicts", "twelve": "supports"})
+    # the LLM's reading of direction keeps the sentences the verifier passes (agent.sentence_judge)
+    keep = {"when": "Which statement does the evidence support?", "choose": "helps"}
+    deps = make_deps([keep], verifier_rules={"not associated": "contradicts", "twelve": "supports"})
     evidence = [
         ev(1, "101", "MMR vaccination was not associated with autism.", 3),
         ev(2, "105", "Aspirin reduced events by twelve percent.", 1),

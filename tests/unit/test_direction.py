@@ -86,7 +86,8 @@ def test_a_missing_calibration_file_is_the_identity(tmp_path):
 ])
 def test_a_claim_and_its_opposite_get_opposite_verdicts_from_the_same_evidence(make_deps, claim, supports, label):
     """The verifier reads the ALDH1 finding as support of both claims; the LLM's choice turns one of them."""
-    deps = make_deps([*direction_rules(claim, supports=supports), {"when": "<finding", "reply": "See [1]."}], VERIFIER)
+    answer = [{"when": "<finding", "reply": "See [1]."}, *direction_rules("See.")]  # the answer's sentence kept
+    deps = make_deps([*direction_rules(claim, supports=supports), *answer], VERIFIER)
     result = CheckResult.from_state(run_claim(claim, deps))
     assert result.verdict is not None and result.verdict.label == label
     (source,) = result.assessments
