@@ -1,5 +1,5 @@
 """A passage in the chat. A message whose sentences state two or more findings is read as a passage: the user sees
-the claims found (agent.passage), drops or edits any, then checks them, or checks the text as one claim instead.
+the claims found (agent.passage), drops or edits any, then checks them, or sends the text as one message instead.
 Every provisional verdict comes first (no LLM, about a second a claim), then each full check in turn; each step
 waits for the chat's check queue as a single check does. The table fills in as verdicts come, and each row's button
 opens its full check, after which follow-ups are about that claim.
@@ -49,8 +49,8 @@ def _thread() -> str:
 
 
 async def passage_turn(raw: str) -> str | None:
-    """Find the passage's claims, let the user edit them, check them. Returns the text to check as one claim when
-    the user asks for that instead, else None."""
+    """Find the passage's claims, let the user edit them, check them. Returns the message when the user asks to
+    send it as one message instead (a claim, or a follow-up about the last check), else None."""
     try:
         text, notes = validate_passage(raw, get_settings().answer.max_passage_chars)
     except InputError as e:
@@ -65,7 +65,7 @@ async def passage_turn(raw: str) -> str | None:
         return None
     choice = await edit_claims(check, listing)
     if choice == "one":
-        return text
+        return raw
     if choice == "check":
         await run_checks(check, deps)
     return None
@@ -76,12 +76,12 @@ def _choices(check: PassageCheck) -> list[cl.Action]:
     for row in check.claims:
         actions.append(cl.Action(name=CHOICE, label=f"Edit {row.n}", payload={"do": "edit", "n": row.n}))
         actions.append(cl.Action(name=CHOICE, label=f"Drop {row.n}", payload={"do": "drop", "n": row.n}))
-    actions.append(cl.Action(name=CHOICE, label="Check the text as one claim", payload={"do": "one"}))
+    actions.append(cl.Action(name=CHOICE, label="Send it as one message", payload={"do": "one"}))
     return actions
 
 
 async def edit_claims(check: PassageCheck, listing: cl.Message) -> str:
-    """Ask until the user checks ("check"), checks the text as one claim ("one") or leaves ("none"); each edit or
+    """Ask until the user checks ("check"), sends the text as one message ("one") or leaves ("none"); each edit or
     drop updates ``check`` and the list on screen."""
     while True:
         ask = cl.AskActionMessage(content="Check these claims?", actions=_choices(check), timeout=CHOICE_TIMEOUT_S)
