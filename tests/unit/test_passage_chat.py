@@ -69,3 +69,20 @@ def test_the_passage_shows_literally_in_the_list_table_and_report() -> None:
     assert "same as claim 1" in claims_markdown(check)
     assert "**⟦3: checking…⟧** Tea lowers gout risk" in report_markdown(check)
     assert "not in your library" in report_markdown(check)
+
+
+def test_a_stored_passage_is_whole_again_with_each_rows_check_from_the_thread() -> None:
+    from agent.result import CheckResult
+    from ui.chat.passage_view import stored_passage
+    from ui.export.passage import export_passage
+
+    check = _check()
+    results = [{"claim": "an earlier check"}, CheckResult(claim=check.claims[0].claim, answer="One [1].").model_dump(
+        mode="json"), CheckResult(claim="Tea lowers gout risk.", answer="Two [1].").model_dump(mode="json")]
+    stored = {"check": check.model_dump(mode="json", exclude={"claims": {"__all__": {"result"}}}),
+              "rows": {"1": 1, "3": 2}}  # fmt: skip
+    whole = stored_passage(stored, results)
+    assert [c.result.answer if c.result else None for c in whole.claims] == ["One [1].", None, "Two [1]."]
+    assert whole.checked(whole.claims[1]) is whole.claims[0].result  # the twin shows the shared check
+    assert "## Claim 3: full check" in export_passage(whole, "md")
+    assert stored_passage({**stored, "rows": {"1": 9}}, results).claims[0].result is None  # a stale index: none

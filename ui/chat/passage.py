@@ -4,8 +4,9 @@ Every provisional verdict comes first (no LLM, about a second a claim), then eac
 waits for the chat's check queue as a single check does. The table fills in as verdicts come, and each row's button
 opens its full check, after which follow-ups are about that claim.
 
-Each full check is kept in the thread's `results`, like a single check; the passage itself (claims, audits, notes)
-in its `passages`, so its export and its buttons outlive a reopened thread."""
+Each full check is kept in the thread's `results`, like a single check; the passage itself (claims, audits, notes,
+and where each row's check is in `results`) in its `passages`, so its export and its buttons outlive a reopened
+thread."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
 from agent.settings import get_settings
 from agent.state import Deps
-from ui.chat.passage_view import claims_markdown, report_markdown, table_markdown
+from ui.chat.passage_view import claims_markdown, report_markdown, stored_passage, table_markdown
 from ui.chat.queued import queue_slot
 from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
 from ui.chat.sources import turn_deps
@@ -145,7 +146,8 @@ async def run_checks(check: PassageCheck, deps: Deps) -> None:
         table.content = table_markdown(check, done=False)
         await _replace_actions(table, open_actions(check, rows))
         await table.update()
-    stored = {"check": check.model_dump(mode="json"), "rows": rows}
+    # each row's full check is in `results` already: the stored passage points to it instead of holding a copy
+    stored = {"check": check.model_dump(mode="json", exclude={"claims": {"__all__": {"result"}}}), "rows": rows}
     values = await add_to_thread(_thread(), {"passages": [stored]})
     index = len(values["passages"]) - 1
     table.content = table_markdown(check, done=True)
@@ -199,11 +201,12 @@ async def on_open(action: cl.Action) -> None:
 @cl.action_callback(EXPORT)
 async def on_export_passage(action: cl.Action) -> None:
     index = action.payload.get("passage")
-    passages = (await thread_values(_thread())).get("passages", [])
+    values = await thread_values(_thread())
+    passages, results = values.get("passages", []), values.get("results", [])
     if not isinstance(index, int) or not 0 <= index < len(passages):
         await cl.Message(content=GONE).send()
         return
-    check = PassageCheck.model_validate(passages[index]["check"])
+    check = stored_passage(passages[index], results)
     files = [
         cl.File(name=f"claimtrace-passage.{fmt}", content=export_passage(check, fmt).encode("utf-8"), mime=mime,
                 display="inline")

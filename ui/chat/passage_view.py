@@ -4,7 +4,10 @@ checked). Every text from the passage, the LLM or a source goes through ``md``."
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent.passage.model import PassageCheck, PassageClaim
+from agent.result import CheckResult
 from ui.export.passage import claims_table
 from ui.shared.passage import Row, audit_text, marked_text
 from ui.shared.untrusted import md
@@ -75,3 +78,14 @@ def report_markdown(check: PassageCheck) -> str:
         parts.append("**Citation audit** (each cited paper in your library, read alone):\n" + "\n".join(audits))
     parts += [skipped_markdown(check), notes_markdown(check)]
     return "\n\n".join(p for p in parts if p)
+
+
+def stored_passage(stored: dict[str, Any], results: list[dict[str, Any]]) -> PassageCheck:
+    """A passage as the thread keeps it (``{"check": ..., "rows": {n: index}}``, without the rows' checks), whole
+    again: each row's own check from the thread's results."""
+    check = PassageCheck.model_validate(stored["check"])
+    for row in check.claims:
+        at = stored["rows"].get(str(row.n))
+        if row.same_as is None and isinstance(at, int) and 0 <= at < len(results):
+            row.result = CheckResult.model_validate(results[at])
+    return check
