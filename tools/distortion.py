@@ -44,6 +44,11 @@ def without_negation(text: list[str], other: list[str]) -> str | None:
     return None
 
 
+def negations(text: str) -> int:
+    """How many negation words the text holds ("n't" read as "not")."""
+    return sum(w in NEGATIONS for w in words(_NOT.sub(" not", text)))
+
+
 def negation_changed(sentence: str, source: str) -> str | None:
     """The phrase whose negation ``sentence`` drops or adds against ``source``, whatever else it changes."""
     mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))

@@ -8,7 +8,7 @@ words and changes no negation or number (tools.distortion); otherwise the rule c
 standing alone. The LLM sees at most ``CONTEXT_SENTENCES`` sentences before the one it rewrites, so a long text is
 read in windows of that size.
 
-Rows whose claims are near-duplicates (``SAME_SHARE`` of their content words both ways) share one check.
+Rows whose claims state the same finding in other word forms or order (`same_finding`) share one check.
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ from agent.llm import LLMUnavailableError
 from agent.passage.model import PassageClaim, SkippedSentence
 from agent.state import Usage
 from tools.claim_rules import abbreviations, checkable, expanded, frame_removed, unresolved
-from tools.distortion import distortion, negation_changed, numbers
-from tools.overlap import support_share
+from tools.distortion import distortion, negation_changed, negations, numbers
+from tools.overlap import content_stems, support_share
 from tools.passage import Passage, Sentence
 
 CONTEXT_SENTENCES = 6  # sentences before a claim that the LLM reads to resolve it
 REWRITE_TOKENS = 120
 FROM_TEXT = 0.9  # share of the rewrite's content words found in the sentence and the text before it
 KEEPS = 0.8  # share of the sentence's own content words the rewrite keeps
-SAME_SHARE = 0.85
 
 
 def rule_claim(sentence: Sentence, defined: dict[str, str]) -> str:
@@ -132,10 +131,18 @@ def renumbered(rows: list[PassageClaim]) -> list[PassageClaim]:
 
 
 def _duplicate_of(claim: str, earlier: list[PassageClaim]) -> int | None:
+    """The earlier row (holding its own check) whose claim states the same finding: the same content words up to
+    their endings, the same negation and the same numbers. A claim that differs in any word that carries meaning
+    ("causing" and "delaying" neuron degeneration) is checked on its own."""
     for row in earlier:
-        if (
-            row.same_as is None
-            and min(support_share(claim, [row.claim]) or 0.0, support_share(row.claim, [claim]) or 0.0) >= SAME_SHARE
-        ):
+        if row.same_as is None and same_finding(claim, row.claim):
             return row.n
     return None
+
+
+def same_finding(a: str, b: str) -> bool:
+    return (
+        content_stems(a) == content_stems(b)
+        and sorted(numbers(a)) == sorted(numbers(b))
+        and negations(a) == negations(b)
+    )

@@ -1,6 +1,6 @@
 """Benchmark of a passage check on the embedded defaults: a 10-claim passage (the first ten cited claim sentences of
-evals/passages/cited_passages.jsonl, joined as one paragraph without their citations; the claims the rules extract
-from it are what both runs check), checked as a passage
+evals/passages/cited_passages.jsonl that the extraction rules take, joined as one paragraph without their
+citations; the claims extracted from it are what both runs check), checked as a passage
 (`check_passage`: every provisional verdict first, then the full checks), beside the same ten claims checked one by
 one as a user pasting them in turn would (each `run_claim` to its end before the next). Reported: seconds to every
 provisional verdict and to every answer, LLM calls and tokens, and the LLM's own decode and prompt rates in the same
@@ -27,17 +27,21 @@ from agent.service import load_deps, run_claim
 from agent.settings import get_settings
 from evals.bench.ask import llm_rates
 from evals.experiments import git_commit
+from tools.claim_rules import checkable
 from tools.passage import read_passage, strip_citations
 
 PASSAGES = Path(__file__).resolve().parents[1] / "passages" / "cited_passages.jsonl"
 
 
 def ten_claims(n: int = 10) -> list[str]:
+    """The first ``n`` labelled-checkable sentences that the extraction rules also take, so the passage holds ``n``
+    claims."""
     out: list[str] = []
     for line in PASSAGES.read_text(encoding="utf-8").splitlines():
         for s in json.loads(line)["sentences"]:
-            if s["checkable"] and len(out) < n:
-                out.append(strip_citations(s["text"]))
+            text = strip_citations(s["text"])
+            if s["checkable"] and checkable(text)[0] and len(out) < n:
+                out.append(text)
     return out
 
 

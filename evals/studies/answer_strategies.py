@@ -111,6 +111,8 @@ def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verif
         "answers_copying_prompt_text": round(problems["prompt"] / n, 4),
         "answers_with_any_copy": round(problems["any"] / n, 4),
         "corrections": dict(Counter(a for row in rows for a in row["corrections"])),
+        # draft sentences the verifier passed that the LLM's reading of direction flagged (agent.sentence_judge)
+        "read_the_other_way": sum("reads the other way" in str(d.get("reason", "")) for d in drafts),
         "completion_tokens_per_claim": round(sum(r["completion_tokens"] for r in rows) / n, 1),
         "llm_calls_per_claim": round(sum(r["calls"] for r in rows) / n, 2),
         "seconds_per_claim": round(sum(r["seconds"] for r in rows) / n, 2),
@@ -152,6 +154,7 @@ COLUMNS = (
     ("s p95", "answer_seconds_p95"),
     ("verdict first", "verdict_first"),
     ("only copied passages", "only_copied_passages"),
+    ("read the other way (LLM)", "read_the_other_way"),
 )
 
 
@@ -217,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = [replay(r, deps) for r in chosen]
         res["strategies"][name] = measure(rows, records, base.verifier)
         res["answers"][name] = [
-            {"id": r["id"], "answer": r["answer"], "shown": [s["text"] for s in r["shown"]]} for r in rows
+            {"id": r["id"], "answer": r["answer"], "shown": [s["text"] for s in r["shown"]],
+             "draft": [{k: s[k] for k in ("text", "citations", "status", "reason")} for s in r["draft"]]}
+            for r in rows
         ]
         if name != "extractive":
             tokens += sum(r["completion_tokens"] for r in rows)

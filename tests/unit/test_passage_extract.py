@@ -119,3 +119,9 @@ def test_without_an_llm_the_rules_stand_and_near_duplicates_share_a_check() -> N
             "Coffee lowers the risk of gout in men [3].")  # fmt: skip
     claims, _, usage, _ = extract(read_passage(text), None)
     assert [c.same_as for c in claims] == [None, None, 1] and usage.calls == 0
+    # a near copy that changes one meaningful word, a negation or a number is a claim of its own
+    text = ("APOE4 increases tau phosphorylation, causing neuron degeneration. APOE4 increases tau phosphorylation, "
+            "delaying neuron degeneration. APOE4 does not increase tau phosphorylation, causing neuron degeneration. "
+            "Tau phosphorylation is increased by APOE4, causing the degeneration of neurons.")  # fmt: skip
+    claims, _, _, _ = extract(read_passage(text), None)
+    assert [c.same_as for c in claims] == [None, None, None, 1]
