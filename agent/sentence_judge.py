@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from agent.direction import choose, evidence_text
 from agent.llm import LLMUnavailableError
 from agent.state import AnswerSentence, Deps, Evidence, Usage
+from tools.claim_rules import frame_removed
 from tools.opposite import negation, rule_opposite
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -35,13 +36,13 @@ def sentence_opposite(text: str) -> str:
 
 
 def asked(s: AnswerSentence, cited: Sequence[Evidence]) -> bool:
-    """Whether the sentence is read by the LLM: the verifier passed it, it quotes nothing, and it uses a word that
-    its cited papers do not, small words included ("more", "less", "higher" change a direction; a sentence made
-    only of their words is left to tools.distortion)."""
+    """Whether the sentence is read by the LLM: the verifier passed it, it quotes nothing, and, its reporting frame
+    aside ("The studies found that"), it uses a word that its cited papers do not, small words included ("more",
+    "less", "higher" change a direction; a sentence made only of their words is left to tools.distortion)."""
     if s.status != "supported" or s.score is None or not cited:
         return False
     theirs = set(_WORD.findall(" ".join(ev.sentence for ev in cited).lower()))
-    return not set(_WORD.findall(s.text.lower())) <= theirs
+    return not set(_WORD.findall(frame_removed(s.text).lower())) <= theirs
 
 
 def read_direction(

@@ -108,9 +108,10 @@ _FRAME = re.compile(
     r"moreover|furthermore|additionally|in addition|notably|thus|therefore|hence|consequently|however|"
     r"finally|here|in this study|in our (?:study|cohort|sample|analysis)),?\s+)*"
     r"(?:(?:these|our|the|this|such) (?:\w+ ){0,2}?(?:results|data|findings|observations|studies|study|"
-    r"analys[ie]s|experiments|evidence) (?:\w+ly )?(?:show|showed|shows|suggest|suggests|suggested|indicate|"
+    r"analys[ie]s|experiments|evidence) (?:\w+ly |also )?(?:show|showed|shows|suggest|suggests|suggested|indicate|"
     r"indicates|indicated|demonstrate|demonstrates|demonstrated|reveal|reveals|revealed|support|supports|"
-    r"confirm|confirms|establish|establishes|provide evidence|imply|implies)|we (?:\w+ly )?(?:show|showed|"
+    r"confirm|confirms|establish|establishes|provide evidence|imply|implies|found|find|finds|report|reports|"
+    r"reported)|we (?:\w+ly |also )?(?:show|showed|"
     r"found|find|demonstrate|demonstrated|report|observed|conclude|concluded|establish|established|reveal|"
     r"revealed|provide evidence|identify|identified)|it was (?:found|shown|observed|demonstrated))"
     r"\s+(?:that\s+)?",
