@@ -149,6 +149,13 @@ def failure_text(e: BaseException) -> str | None:
     return None
 
 
+async def report_failure(e: Exception) -> None:
+    """Say why a turn failed when it is a failure the user can act on (`failure_text`); re-raise any other."""
+    if (shown := failure_text(e)) is None:
+        raise e
+    await cl.Message(content=shown).send()
+
+
 @cl.on_message
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
@@ -157,9 +164,7 @@ async def on_message(message: cl.Message) -> None:
         try:
             as_one = await passage_turn(raw)
         except Exception as e:
-            if (shown := failure_text(e)) is None:
-                raise
-            await cl.Message(content=shown).send()
+            await report_failure(e)
             return
         if as_one is None:
             return
@@ -172,9 +177,7 @@ async def on_message(message: cl.Message) -> None:
     try:
         values = await queued_turn(text)
     except Exception as e:
-        if (shown := failure_text(e)) is None:
-            raise
-        await cl.Message(content=shown).send()
+        await report_failure(e)
         return
     reply = values.get("reply", {})
     if reply.get("kind") == "check":
@@ -204,9 +207,7 @@ async def on_rerun(action: cl.Action) -> None:
     try:
         values = await queued_turn(None, resuming=claim)
     except Exception as e:
-        if (shown := failure_text(e)) is None:
-            raise
-        await cl.Message(content=shown).send()
+        await report_failure(e)
         return
     results = values["results"]
     await answer_message(results[-1], len(results) - 1, []).send()
