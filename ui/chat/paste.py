@@ -3,8 +3,8 @@
 Chainlit's socket.io server closes the connection on a message over 1 MB (engine.io's default), so a pasted file
 would vanish without a word; with MAX_MESSAGE_BYTES it arrives and agent.service.validate_claim refuses it by its
 length at once. A message beyond that still closes the connection (the client reconnects and nothing is stored).
-Chainlit stores every user message in the thread list, which each page load reads whole, so a message that is
-refused by its length alone is kept as its start and its length."""
+Chainlit stores every user message in the thread list, which each page load reads whole, so a message far beyond
+any limit is kept as its start and its length."""
 
 from __future__ import annotations
 
@@ -26,11 +26,13 @@ def accept_large_pastes() -> None:
 
 
 def kept(text: str) -> str:
-    """The text as stored: whole, or, beyond what any claim may be, its first characters and its length."""
-    limit = get_settings().answer.max_claim_chars
-    if len(text) <= RAW_FACTOR * limit:
+    """The text as stored: whole, or, far beyond what a claim or a passage may be (ui.chat.passage checks a
+    passage's first MAX_PASSAGE_CHARS), its first MAX_PASSAGE_CHARS characters and its length."""
+    answer = get_settings().answer
+    if len(text) <= RAW_FACTOR * max(answer.max_claim_chars, answer.max_passage_chars):
         return text
-    return f"{text[:limit]}… ({len(text)} characters; refused, and only the first {limit} kept)"
+    first = answer.max_passage_chars
+    return f"{text[:first]}… ({len(text)} characters; only the first {first} kept)"
 
 
 class PasteDataLayer(SQLAlchemyDataLayer):
