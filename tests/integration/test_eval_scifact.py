@@ -121,6 +121,9 @@ def test_retrieval_only_on_20_dev_claims(slice_env, monkeypatch, tmp_path, capsy
 
 def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeypatch, tmp_path, capsys):
     _use(monkeypatch, slice_env)
+    # the cost below counts the sources' direction and the answer; the LLM's reading of answer sentences
+    # (agent.sentence_judge) has its own tests, and its cost is measured in evals/results/sentence_direction_answers.md
+    monkeypatch.setenv("SENTENCE_DIRECTION_BELOW", "0")
     verifier = RuleVerifier({"": "supports"})  # every sentence supports: deterministic, no trained artifact needed
     monkeypatch.setattr("tools.verifier.get_verifier", lambda: verifier)
     args = ["scifact", "--split", "dev", "--limit", str(N_FULL), "--out", str(tmp_path)]
