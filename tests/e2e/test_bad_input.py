@@ -8,6 +8,7 @@ import asyncio
 import html
 import re
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,14 +106,21 @@ def chat_run(server: ChatServer) -> dict[str, Any]:
     return asyncio.run(both())
 
 
-def stored_user_messages(data_dir: Path, thread_id: str) -> list[str]:
-    """The user messages of a thread as the chat's thread list keeps them."""
-    conn = sqlite3.connect(data_dir / "chainlit" / "chainlit.sqlite")
-    try:
-        query = """SELECT output FROM steps WHERE "threadId" = ? AND type = 'user_message'"""
-        return [str(row[0]) for row in conn.execute(query, (thread_id,))]
-    finally:
-        conn.close()
+def stored_user_messages(data_dir: Path, thread_id: str, settle_s: float = 1.0, wait_s: float = 30.0) -> list[str]:
+    """The user messages of a thread as the chat's thread list keeps them, once they stop changing for ``settle_s``
+    (Chainlit writes a message's step in a background task, which may end after the socket's reply)."""
+    query = """SELECT output FROM steps WHERE "threadId" = ? AND type = 'user_message'"""
+    deadline, last = time.monotonic() + wait_s, None
+    while True:
+        conn = sqlite3.connect(data_dir / "chainlit" / "chainlit.sqlite")
+        try:
+            now = [str(row[0]) for row in conn.execute(query, (thread_id,))]
+        finally:
+            conn.close()
+        if now == last or time.monotonic() > deadline:
+            return now
+        last = now
+        time.sleep(settle_s)
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case[0]) for case in BAD])
