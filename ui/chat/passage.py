@@ -137,11 +137,14 @@ async def run_checks(check: PassageCheck, deps: Deps) -> None:
             table.content = table_markdown(check, done=False)
             await table.update()
     rows: dict[str, int] = {}  # row n -> the index of its check in the thread's results
+    # follow-ups are about the newest check (the last row's, as they come) until the user opens a row, even while
+    # the later rows are still being checked
+    await add_to_thread(_thread(), {"focus": -1})
     for row in own + [row for row in check.claims if row.same_as is not None]:  # a shared check exists first
         async with queue_slot():  # without a working LLM the check still ends, as a single one does, with a note
             await asyncio.to_thread(finish, row, check, deps)
         if row.result is not None:
-            values = await add_to_thread(_thread(), {"results": [row.result.model_dump(mode="json")], "focus": -1})
+            values = await add_to_thread(_thread(), {"results": [row.result.model_dump(mode="json")]})
             rows[str(row.n)] = len(values["results"]) - 1
         table.content = table_markdown(check, done=False)
         await _replace_actions(table, open_actions(check, rows))
