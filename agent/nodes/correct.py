@@ -29,9 +29,8 @@ from agent.compose import extractive_answer, extractive_sentence, paper_texts
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.nodes.answer import answer_text
-from agent.nodes.verify import check_sentences
+from agent.nodes.verify import check_sentences, verified
 from agent.reckoning import bearing_evidence
-from agent.sentence_judge import read_direction
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.citations import ParsedSentence, parse_answer, render
 from tools.overlap import repeated_source, words
@@ -109,12 +108,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deadline = time.perf_counter() + deps.settings.judge.sentence_direction_seconds
 
     def judged(candidate: AnswerSentence) -> tuple[AnswerSentence, Usage, list[str]]:
-        """A recited or rewritten sentence checked as verify checks the answer: the verifier, then the LLM's
-        reading of direction (one time budget for the whole pass)."""
-        (checked,) = check_sentences([candidate], evidence, deps.verifier, top, state.get("claim", ""))
-        if not llm_ok:
-            return checked, Usage(), []
-        (read,), used, said = read_direction([checked], evidence, deps, deadline)
+        """A recited or rewritten sentence checked as verify checks the answer (one time budget for the pass)."""
+        (read,), used, said = verified([candidate], evidence, deps, state.get("claim", ""), llm_ok, deadline)
         return read, used, said
     out: list[AnswerSentence] = []
     corrections: list[Correction] = []

@@ -23,7 +23,7 @@ from agent.compose import paper_texts, quotes
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
 from agent.sentence_judge import read_direction
-from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge
+from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge, Usage
 from tools.distortion import distorted
 from tools.overlap import copies, misattributed, words
 
@@ -95,17 +95,30 @@ def check_sentences(
     return out
 
 
+def verified(
+    sentences: Sequence[AnswerSentence],
+    evidence: Sequence[Evidence],
+    deps: Deps,
+    claim: str,
+    llm_ok: bool = True,
+    deadline: float | None = None,
+) -> tuple[list[AnswerSentence], Usage, list[str]]:
+    """Verify's checks: the verifier's (`check_sentences`), then, while the LLM works (``llm_ok``), its reading of
+    direction (agent.sentence_judge, by ``deadline`` when given); with the LLM's usage and notes."""
+    checked = check_sentences(sentences, evidence, deps.verifier, deps.settings.answer.top_attribution, claim)
+    if not llm_ok:
+        return checked, Usage(), []
+    return read_direction(checked, evidence, deps, deadline)
+
+
 @timed("verify")
 def verify(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    deps = runtime.context
-    checked = check_sentences(
+    # after an LLM failure earlier in this check the verifier's reading stands
+    read, usage, notes = verified(
         state.get("sentences", []),
         state.get("evidence", []),
-        deps.verifier,
-        deps.settings.answer.top_attribution,
+        runtime.context,
         state.get("claim", ""),
+        llm_ok=not state.get("llm_error"),
     )
-    if state.get("llm_error"):  # the LLM failed earlier in this check: the verifier's reading stands
-        return {"sentences": checked}
-    read, usage, notes = read_direction(checked, state.get("evidence", []), deps)
     return {"sentences": read, "usage": usage, "notes": notes}
