@@ -70,6 +70,13 @@ def validate_claim(raw: str, max_chars: int) -> tuple[str, list[str]]:
     return claim, claim_notes(claim)
 
 
+def mostly_latin(text: str) -> bool:
+    """Whether at least 60 % of the text's letters are ASCII: the rough test of English that the notes use (the
+    text must hold a letter)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return sum(ch.isascii() for ch in letters) / len(letters) >= 0.6
+
+
 def findings(text: str) -> int:
     """How many sentences of the text state a checkable finding (tools.claim_rules, no LLM): two or more make it
     a passage, whose claims are checked one by one."""
@@ -84,8 +91,7 @@ def claim_notes(claim: str) -> list[str]:
             "this reads as a question; it is checked as a claim, and stating it as one (such as "
             f"{EXAMPLE}) gives a clearer verdict"
         )
-    letters = [ch for ch in claim if ch.isalpha()]
-    if sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
+    if not mostly_latin(claim):
         notes.append("the corpus is in English; a claim in another language may find little evidence")
     if (count := findings(claim)) > 1:
         notes.append(

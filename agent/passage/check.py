@@ -16,7 +16,7 @@ from agent.passage.extract import extract
 from agent.passage.model import PassageCheck, PassageClaim
 from agent.provenance import RunInfo
 from agent.result import CheckResult
-from agent.service import RAW_FACTOR, InputError, run_claim, visible_text
+from agent.service import RAW_FACTOR, InputError, mostly_latin, run_claim, visible_text
 from agent.stages import run_span
 from agent.state import Deps
 from tools.passage import read_passage
@@ -41,8 +41,7 @@ def validate_passage(raw: str, max_chars: int) -> tuple[str, list[str]]:
             f"{cut} characters are checked and the rest is not"
         )
         text = text[:cut].rstrip()
-    letters = [ch for ch in text if ch.isalpha()]
-    if sum(ch.isascii() for ch in letters) / len(letters) < 0.6:
+    if not mostly_latin(text):
         notes.append("the text is not in English: the claim rules read English, and the corpus is in English")
     return text, notes
 
