@@ -7,6 +7,8 @@ again on the next click."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import chainlit as cl
 
 from agent.result import CheckResult
@@ -25,12 +27,16 @@ def export_action(index: int) -> cl.Action:
                      icon="download", payload={"result": index})
 
 
-def export_files(result: CheckResult) -> list[cl.File]:
+def format_files(name: Callable[[str], str], text: Callable[[str], str]) -> list[cl.File]:
+    """One downloadable file per export format: ``name(fmt)`` holding ``text(fmt)``."""
     return [
-        cl.File(name=file_name(result, fmt), content=export_text(result, fmt).encode("utf-8"), mime=mime,
-                display="inline")
+        cl.File(name=name(fmt), content=text(fmt).encode("utf-8"), mime=mime, display="inline")
         for fmt, (mime, _) in FORMATS.items()
     ]
+
+
+def export_files(result: CheckResult) -> list[cl.File]:
+    return format_files(lambda fmt: file_name(result, fmt), lambda fmt: export_text(result, fmt))
 
 
 @cl.action_callback(ACTION)

@@ -22,12 +22,12 @@ from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
 from agent.settings import get_settings
 from agent.state import Deps
+from ui.chat.export_chat import format_files
 from ui.chat.passage_view import claims_markdown, report_markdown, stored_passage, table_markdown
 from ui.chat.queued import queue_slot
 from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
 from ui.chat.sources import turn_deps
 from ui.chat.views import answer_message
-from ui.export.formats import FORMATS
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
 
@@ -210,10 +210,6 @@ async def on_export_passage(action: cl.Action) -> None:
         await cl.Message(content=GONE).send()
         return
     check = stored_passage(passages[index], results)
-    files = [
-        cl.File(name=f"claimtrace-passage.{fmt}", content=export_passage(check, fmt).encode("utf-8"), mime=mime,
-                display="inline")
-        for fmt, (mime, _) in FORMATS.items()
-    ]
+    files = format_files(lambda fmt: f"claimtrace-passage.{fmt}", lambda fmt: export_passage(check, fmt))
     await cl.Message(content="**Export** of the passage: a Markdown report, the whole check as JSON, and the papers "
                      "of all its claims as BibTeX and RIS:", elements=files).send()
