@@ -114,8 +114,8 @@ class RetrievalSettings(SettingsGroup):
 
 
 class AnswerSettings(SettingsGroup):
-    # how the answer is written (agent.strategies): abstractive, per_evidence, extractive or hybrid
-    strategy: Literal["abstractive", "per_evidence", "extractive", "hybrid"] = Field(
+    # how the answer is written (agent.strategies): abstractive, per_paper, extractive or hybrid
+    strategy: Literal["abstractive", "per_paper", "extractive", "hybrid"] = Field(
         "abstractive", validation_alias="ANSWER_STRATEGY"
     )
     max_claim_chars: int = Field(2000, gt=0)

@@ -1,15 +1,17 @@
 """How the answer step writes its sentences (ANSWER_STRATEGY), all from the same numbered evidence:
 
 * ``abstractive``: the LLM writes 1 to 3 sentences and chooses their citations (prompts/answer.md);
-* ``per_evidence``: the LLM writes one sentence for each evidence item; the item's number is attached by the code,
-  not chosen by the model (prompts/answer_per_evidence.md);
+* ``per_paper``: the LLM sums up each paper the answer may report in one short sentence of its own words (8 to 20
+  words), which the code gives that paper's number (prompts/answer_per_paper.md); the claim is not in the prompt,
+  so it cannot be restated as a finding;
 * ``extractive``: no LLM; each item quoted with its study's year and number (agent.compose);
 * ``hybrid``: one LLM sentence that sums up the findings, citing every item, then the quoted findings
   (prompts/answer_hybrid.md).
 
-The LLM reads the evidence as ``<finding>`` items inside ``<evidence>`` tags, with no title (titles were copied
-into answers as if they were findings) and no example answer to copy. Every strategy returns answer sentences whose
-citations name existing evidence only; verify and correct check them afterwards.
+The LLM reads the evidence inside ``<evidence>`` tags, as ``<finding>`` items (``<paper>`` items for
+``per_paper``), with no title (titles were copied into answers as if they were findings) and no example answer to
+copy. Every strategy returns answer sentences whose citations name existing evidence only; verify and correct check
+them afterwards.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from agent.compose import extractive_answer, finding
 from agent.state import AnswerSentence, Deps, Evidence, Usage, Verdict
 from tools.citations import ParsedSentence, parse_answer
 
-Strategy = Literal["abstractive", "per_evidence", "extractive", "hybrid"]
+Strategy = Literal["abstractive", "per_paper", "extractive", "hybrid"]
 STANCE = {"supports": "supports the claim", "contradicts": "contradicts the claim"}
 _NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$")  # "1: ..." or "[1] ..."
 
@@ -44,6 +46,15 @@ def findings_block(evidence: Sequence[Evidence]) -> str:
     return "\n".join(items)
 
 
+def papers_block(evidence: Sequence[Evidence]) -> str:
+    """The evidence as the per-paper prompt shows it: one ``<paper>`` per number [n], holding that paper's evidence
+    sentences in order, each as ``findings_block`` shows it (no heading, no tag-like text)."""
+    sentences: dict[int, list[str]] = {}
+    for ev in evidence:
+        sentences.setdefault(ev.n, []).append(prompts.inert(finding(ev.sentence)))
+    return "\n".join(f'<paper n="{n}">{" ".join(texts)}</paper>' for n, texts in sentences.items())
+
+
 def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:
     """Answer sentences before verification; a stripped citation is recorded and stated as the reason."""
     return [
@@ -57,13 +68,7 @@ def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:
     ]
 
 
-def _ask(name: str, claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[str, Usage]:
-    values = {"claim": claim, "evidence": findings_block(evidence)}
-    if name == "answer":
-        values |= {
-            "numbers": ", ".join(f"[{n}]" for n in dict.fromkeys(ev.n for ev in evidence)),
-            "verdict": verdict.describe() if verdict else "unknown",
-        }
+def _ask(name: str, values: dict[str, str], deps: Deps) -> tuple[str, Usage]:
     return chat(
         deps.llm,
         prompts.load("answer_system"),
@@ -73,14 +78,20 @@ def _ask(name: str, claim: str, evidence: Sequence[Evidence], verdict: Verdict |
 
 
 def abstractive(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
-    reply, usage = _ask("answer", claim, evidence, verdict, deps)
+    values = {
+        "claim": claim,
+        "evidence": findings_block(evidence),
+        "numbers": ", ".join(f"[{n}]" for n in dict.fromkeys(ev.n for ev in evidence)),
+        "verdict": verdict.describe() if verdict else "unknown",
+    }
+    reply, usage = _ask("answer", values, deps)
     return answer_sentences(parse_answer(reply, {ev.n for ev in evidence})), usage
 
 
-def per_evidence(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
-    """One sentence per item, in the model's words; the line's number decides the citation, and a number that names
-    no item, or one already answered, is ignored."""
-    reply, usage = _ask("answer_per_evidence", claim, evidence, verdict, deps)
+def per_paper(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
+    """One short sentence per paper, in the model's words; the line's number decides the citation, and a number that
+    names no paper, or one already answered, is ignored (as are the model's own bracketed numbers)."""
+    reply, usage = _ask("answer_per_paper", {"evidence": papers_block(evidence)}, deps)
     known = {ev.n for ev in evidence}
     out: list[AnswerSentence] = []
     for line in reply.splitlines():
@@ -97,7 +108,7 @@ def per_evidence(claim: str, evidence: Sequence[Evidence], verdict: Verdict | No
 def hybrid(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
     """One summing-up sentence citing every item it was given, then the quoted findings."""
     quoted = extractive_answer(evidence, verdict)
-    reply, usage = _ask("answer_hybrid", claim, evidence, verdict, deps)
+    reply, usage = _ask("answer_hybrid", {"claim": claim, "evidence": findings_block(evidence)}, deps)
     parsed = parse_answer(reply, set())
     cited = list(dict.fromkeys(ev.n for ev in evidence))
     summary = [AnswerSentence(text=parsed[0].text, citations=cited)] if parsed else []
@@ -110,6 +121,6 @@ def write(
     """The answer sentences of ``strategy`` (raises LLMUnavailableError for the strategies that need the LLM)."""
     if strategy == "extractive":
         return extractive_answer(evidence, verdict), Usage()
-    write_with = {"abstractive": abstractive, "per_evidence": per_evidence, "hybrid": hybrid}[strategy]
+    write_with = {"abstractive": abstractive, "per_paper": per_paper, "hybrid": hybrid}[strategy]
     sentences, usage = write_with(claim, evidence, verdict, deps)
     return list(sentences), usage

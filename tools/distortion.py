@@ -6,7 +6,10 @@
 * the population qualifier dropped ("reduced intake in wildtype mice" -> "reduced intake"), when the source names
   no people beside it (a sentence on patients and mice may report the patients alone);
 * the head of the subject dropped ("compliance to vitamin D supplementation is lower" -> "vitamin D supplementation
-  is lower").
+  is lower");
+* an association stated as an effect ("therapy is associated with a reduction in tuberculosis" -> "therapy reduces
+  tuberculosis"): the source's word for an association is gone and an effect verb its source does not use stands in
+  its place. A cohort's association is not a trial's effect, and a fact-checker must not be told it is.
 
 The verifier reads topic and passes all of them; a sentence that paraphrases instead of copying is left to it.
 """
@@ -32,6 +35,13 @@ _PEOPLE = re.compile(
     re.IGNORECASE,
 )
 _HEAD_LINK = {"to", "of", "with", "for", "in"}
+_ASSOCIATION = re.compile(r"\b(associat\w*|correlat\w*|linked|link|predict\w*)\b", re.IGNORECASE)
+_ASSOCIATED_WITH = re.compile(rf"{_ASSOCIATION.pattern}(?:\W+\w+){{1,3}}", re.IGNORECASE)
+_EFFECT = re.compile(
+    r"\b(caus\w*|reduc\w*|increas\w*|decreas\w*|lower\w*|rais\w*|improv\w*|prevent\w*|protect\w*|induc\w*|"
+    r"promot\w*|enhanc\w*|trigger\w*|inhibit\w*|suppress\w*|worsen\w*|cuts?|leads? to|results? in)\b",
+    re.IGNORECASE,
+)
 
 
 def without_negation(text: list[str], other: list[str]) -> str | None:
@@ -70,6 +80,19 @@ def dropped_head(sentence: list[str], source: list[str]) -> str | None:
     return None
 
 
+def association_as_effect(sentence: str, source: str) -> str | None:
+    """The source's association word ("associated") when the sentence has none and uses an effect word ("reduces")
+    that the source does not use outside its associations ("associated with reduced risk" states no effect)."""
+    said = _ASSOCIATION.search(source)
+    if said is None or _ASSOCIATION.search(sentence):
+        return None
+    effects = _ASSOCIATED_WITH.sub(" ", source)
+    theirs = {m.group(0).lower() for m in _EFFECT.finditer(effects)}
+    if any(m.group(0).lower() not in theirs for m in _EFFECT.finditer(sentence)):
+        return said.group(0)
+    return None
+
+
 def distortion(sentence: str, source: str) -> str | None:
     """How ``sentence`` changes ``source`` when it copies it, in a few words ("drops 'not'"), or None when it does
     not copy it or keeps its meaning as far as these checks see."""
@@ -89,6 +112,8 @@ def distortion(sentence: str, source: str) -> str | None:
             return f"drops “{m.group(0)}” from its source"
     if head := dropped_head(mine, theirs):
         return f"drops “{head}” from the start of its source's subject"
+    if word := association_as_effect(sentence, source):
+        return f"states as an effect what its source reports as an association (“{word}”)"
     return None
 
 

@@ -31,7 +31,7 @@ PROMPT_MARKERS = ("<finding", "</finding", "stance=", "supports the claim", "con
 
 
 @lru_cache(maxsize=4)
-def prompt_runs(names: Sequence[str] = ("answer", "answer_per_evidence", "answer_hybrid", "correct")) -> set[str]:
+def prompt_runs(names: Sequence[str] = ("answer", "answer_per_paper", "answer_hybrid", "correct")) -> set[str]:
     """The runs of ``RUN`` words of the answer prompts' own instructions (placeholders removed)."""
     out: set[str] = set()
     for name in names:

@@ -29,7 +29,7 @@ from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import faithfulness_metrics
 from evals.scifact.records import read_records
 
-STRATEGIES = ("abstractive", "per_evidence", "extractive", "hybrid")
+STRATEGIES = ("abstractive", "per_paper", "extractive", "hybrid")
 
 
 def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:

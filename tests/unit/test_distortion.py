@@ -18,6 +18,8 @@ PIOGLITAZONE = ("Ever use of pioglitazone was not associated with bladder cancer
                 "1.06; 95% CI, 0.89-1.26).")  # fmt: skip
 IL18 = "Central IL-18 administration reduced high-fat diet intake in wildtype mice, but not in mice lacking IL-18R."
 SERUM = "Serum 25(OH)D levels on average were 54 nmol/l, were higher in women than men."
+ART = ("CONCLUSIONS Antiretroviral therapy is strongly associated with a reduction in the incidence of tuberculosis "
+       "across all CD4 count strata.")  # fmt: skip
 
 DISTORTED = [
     pytest.param(COMPLIANCE, "Vitamin D supplementation is lower in subjects without osteoporosis.",
@@ -28,6 +30,8 @@ DISTORTED = [
                  id="dropped_in_mice"),
     pytest.param(SERUM, "Serum 25(OH)D levels on average were 45 nmol/l, higher in women than men.",
                  "has the number 45", id="changed_number"),
+    pytest.param(ART, "Antiretroviral therapy reduces tuberculosis incidence across all CD4 count strata.",
+                 "states as an effect what its source reports as an association", id="association_as_effect"),
     pytest.param("Ever use of pioglitazone was associated with bladder cancer risk.",
                  "Ever use of pioglitazone was not associated with bladder cancer risk.", "adds a negation",
                  id="added_not"),
@@ -56,9 +60,10 @@ def test_a_distorted_copy_is_flagged_whatever_the_verifier_reads(source: str, sh
     "Compliance to vitamin D supplementation was lower in subjects without osteoporosis.",
     "Central IL-18 administration reduced high-fat diet intake in wildtype mice.",
     "Serum 25(OH)D levels averaged 54 nmol/l and were higher in women than in men.",
+    "Antiretroviral therapy is linked to lower tuberculosis incidence across all CD4 count strata.",
 ])  # fmt: skip
 def test_a_faithful_copy_or_paraphrase_is_left_to_the_verifier(faithful: str):
-    sources = [PIOGLITAZONE, COMPLIANCE, IL18, SERUM]
+    sources = [PIOGLITAZONE, COMPLIANCE, IL18, SERUM, ART]
     closest = max(sources, key=lambda s: len(set(s.lower().split()) & set(faithful.lower().split())))
     assert distortion(faithful, closest) is None
 
@@ -67,3 +72,12 @@ def test_a_sentence_on_patients_and_mice_may_report_the_patients_alone():
     source = "Birthweight was higher in patients with HNF4A mutations, and in mice lacking Hnf4a insulin fell."
     assert distortion("Birthweight was higher in patients with HNF4A mutations.", source) is None
     assert distortion("Insulin fell in mice lacking Hnf4a.", source) is None
+
+
+def test_an_effect_word_inside_the_sources_association_states_no_effect():
+    """"associated with reduced mortality" reports no effect: "reduced mortality" as the verb is the distortion, and
+    an effect the source itself states beside an association is not one."""
+    assert "association" in str(distortion("Statin use reduced mortality in older adults.",
+                                           "Statin use was associated with reduced mortality in older adults."))
+    assert distortion("Statin use reduced mortality in older adults.",
+                      "Statin use reduced mortality in older adults and was associated with fewer strokes.") is None

@@ -27,7 +27,7 @@ TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
     "answer_no_evidence": "test_answer_prompts",
-    "answer_per_evidence": "test_strategies.py::test_per_evidence_fixes_each_number_and_ignores_unknown_lines",
+    "answer_per_paper": "test_strategies.py::test_per_paper_fixes_each_number_and_ignores_unknown_lines",
     "answer_hybrid": "test_strategies.py::test_hybrid_sums_up_then_quotes",
     "bearing": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",
     "bearing_system": "test_llm_opinion.py::test_asker_renders_the_bearing_prompt_and_resumes_from_its_cache",

@@ -8,7 +8,7 @@ from typing import Any
 import prompts
 from agent.scripted import ScriptedChatModel
 from agent.state import Deps, Evidence, Verdict
-from agent.strategies import findings_block, write
+from agent.strategies import findings_block, papers_block, write
 
 CLAIM = "The MMR vaccine causes autism."
 EVIDENCE = [
@@ -37,21 +37,31 @@ def test_the_findings_block_has_no_titles_and_no_example_to_copy() -> None:
     ]
     headed = EVIDENCE[0].model_copy(update={"sentence": "RESULTS In conclusion, MMR was not associated with autism."})
     assert ">MMR was not associated with autism.</finding>" in findings_block([headed])  # no heading to copy
-    for name in ("answer", "answer_per_evidence", "answer_hybrid"):
+    for name in ("answer", "answer_per_paper", "answer_hybrid"):
         assert "example" not in prompts.load(name).lower()
 
 
-def test_per_evidence_fixes_each_number_and_ignores_unknown_lines(settings: Any) -> None:
+def test_per_paper_fixes_each_number_and_ignores_unknown_lines(settings: Any) -> None:
     reply = "1: A 2019 cohort found no association with autism [2].\n7: Invented.\n1: Again.\n[2] No link was seen."
     d = deps(settings, reply)
-    sentences, usage = write("per_evidence", CLAIM, EVIDENCE, REFUTED, d)
+    sentences, usage = write("per_paper", CLAIM, EVIDENCE, REFUTED, d)
     # the number at the start of a line decides the citation; the model's own [2] inside line 1 is dropped
     assert [(s.text, s.citations) for s in sentences] == [
         ("A 2019 cohort found no association with autism.", [1]),
         ("No link was seen.", [2]),
     ]
-    assert sent(d) == prompts.render("answer_per_evidence", claim=CLAIM, evidence=findings_block(EVIDENCE))
+    assert sent(d) == prompts.render("answer_per_paper", evidence=papers_block(EVIDENCE))
+    assert CLAIM not in sent(d)  # the claim is not shown, so it cannot be restated as a finding
     assert usage.calls == 1
+
+
+def test_the_papers_block_holds_each_paper_once_with_its_sentences_in_order() -> None:
+    second = EVIDENCE[0].model_copy(update={"sentence": "RESULTS No <b>dose</b> effect was seen.", "sentence_index": 3})
+    block = papers_block([EVIDENCE[0], EVIDENCE[1], second])
+    assert block.splitlines() == [
+        '<paper n="1">MMR was not associated with autism. No dose effect was seen.</paper>',
+        '<paper n="2">No link between vaccines and autism was found.</paper>',
+    ]
 
 
 def test_hybrid_sums_up_then_quotes(settings: Any) -> None:
