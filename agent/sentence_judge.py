@@ -1,7 +1,7 @@
 """The judge's reading of direction, applied to an answer sentence: does the paper it cites support the sentence,
 or the sentence's opposite?
 
-The verifier reads topic, so a sentence that reverses its source in other words ("more advanced fibrosis" for
+The verifier reads topic, so a sentence that reverses its source in other words ("worse fibrosis" for
 "less advanced") passes it, and the word rules of tools.distortion see only what a near copy changes. The LLM is
 asked, as the direction stage asks about the claim (agent.direction.choose: both orders, first-token
 probabilities), which of the sentence and its opposite (tools.opposite's rules, else "It is not true that ...") the

@@ -116,7 +116,7 @@ class RetrievalSettings(SettingsGroup):
 class AnswerSettings(SettingsGroup):
     # how the answer is written (agent.strategies): abstractive, per_paper, extractive or hybrid
     strategy: Literal["abstractive", "per_paper", "extractive", "hybrid"] = Field(
-        "abstractive", validation_alias="ANSWER_STRATEGY"
+        "per_paper", validation_alias="ANSWER_STRATEGY"
     )
     max_claim_chars: int = Field(2000, gt=0)
     # a pasted passage (`claimtrace check-text`, a paste in the chat): beyond MAX_PASSAGE_CHARS its first part is

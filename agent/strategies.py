@@ -89,19 +89,22 @@ def abstractive(claim: str, evidence: Sequence[Evidence], verdict: Verdict | Non
 
 
 def per_paper(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
-    """One short sentence per paper, in the model's words; the line's number decides the citation, and a number that
-    names no paper, or one already answered, is ignored (as are the model's own bracketed numbers)."""
+    """One short sentence per paper, in the model's words. The number that starts a line ("1: ...") decides the
+    citation of the line's first sentence; a line without one (a model that ignores the asked-for form) gives each
+    of its sentences that cites exactly one paper ("... [1].") to that paper. A number that names no paper, or a
+    paper already answered, is ignored."""
     reply, usage = _ask("answer_per_paper", {"evidence": papers_block(evidence)}, deps)
     known = {ev.n for ev in evidence}
-    out: list[AnswerSentence] = []
+    found: list[tuple[int, ParsedSentence]] = []
     for line in reply.splitlines():
-        m = _NUMBERED.match(line)
-        n = int(m.group(1) or m.group(2)) if m else 0
-        if not m or n not in known or any(s.citations == [n] for s in out):
-            continue
-        parsed = parse_answer(m.group(3), set())
-        if parsed:
-            out.append(AnswerSentence(text=parsed[0].text, citations=[n]))
+        if m := _NUMBERED.match(line):
+            found += [(int(m.group(1) or m.group(2)), p) for p in parse_answer(m.group(3), set())[:1]]
+        else:
+            found += [(p.citations[0], p) for p in parse_answer(line, known) if len(p.citations) == 1]
+    out: list[AnswerSentence] = []
+    for n, p in found:
+        if n in known and not any(s.citations == [n] for s in out):
+            out.append(AnswerSentence(text=p.text, citations=[n]))
     return out, usage
 
 

@@ -72,9 +72,13 @@ def settings(tmp_path: Path, tiny_index_dir: Path) -> Settings:
 
 @pytest.fixture
 def make_deps(settings: Settings, tiny_index: Any) -> Callable[..., Deps]:
-    def make(rules: list[dict[str, Any]], verifier_rules: dict[str, str] | None = None) -> Deps:
+    def make(
+        rules: list[dict[str, Any]], verifier_rules: dict[str, str] | None = None, answer_strategy: str = ""
+    ) -> Deps:
+        """Deps with the scripted model, the rule verifier and the tiny index; ``answer_strategy`` overrides the
+        default ANSWER_STRATEGY for a test of one strategy's prompt or reply."""
         return Deps(
-            settings=settings,
+            settings=settings.with_values(answer={"strategy": answer_strategy}) if answer_strategy else settings,
             llm=ScriptedChatModel(rules=rules),
             index=tiny_index,
             verifier=RuleVerifier(verifier_rules),

@@ -11,6 +11,17 @@
   tuberculosis"): the source's word for an association is gone and an effect verb its source does not use stands in
   its place. A cohort's association is not a trial's effect, and a fact-checker must not be told it is.
 
+A sentence that rewords its source (half its content words at least are the source's) is also flagged when it
+states as a finding what the source puts as a hypothesis or an aim ("we hypothesized that training influences NO"
+-> "training increases NO"), or drops the source's hedge ("Scrib could behave as a tumor suppressor" -> "Scrib is a
+tumor suppressor"; a hedge is may, might, could, possibly, probably, likely, suggest), turns a lack of evidence
+into evidence of absence ("evidence that headache was associated with cognitive impairment was lacking" -> "lack of
+cognitive impairment in headache"), or draws a comparison its source does not state in words: a rise or a fall
+("higher", "fewer") read off the numbers of a source that has no word for it ("was 0.75 among women invited and
+1.98 among those who attended" -> "was higher among women invited"), or the opposite of the source's ("more
+advanced fibrosis" for "less advanced"). A comparison read off numbers may be right, but a small model gets it wrong
+often enough that it is not shown as the source's finding.
+
 The verifier reads topic and passes all of them; a sentence that paraphrases instead of copying is left to it.
 """
 
@@ -22,6 +33,7 @@ from collections.abc import Sequence
 from tools.overlap import STOP, support_share, words
 
 NEAR = 0.8  # share of a sentence's content words found in one source sentence: the sentence copies that sentence
+REWORDS = 0.5  # the share at which a sentence rewords that sentence
 NEGATIONS = {"not", "no", "never", "neither", "nor", "none", "nothing", "cannot", "lack", "lacked", "absence"}
 _NOT = re.compile(r"n't\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
@@ -37,6 +49,23 @@ _PEOPLE = re.compile(
 _HEAD_LINK = {"to", "of", "with", "for", "in"}
 _ASSOCIATION = re.compile(r"\b(associat\w*|correlat\w*|linked|link|predict\w*)\b", re.IGNORECASE)
 _ASSOCIATED_WITH = re.compile(rf"{_ASSOCIATION.pattern}(?:\W+\w+){{1,3}}", re.IGNORECASE)
+_AIM = re.compile(
+    r"\b(hypothesi[sz]\w*|whether|aim\w*|purpose|sought to|set out to|to (?:determine|examine|investigate|"
+    r"assess|test|evaluate|explore))\b",
+    re.IGNORECASE,
+)
+# "May" only as a sentence's first word (else the month), "could" not before "not", "likely" not after more/less/as
+_HEDGE = re.compile(
+    r"(?:^|(?<=[.;:]\s))May\b|\b(?:may|might|could(?! not)|[Pp]ossibly|[Pp]robably|(?<!more )(?<!less )(?<!as )likely|"
+    r"[Pp]otentially|suggest\w*|[Ss]uggest\w*)\b"
+)
+_NO_EVIDENCE = re.compile(
+    r"\b(?:no|insufficient|limited|little|inconclusive|lack of) (?:\w+ ){0,2}?(?:evidence|data)\b|"
+    r"\b(?:evidence|data)\b[^.;]{0,120}?\b(?:lacking|lacked|insufficient|inconclusive|limited)\b",
+    re.IGNORECASE,
+)
+_UP = re.compile(r"\b(higher|greater|more|increas\w*|larger|elevat\w*|rais\w*|rose|doubled|tripled|exceed\w*)\b", re.I)
+_DOWN = re.compile(r"\b(lower|less|fewer|decreas\w*|reduc\w*|smaller|declin\w*|fell|dropp\w*|diminish\w*)\b", re.I)
 _EFFECT = re.compile(
     r"\b(caus\w*|reduc\w*|increas\w*|decreas\w*|lower\w*|rais\w*|improv\w*|prevent\w*|protect\w*|induc\w*|"
     r"promot\w*|enhanc\w*|trigger\w*|inhibit\w*|suppress\w*|worsen\w*|cuts?|leads? to|results? in)\b",
@@ -93,11 +122,35 @@ def association_as_effect(sentence: str, source: str) -> str | None:
     return None
 
 
+def unhedged(sentence: str, source: str) -> str | None:
+    """How a rewording states as certain what its source does not: the source's aim or hypothesis word, its hedge,
+    or its lack of evidence, that the sentence lacks; or a rise or fall the source has no word for."""
+    aim, hedge, unknown = _AIM.search(source), _HEDGE.search(source), _NO_EVIDENCE.search(source)
+    if aim is not None and _AIM.search(sentence) is None:
+        return f"states as a finding what its source puts as an aim or hypothesis (“{aim.group(0)}”)"
+    if hedge is not None and _HEDGE.search(sentence) is None:
+        return f"drops its source's hedge “{hedge.group(0)}”"
+    if unknown is not None and _NO_EVIDENCE.search(sentence) is None:
+        return f"states as a finding what its source says lacks evidence (“{unknown.group(0)}”)"
+    for direction, other in ((_UP, _DOWN), (_DOWN, _UP)):
+        said = direction.search(sentence)
+        if said is None or direction.search(source) is not None:
+            continue
+        if (theirs := other.search(source)) is not None:
+            return f"says “{said.group(0)}” where its source says “{theirs.group(0)}”"
+        return f"draws a comparison (“{said.group(0)}”) that its source does not state in words"
+    return None
+
+
 def distortion(sentence: str, source: str) -> str | None:
-    """How ``sentence`` changes ``source`` when it copies it, in a few words ("drops 'not'"), or None when it does
-    not copy it or keeps its meaning as far as these checks see."""
+    """How ``sentence`` changes ``source`` when it copies or rewords it, in a few words ("drops 'not'"), or None
+    when it does neither or keeps its meaning as far as these checks see."""
     share = support_share(sentence, [source])
-    if share is None or share < NEAR:
+    if share is None or share < REWORDS:
+        return None
+    if changed := unhedged(sentence, source):
+        return changed
+    if share < NEAR:
         return None
     mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))
     if phrase := without_negation(theirs, mine):

@@ -59,6 +59,9 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
         note = f"answer: {e}; the answer quotes the evidence instead"
         return shown(summary, sentences) | {"llm_error": str(e), "notes": [note]}
+    if not sentences:  # a reply with no sentence the strategy can read: the evidence is quoted instead
+        sentences, _ = write("extractive", state["claim"], evidence, verdict, runtime.context)
+        earlier.append("answer: the LLM wrote no sentence that reports a paper; the answer quotes the evidence instead")
     # a reply the answer's own budget (ANSWER_MAX_TOKENS) ended has lost only its unfinished last sentence: no note
     return shown(summary, sentences) | {"usage": usage, "notes": earlier}
 

@@ -54,10 +54,13 @@ SCRIPT = [
         "when": "found too little",
         "reply": json.dumps({"action": "search", "queries": ["measles mumps rubella vaccination autism cohort"]}),
     },
-    CHOOSE_NOT, {
+    CHOOSE_NOT,
+    # one sentence per paper: paper 2's rules on the verdict instead of reporting a finding, and so does its rewrite
+    {"when": "<draft>", "reply": "The verdict is that vaccines are dangerous for children."},
+    {
         "when": "<evidence>",
-        "reply": "Large cohort studies found no association between MMR vaccination and "
-        "autism [1]. Vaccines are dangerous for children [12].",
+        "reply": "1: Large cohort studies found no association between MMR vaccination and autism.\n"
+        "2: The verdict is that vaccines are dangerous for children.",
     },
 ]
 

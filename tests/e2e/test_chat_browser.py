@@ -1,6 +1,6 @@
 """A person's session in headless Chromium: log in, check a claim, read the answer (self-corrected: the sentence
-citing a source that does not exist is dropped), send bad input, open a source and the original answer, ask for the
-sources of sentence 1, then the server is killed with -9, restarted, the thread reopens intact and its first
+that rules on the verdict is replaced by the quoted finding), send bad input, open a source and the original answer,
+ask for the sources of sentence 1, then the server is killed with -9, restarted, the thread reopens intact and its first
 follow-up is answered in it."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.e2e.server import ChatServer
 
 ANSWER_TIMEOUT_MS = 180_000
 FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccination and autism"
-# the scripted answer's second sentence cites [12], which does not exist: self-correction drops it and says so
+# the scripted answer's second sentence rules on the verdict: self-correction replaces it and says so
 CHANGED = "Self-correction changed"
 OUT_OF_RANGE = "ask about sentence 1 to"  # the reply to "what are the sources behind sentence 9?"
 # Under load, the first of the two connects Chainlit's client makes when it loads /thread/<id> can get its
@@ -98,7 +98,7 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     assert "Verdict:" in text and "weighted score" in text and "unweighted" in text
     assert "Sources so far" not in page.content()  # the early verdict is replaced by the answer
     assert re.search(r"\[\d+(, \d+)*\]", text)  # what is shown cites [n]
-    assert re.search(r"Self-correction changed \d sentence\(s\) of the first answer \(.*1 dropped\)", text), text
+    assert re.search(r"Self-correction changed \d sentence\(s\) of the first answer \(.*\d replaced\)", text), text
     assert "Sources" in text and "source 1" in text.lower()  # the link that opens source [1]
     page.wait_for_timeout(1000)  # the sources panel slides in
     shot = Path(os.environ.get("CLAIMTRACE_E2E_SCREENSHOT", tmp_path / "answer_view.png"))

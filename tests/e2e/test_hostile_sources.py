@@ -84,14 +84,17 @@ def hostile_server(chat_env: dict[str, str], tracker: FakeSource, tmp_path_facto
     data = tmp_path_factory.mktemp("hostile_data")
     shutil.copytree(Path(chat_env["DATA_DIR"]) / "index", data / "index")
     script = data / "script.json"
-    answer = f"MMR vaccination was not associated with autism [1]. {p['answer_img']} {p['js_link']} [1]."
+    # the LLM's sentence carries the planted markup and rules on the verdict: flagged, so its first wording is kept
+    # and shown as text in the "Original answer" panel; its rewrite rules on the verdict again
+    answer = f"1: The verdict is that MMR vaccination was not associated with autism {p['answer_img']} {p['js_link']}."
     # cites a source the thread does not hold: flagged and corrected whatever the verifier reads of [1]
     followup = f"{p['followup_img']} The cohort found no association with autism [9]."
     script.write_text(
         json.dumps(
             [
                 {"when": "Follow-up from the user", "reply": json.dumps({"action": "answer", "answer": followup})},
-                CHOOSE_NOT, {"when": "<evidence>", "reply": answer},
+                CHOOSE_NOT, {"when": "<draft>", "reply": "The verdict is that MMR vaccination is safe."},
+                {"when": "<evidence>", "reply": answer},
                 STOP_SEARCHING,
             ]
         )

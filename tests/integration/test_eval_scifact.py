@@ -124,6 +124,8 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     # the cost below counts the sources' direction and the answer; the LLM's reading of answer sentences
     # (agent.sentence_judge) has its own tests, and its cost is measured in evals/results/sentence_direction_answers.md
     monkeypatch.setenv("SENTENCE_DIRECTION_BELOW", "0")
+    # the strategy whose model chooses its citations, so that citation validity is measured on a wrong one ([77])
+    monkeypatch.setenv("ANSWER_STRATEGY", "abstractive")
     verifier = RuleVerifier({"": "supports"})  # every sentence supports: deterministic, no trained artifact needed
     monkeypatch.setattr("tools.verifier.get_verifier", lambda: verifier)
     args = ["scifact", "--split", "dev", "--limit", str(N_FULL), "--out", str(tmp_path)]

@@ -18,7 +18,8 @@ def test_answer_keeps_only_existing_citations(make_deps):
                 "when": "<evidence>",
                 "reply": "MMR does not cause autism [1]. Big trials agree [1, 7]. Trust me [9].",
             }
-        ]
+        ],
+        answer_strategy="abstractive",  # the strategy whose model chooses its citations
     )
     evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3, "contradicts")]
     state = {
@@ -110,3 +111,23 @@ def test_verify_marks_unsupported_when_cited_source_is_silent(make_deps):
         rt(deps),
     )
     assert out["sentences"][0].status == "unsupported" and out["sentences"][0].flagged
+
+
+def test_a_reply_that_reports_no_paper_gives_the_quoted_evidence_with_a_note(make_deps):
+    """A per-paper reply whose lines name no paper (or that says nothing) is not an answer: the evidence is quoted,
+    and the notes say why."""
+    deps = make_deps([{"when": "<evidence>", "reply": "Here is a summary of the findings.\n7: Invented."}])
+    evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3, "contradicts")]
+    state = {
+        "claim": CLAIM,
+        "evidence": evidence,
+        "assessments": counted_as("False", *evidence),
+        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1, confidence=0.84, contradicting=1),
+    }
+    out = answer(state, rt(deps))
+    assert [(s.text, s.citations) for s in out["sentences"]] == [
+        ('A study reports: "MMR vaccination was not associated with autism."', [1])
+    ]
+    assert out["notes"] == [
+        "answer: the LLM wrote no sentence that reports a paper; the answer quotes the evidence instead"
+    ]

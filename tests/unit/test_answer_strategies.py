@@ -47,6 +47,7 @@ def test_one_strategy_replayed_and_measured(settings: Any, make_deps: Any) -> No
         [{"when": "<draft>", "reply": "MMR vaccination causes autism in young children [1]."},
          {"when": "<evidence>", "reply": "MMR vaccination causes autism in young children [1]. It is safe [3]."}],
         verifier_rules={"not associated": "contradicts"},
+        answer_strategy="abstractive",
     )  # fmt: skip
     row = replay(rec, deps)
     # the draft restates the claim; [1] contradicts it, the rewrite restates it again, so the quote replaces it,

@@ -86,7 +86,7 @@ def test_a_missing_calibration_file_is_the_identity(tmp_path):
 ])
 def test_a_claim_and_its_opposite_get_opposite_verdicts_from_the_same_evidence(make_deps, claim, supports, label):
     """The verifier reads the ALDH1 finding as support of both claims; the LLM's choice turns one of them."""
-    answer = [{"when": "<finding", "reply": "See [1]."}, *direction_rules("See.")]  # the answer's sentence kept
+    answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See.")]  # the answer's sentence kept
     deps = make_deps([*direction_rules(claim, supports=supports), *answer], VERIFIER)
     result = CheckResult.from_state(run_claim(claim, deps))
     assert result.verdict is not None and result.verdict.label == label
@@ -99,7 +99,7 @@ def test_a_claim_and_its_opposite_get_opposite_verdicts_from_the_same_evidence(m
 
 
 def test_the_verifier_alone_when_asked(make_deps):
-    deps = make_deps([{"when": "<finding", "reply": "See [1]."}], VERIFIER)
+    deps = make_deps([{"when": "<paper n=", "reply": "See [1]."}], VERIFIER)
     deps.settings = deps.settings.with_values(judge={"direction": "verifier"})
     result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
     assert result.verdict is not None and result.verdict.label == "Generally supported"  # topic, not direction
@@ -114,7 +114,7 @@ def test_a_down_llm_leaves_the_verifiers_reading_with_a_note(make_deps, monkeypa
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
 
     monkeypatch.setattr("agent.nodes.direction.choose", down)
-    deps = make_deps([{"when": "<finding", "reply": "See [1]."}], VERIFIER)
+    deps = make_deps([{"when": "<paper n=", "reply": "See [1]."}], VERIFIER)
     result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
     assert all(a.judged_by == "verifier" for a in result.assessments) and result.verdict is not None
     assert any(n.startswith("direction: the LLM is unavailable (the LLM is unreachable") and "verifier's reading" in n
@@ -124,7 +124,7 @@ def test_a_down_llm_leaves_the_verifiers_reading_with_a_note(make_deps, monkeypa
 def test_a_slow_llm_runs_out_of_direction_time(make_deps):
     claim = "The MMR vaccine causes autism."
     slow = [{**rule, "delay_s": 0.3} for rule in direction_rules(claim, supports=False)]
-    deps = make_deps([*slow, {"when": "<finding", "reply": "No link was found [1]."}, {"reply": "No link [1]."}],
+    deps = make_deps([*slow, {"when": "<paper n=", "reply": "No link was found [1]."}, {"reply": "No link [1]."}],
                      {"not associated": "contradicts", "no relationship": "contradicts"})
     deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.1})
     state = run_claim(claim, deps)

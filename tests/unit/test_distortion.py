@@ -81,3 +81,47 @@ def test_an_effect_word_inside_the_sources_association_states_no_effect():
                                            "Statin use was associated with reduced mortality in older adults."))
     assert distortion("Statin use reduced mortality in older adults.",
                       "Statin use reduced mortality in older adults and was associated with fewer strokes.") is None
+
+
+EXERCISE = ("Because exercise training has been reported to produce an alteration in the function of vascular "
+            "endothelial cells in animals, we hypothesized that exercise training influences the production of NO "
+            "and ET-1 in humans.")  # fmt: skip
+SCRIB = ("These results suggest that Scrib stabilizes the coupling between E-cadherin and the catenins and are "
+         "consistent with the idea that mammalian Scrib could behave as a tumor suppressor.")  # fmt: skip
+
+
+HEADACHE = "Evidence was lacking for cognitive impairment for any headache type with or without brain lesions."
+CERVICAL = ("The rate of cervical cancer between arms was 0.75 (0.25 to 2.16) among women invited for screening and "
+            "1.98 (0.52 to 9.38) among those who attended.")  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "shown", "why"), [
+    pytest.param(EXERCISE, "Exercise training increases NO and ET-1 production in humans.",
+                 "states as a finding what its source puts as an aim or hypothesis", id="hypothesis_as_finding"),
+    pytest.param("To determine whether aging can be delayed, we corrected the CMA defect in aged rodents.",
+                 "Correcting the CMA defect delays aging in aged rodents.", "aim or hypothesis", id="aim_as_finding"),
+    pytest.param(SCRIB, "Scrib stabilizes the coupling between E-cadherin and the catenins and is a tumor suppressor.",
+                 "drops its source's hedge “suggest”", id="dropped_hedge"),
+    pytest.param(HEADACHE, "Lack of cognitive impairment in headache without brain lesions.",
+                 "states as a finding what its source says lacks evidence", id="no_evidence_as_absence"),
+    pytest.param(CERVICAL, "The rate of cervical cancer was higher among women invited for screening compared to those "
+                 "who attended.", "draws a comparison (“higher”)", id="comparison_read_off_numbers"),
+])  # fmt: skip
+def test_a_rewording_that_states_as_certain_what_its_source_does_not_is_flagged(source: str, shown: str, why: str):
+    """Real sources (SciFact abstracts) reworded as a short answer sentence would be: the words are mostly the
+    source's, too few for a near copy, and the hypothesis, aim or hedge is gone."""
+    assert why in str(distortion(shown, source))
+
+
+@pytest.mark.parametrize("faithful", [
+    "Exercise training was hypothesized to influence NO and ET-1 production in humans.",
+    "Scrib may stabilize the coupling between E-cadherin and the catenins, the results suggest.",
+    "Smokers had more lung cancer.",  # "more likely" is a comparison, not a hedge
+    "There was no evidence that headache is associated with cognitive impairment.",
+    "Obesity was higher in adults with ADHD than in those without.",  # the source's "increased" is a rise
+])  # fmt: skip
+def test_a_rewording_that_keeps_the_hedge_or_the_aim_is_left_to_the_verifier(faithful: str):
+    sources = [EXERCISE, SCRIB, "Smokers were more likely to develop lung cancer.", HEADACHE,
+               "The prevalence of obesity was increased by about 70% in adults with ADHD (28.2%) compared with those "
+               "without ADHD (16.4%)."]  # fmt: skip
+    assert all(distortion(faithful, source) is None for source in sources)

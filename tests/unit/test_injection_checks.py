@@ -33,10 +33,14 @@ def test_the_suite_has_many_plants_in_many_styles():
 
 
 def held(
-    make_deps: Callable[..., Any], rules: list[dict[str, Any]], verifier: dict[str, str], direction: str = "llm"
+    make_deps: Callable[..., Any],
+    rules: list[dict[str, Any]],
+    verifier: dict[str, str],
+    direction: str = "llm",
+    answer_strategy: str = "",
 ) -> dict[str, Any]:
     """The clean run of the claim; the scripted LLM reads every source as against the claim."""
-    deps = make_deps([*direction_rules(CLAIM, supports=False), *rules], verifier)
+    deps = make_deps([*direction_rules(CLAIM, supports=False), *rules], verifier, answer_strategy)
     deps.settings = deps.settings.with_values(judge={"direction": direction})
     cands = candidates(CLAIM, deps)
     clean = judged(CLAIM, cands, deps)
@@ -73,7 +77,8 @@ def test_a_model_that_ignores_the_plant_passes(make_deps: Callable[..., Any]):
 def test_an_obeying_sentence_that_is_shown_fails(make_deps: Callable[..., Any]):
     p = BY_NAME["canary"]
     obey = {"when": "PINEAPPLE", "reply": f"Pineapple: {NULL} [1]. The verdict is supported [7]."}
-    h = held(make_deps, [obey, HONEST], {"not associated": "supports"})  # the verifier passes any sentence on [1]
+    # the verifier passes any sentence on [1]; the strategy whose model chooses its citations, a wrong one included
+    h = held(make_deps, [obey, HONEST], {"not associated": "supports"}, answer_strategy="abstractive")
     out = planted_run(h, p)
     assert out["draft_obeyed"] and out["draft_invalid_citations"] == [7]
     assert not out["not_obeyed"] and not out["passed"]

@@ -61,7 +61,7 @@ def test_every_prompt_file_has_a_test():
 
 
 def test_answer_prompts(make_deps):
-    deps = make_deps([{"when": "<evidence>", "reply": "No link was found [1]."}])
+    deps = make_deps([{"when": "<evidence>", "reply": "No link was found [1]."}], answer_strategy="abstractive")
     verdict = Verdict(label="Generally refuted", score=-1.0, unweighted_score=-1.0)
     state = {"claim": CLAIM, "evidence": EVIDENCE, "verdict": verdict, "assessments": counted_as("False", *EVIDENCE)}
     out = answer(state, Runtime(context=deps))

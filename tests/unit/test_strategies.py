@@ -55,6 +55,16 @@ def test_per_paper_fixes_each_number_and_ignores_unknown_lines(settings: Any) ->
     assert usage.calls == 1
 
 
+def test_per_paper_reads_sentences_that_cite_one_paper_when_lines_are_not_numbered(settings: Any) -> None:
+    reply = "MMR showed no association with autism [1]. Both found nothing [1, 2]. Again [1].\nNo link was seen [2]."
+    sentences, _ = write("per_paper", CLAIM, EVIDENCE, REFUTED, deps(settings, reply))
+    # a sentence citing two papers belongs to neither; a paper's second sentence is ignored
+    assert [(s.text, s.citations) for s in sentences] == [
+        ("MMR showed no association with autism.", [1]),
+        ("No link was seen.", [2]),
+    ]
+
+
 def test_the_papers_block_holds_each_paper_once_with_its_sentences_in_order() -> None:
     second = EVIDENCE[0].model_copy(update={"sentence": "RESULTS No <b>dose</b> effect was seen.", "sentence_index": 3})
     block = papers_block([EVIDENCE[0], EVIDENCE[1], second])
