@@ -12,15 +12,19 @@
   its place. A cohort's association is not a trial's effect, and a fact-checker must not be told it is.
 
 A sentence that rewords its source (half its content words at least are the source's) is also flagged when it
-states as a finding what the source puts as a hypothesis or an aim ("we hypothesized that training influences NO"
--> "training increases NO"), or drops the source's hedge ("Scrib could behave as a tumor suppressor" -> "Scrib is a
-tumor suppressor"; a hedge is may, might, could, possibly, probably, likely, suggest), turns a lack of evidence
-into evidence of absence ("evidence that headache was associated with cognitive impairment was lacking" -> "lack of
-cognitive impairment in headache"), or draws a comparison its source does not state in words: a rise or a fall
-("higher", "fewer") read off the numbers of a source that has no word for it ("was 0.75 among women invited and
-1.98 among those who attended" -> "was higher among women invited"), or the opposite of the source's ("more
-advanced fibrosis" for "less advanced"). A comparison read off numbers may be right, but a small model gets it wrong
-often enough that it is not shown as the source's finding.
+states as certain what the source does not:
+
+* a hypothesis or an aim as a finding ("we hypothesized that training influences NO" -> "training increases NO");
+* a hedged result without its hedge ("Scrib could behave as a tumor suppressor" -> "Scrib is a tumor suppressor";
+  a hedge is may, might, could, possibly, probably, likely, suggest);
+* a lack of evidence as evidence of absence ("evidence that headache was associated with cognitive impairment was
+  lacking" -> "lack of cognitive impairment in headache");
+* one of the figures a source gives for several groups, without whose it is ("rates were 8.5 and 26.3 per 100
+  person-years, respectively" -> "rates are 8.5 per 100 person-years");
+* a rise or a fall ("higher", "fewer") that the source does not state in words: read off its numbers ("was 0.75
+  among women invited and 1.98 among those who attended" -> "was higher among women invited"), or the opposite of
+  the source's ("more advanced fibrosis" for "less advanced"). A comparison read off numbers may be right, but a
+  small model gets it wrong often enough that it is not shown as the source's finding.
 
 The verifier reads topic and passes all of them; a sentence that paraphrases instead of copying is left to it.
 """
@@ -64,6 +68,7 @@ _NO_EVIDENCE = re.compile(
     r"\b(?:evidence|data)\b[^.;]{0,120}?\b(?:lacking|lacked|insufficient|inconclusive|limited)\b",
     re.IGNORECASE,
 )
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 _UP = re.compile(r"\b(higher|greater|more|increas\w*|larger|elevat\w*|rais\w*|rose|doubled|tripled|exceed\w*)\b", re.I)
 _DOWN = re.compile(r"\b(lower|less|fewer|decreas\w*|reduc\w*|smaller|declin\w*|fell|dropp\w*|diminish\w*)\b", re.I)
 _EFFECT = re.compile(
@@ -132,6 +137,9 @@ def unhedged(sentence: str, source: str) -> str | None:
         return f"drops its source's hedge “{hedge.group(0)}”"
     if unknown is not None and _NO_EVIDENCE.search(sentence) is None:
         return f"states as a finding what its source says lacks evidence (“{unknown.group(0)}”)"
+    grouped = _RESPECTIVELY.search(source) and not _RESPECTIVELY.search(sentence)
+    if grouped and set(numbers(sentence)) & set(numbers(source)):
+        return "gives a figure without the group it belongs to (its source's figures are for several, “respectively”)"
     for direction, other in ((_UP, _DOWN), (_DOWN, _UP)):
         said = direction.search(sentence)
         if said is None or direction.search(source) is not None:

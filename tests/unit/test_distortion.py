@@ -91,6 +91,8 @@ SCRIB = ("These results suggest that Scrib stabilizes the coupling between E-cad
 
 
 HEADACHE = "Evidence was lacking for cognitive impairment for any headache type with or without brain lesions."
+AIDS = ("However, among patients with CD4+ T-cell counts of less than 50 per cubic millimeter, the incidence rates of "
+        "AIDS or death were 8.5 and 26.3 cases per 100 person-years, respectively (incidence-rate ratio, 0.32).")
 CERVICAL = ("The rate of cervical cancer between arms was 0.75 (0.25 to 2.16) among women invited for screening and "
             "1.98 (0.52 to 9.38) among those who attended.")  # fmt: skip
 
@@ -104,6 +106,9 @@ CERVICAL = ("The rate of cervical cancer between arms was 0.75 (0.25 to 2.16) am
                  "drops its source's hedge “suggest”", id="dropped_hedge"),
     pytest.param(HEADACHE, "Lack of cognitive impairment in headache without brain lesions.",
                  "states as a finding what its source says lacks evidence", id="no_evidence_as_absence"),
+    pytest.param(AIDS, "AIDS incidence rates are 8.5 cases per 100 person-years among patients with CD4+ T-cell counts "
+                 "of less than 50 per cubic millimeter.", "without the group it belongs to",
+                 id="one_figure_of_several"),
     pytest.param(CERVICAL, "The rate of cervical cancer was higher among women invited for screening compared to those "
                  "who attended.", "draws a comparison (“higher”)", id="comparison_read_off_numbers"),
 ])  # fmt: skip
@@ -119,9 +124,10 @@ def test_a_rewording_that_states_as_certain_what_its_source_does_not_is_flagged(
     "Smokers had more lung cancer.",  # "more likely" is a comparison, not a hedge
     "There was no evidence that headache is associated with cognitive impairment.",
     "Obesity was higher in adults with ADHD than in those without.",  # the source's "increased" is a rise
+    "Incidence rates of AIDS or death were 8.5 and 26.3 per 100 person-years, respectively, at CD4 counts under 50.",
 ])  # fmt: skip
 def test_a_rewording_that_keeps_the_hedge_or_the_aim_is_left_to_the_verifier(faithful: str):
     sources = [EXERCISE, SCRIB, "Smokers were more likely to develop lung cancer.", HEADACHE,
                "The prevalence of obesity was increased by about 70% in adults with ADHD (28.2%) compared with those "
-               "without ADHD (16.4%)."]  # fmt: skip
+               "without ADHD (16.4%).", AIDS]  # fmt: skip
     assert all(distortion(faithful, source) is None for source in sources)
