@@ -11,6 +11,17 @@ from tests.unit.test_nodes import CLAIM, counted_as, ev, rt
 # --- answer and verify -------------------------------------------------------------------------------------
 
 
+def refuted() -> dict:
+    """A claim one paper contradicts: its evidence sentence, its assessment and the verdict."""
+    evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3, "contradicts")]
+    return {
+        "claim": CLAIM,
+        "evidence": evidence,
+        "assessments": counted_as("False", *evidence),
+        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1, confidence=0.84, contradicting=1),
+    }
+
+
 def test_answer_keeps_only_existing_citations(make_deps):
     deps = make_deps(
         [
@@ -21,13 +32,7 @@ def test_answer_keeps_only_existing_citations(make_deps):
         ],
         answer_strategy="abstractive",  # the strategy whose model chooses its citations
     )
-    evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3, "contradicts")]
-    state = {
-        "claim": CLAIM,
-        "evidence": evidence,
-        "assessments": counted_as("False", *evidence),
-        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1, confidence=0.84, contradicting=1),
-    }
+    state = refuted()
     out = answer(state, rt(deps))
     # the verdict in words comes first, from its figures; then the LLM's sentences with only existing citations
     summary = "Generally refuted (confidence 0.84): 0 papers support the claim and 1 contradicts it."
@@ -117,13 +122,7 @@ def test_a_reply_that_reports_no_paper_gives_the_quoted_evidence_with_a_note(mak
     """A per-paper reply whose lines name no paper (or that says nothing) is not an answer: the evidence is quoted,
     and the notes say why."""
     deps = make_deps([{"when": "<evidence>", "reply": "Here is a summary of the findings.\n7: Invented."}])
-    evidence = [ev(1, "101", "MMR vaccination was not associated with autism.", 3, "contradicts")]
-    state = {
-        "claim": CLAIM,
-        "evidence": evidence,
-        "assessments": counted_as("False", *evidence),
-        "verdict": Verdict(label="Generally refuted", score=-1, unweighted_score=-1, confidence=0.84, contradicting=1),
-    }
+    state = refuted()
     out = answer(state, rt(deps))
     assert [(s.text, s.citations) for s in out["sentences"]] == [
         ('A study reports: "MMR vaccination was not associated with autism."', [1])
