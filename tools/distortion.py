@@ -26,7 +26,8 @@ states as certain what the source does not:
   the source's ("more advanced fibrosis" for "less advanced"). A comparison read off numbers may be right, but a
   small model gets it wrong often enough that it is not shown as the source's finding.
 
-The verifier reads topic and passes all of them; a sentence that paraphrases instead of copying is left to it.
+The verifier reads topic and passes all of them; a sentence that shares under half its content words with its
+source is left to it and to the LLM judge that reads answer sentences.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ _AIM = re.compile(
 # "May" only as a sentence's first word (else the month), "could" not before "not", "likely" not after more/less/as
 _HEDGE = re.compile(
     r"(?:^|(?<=[.;:]\s))May\b|\b(?:may|might|could(?! not)|[Pp]ossibly|[Pp]robably|(?<!more )(?<!less )(?<!as )likely|"
-    r"[Pp]otentially|suggest\w*|[Ss]uggest\w*)\b"
+    r"[Pp]otentially|[Ss]uggest\w*)\b"
 )
 _NO_EVIDENCE = re.compile(
     r"\b(?:no|insufficient|limited|little|inconclusive|lack of) (?:\w+ ){0,2}?(?:evidence|data)\b|"
