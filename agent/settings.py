@@ -128,7 +128,8 @@ class AnswerSettings(SettingsGroup):
     # best-matching source sentences listed per answer sentence
     top_attribution: int = Field(2, ge=0)
     # the answer call's own token budget (1 to 3 sentences need about 110; 200 cut 13 of 78 dev answers, with the same
-    # faithfulness: evals/results/answer_time_experiments.md); a reply the budget ends loses its unfinished last
+    # faithfulness: evals/results/answer_time_experiments.md; one short sentence per paper used 33 completion tokens
+    # per claim on average: evals/results/answer_per_paper.md); a reply the budget ends loses its unfinished last
     # sentence, without a note, since the budget is the design and not a fault
     max_tokens: int = Field(200, ge=16, validation_alias="ANSWER_MAX_TOKENS")
 
