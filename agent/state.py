@@ -23,9 +23,9 @@ QueryKind = Literal["claim", "question", "opposite", "reformulated"]
 Status = Literal["supported", "contradicted", "unsupported", "uncited"]
 # rewritten: the LLM restated the sentence from its cited evidence alone; replaced: an extractive statement of the
 # cited finding (agent.compose) took its place
-Revision = Literal["recited", "rewritten", "replaced"]
+Revision = Literal["recited", "hedged", "rewritten", "replaced"]
 # What self-correction can do to a flagged sentence, cheapest faithful fix first (agent/nodes/correct.py).
-CORRECTION_ACTIONS: tuple[str, ...] = ("recited", "rewritten", "replaced", "dropped")
+CORRECTION_ACTIONS: tuple[str, ...] = ("recited", "hedged", "rewritten", "replaced", "dropped")
 
 
 class Query(BaseModel):
@@ -125,7 +125,7 @@ class Correction(BaseModel):
     invalid_citations: list[int] = Field(default_factory=list)  # the numbers it cited that name no evidence
     status: Status  # its verdict from the verifier
     reason: str  # why it was flagged
-    action: Literal["recited", "rewritten", "replaced", "dropped"]
+    action: Literal["recited", "hedged", "rewritten", "replaced", "dropped"]
     text: str = ""  # what the user sees instead ("" when dropped)
 
 

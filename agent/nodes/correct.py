@@ -3,11 +3,14 @@ is, in this order of preference,
 
 1. recited: when it repeats the words of one evidence sentence it does not cite (a quote under the wrong number, or
    with none), it cites that one instead, and is kept if verify's checks then find it supported;
-2. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
+2. hedged: when its one fault is a hedge its source has and it dropped ("These results suggest that X" -> "X"), it
+   is kept in its words with the hedge put back ("The study suggests that X"), if verify's checks then find it
+   supported (no LLM call: the small model asked to keep a hedge mostly writes the same sentence again);
+3. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
    kept if verify's checks (the verifier, then the LLM's reading of direction) then find it supported;
-3. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
+4. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
    the cited sentence the verifier found closest to it;
-4. dropped, when it states nothing or cites no existing source, or when its replacement repeats a sentence
+5. dropped, when it states nothing or cites no existing source, or when its replacement repeats a sentence
    already shown. Any sentence whose words are already shown is dropped too.
 
 A sentence that contradicts its own citation is therefore never shown as a finding. When nothing is left, the
@@ -33,6 +36,7 @@ from agent.nodes.verify import check_sentences, verified
 from agent.reckoning import bearing_evidence
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.citations import ParsedSentence, parse_answer, render
+from tools.distortion import DROPPED_HEDGE
 from tools.overlap import repeated_source, words
 
 
@@ -66,8 +70,19 @@ def recite(s: AnswerSentence, evidence: Sequence[Evidence]) -> AnswerSentence | 
     return AnswerSentence(text=s.text, citations=[source], revision="recited")
 
 
+def rehedge(s: AnswerSentence) -> AnswerSentence | None:
+    """``s`` with its source's hedge put back in front ("The study suggests that ..."), when the hedge is what its
+    flag says it dropped; None otherwise."""
+    if not s.reason.startswith(DROPPED_HEDGE) or not s.text:
+        return None
+    first, _, rest = s.text.partition(" ")
+    lower = first[:1].lower() + first[1:] if first[1:].islower() else first  # "Interventions", not "TP53" or "CBT"
+    said = f"The study suggests that {lower} {rest}".strip()
+    return AnswerSentence(text=said, citations=list(s.citations), revision="hedged")
+
+
 def correction(position: int, s: AnswerSentence, fixed: AnswerSentence | None, reason: str = "") -> Correction:
-    """The record of what happened to sentence ``position``: its replacement (recited, rewritten, replaced) or
+    """The record of what happened to sentence ``position``: its replacement (recited, hedged, rewritten, replaced) or
     nothing (dropped), and why it was touched (its flag's reason unless ``reason`` says otherwise)."""
     return Correction(
         position=position,
@@ -107,10 +122,16 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     notes: list[str] = []
     deadline = time.perf_counter() + deps.settings.judge.sentence_direction_seconds
 
-    def judged(candidate: AnswerSentence) -> tuple[AnswerSentence, Usage, list[str]]:
-        """A recited or rewritten sentence checked as verify checks the answer (one time budget for the pass)."""
+    def supported(candidate: AnswerSentence | None) -> AnswerSentence | None:
+        """A recited, hedged or rewritten sentence as verify's checks read it (one time budget for the pass), when
+        they find it supported."""
+        nonlocal usage, notes
+        if candidate is None:
+            return None
         (read,), used, said = verified([candidate], evidence, deps, state.get("claim", ""), llm_ok, deadline)
-        return read, used, said
+        usage, notes = usage + used, notes + said
+        return read if read.status == "supported" else None
+
     out: list[AnswerSentence] = []
     corrections: list[Correction] = []
     for position, s in enumerate(sentences, start=1):
@@ -122,22 +143,16 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             continue
         # every sentence of the papers it cites; a wordless sentence is dropped
         cited = [ev for n in s.citations for ev in by_n.get(n, [])] if words(s.text) else []
-        fixed: AnswerSentence | None = None
-        if (moved := recite(s, evidence)) is not None:
-            checked, used, said = judged(moved)
-            usage, notes = usage + used, notes + said
-            fixed = checked if checked.status == "supported" else None
+        fixed = supported(recite(s, evidence)) or supported(rehedge(s))
         if fixed is None and cited and llm_ok:
+            draft: AnswerSentence | None = None
             try:
                 draft, used = rewrite(s, cited, deps)
                 usage += used
             except LLMUnavailableError as e:
-                draft, llm_ok = None, False
+                llm_ok = False
                 notes.append(f"correct: {e}; flagged sentences were replaced by quoted findings")
-            if draft is not None:
-                checked, used, said = judged(draft)
-                usage, notes = usage + used, notes + said
-                fixed = checked if checked.status == "supported" else None
+            fixed = supported(draft)
         if fixed is None and cited:
             quote = extractive_sentence(closest(s, cited)).model_copy(update={"revision": "replaced"})
             (fixed,) = check_sentences([quote], evidence, deps.verifier, top)

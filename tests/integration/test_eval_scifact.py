@@ -81,7 +81,7 @@ def _check_outputs(out: Path, name: str) -> dict[str, Any]:
     assert set(result["verifier"]) == {"macro_f1", "accuracy", "flag_precision", "flag_recall"}
     assert set(result["faithfulness"]) == set(FAITHFULNESS_KEYS)
     corrections = result["faithfulness"]["corrections"]
-    assert corrections is None or set(corrections) == {"recited", "rewritten", "replaced", "dropped"}
+    assert corrections is None or set(corrections) == {"recited", "hedged", "rewritten", "replaced", "dropped"}
     assert set(result["cost"]) == {
         "seconds_per_claim",
         "llm_calls_per_claim",

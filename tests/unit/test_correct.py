@@ -133,6 +133,30 @@ class TopicVerifier:
         return [VerifierResult("supports", 0.8, 0.1, 0.1) for _ in pairs]
 
 
+def test_a_sentence_that_dropped_its_sources_hedge_gets_it_back_without_the_llm(settings: Any) -> None:
+    """A finding the source only suggests, stated as certain: its one fault is the hedge, so the sentence keeps its
+    words with the hedge in front, and no LLM is asked (the scripted model has no rule: a call would fail)."""
+    source = "These results suggest that CBT is superior to zopiclone for insomnia in older adults."
+    evidence = [Evidence(n=1, doc_id="101", title="CBT for insomnia", sentence=source, sentence_index=6)]
+    drafted = [AnswerSentence(text="CBT is superior to zopiclone for insomnia in older adults.", citations=[1]),
+               AnswerSentence(text="Interventions based on CBT beat zopiclone for insomnia in older adults.",
+                              citations=[1])]  # fmt: skip
+    flagged = check_sentences(drafted, evidence, TopicVerifier(), settings.answer.top_attribution)
+    assert [s.reason for s in flagged] == ["drops its source's hedge “suggest”"] * 2
+    llm = ScriptedChatModel(rules=[])
+    deps = Deps(settings=settings.with_values(judge={"sentence_direction_below": 0.0}), llm=llm, index=None,
+                verifier=TopicVerifier())  # type: ignore[arg-type]
+    state = {"claim": "CBT treats insomnia.", "evidence": evidence, "sentences": flagged}
+    out = correct(state, Runtime(context=deps))  # type: ignore[arg-type]
+    assert not llm.calls
+    assert [(s.text, s.revision, s.status) for s in out["sentences"]] == [
+        ("The study suggests that CBT is superior to zopiclone for insomnia in older adults.", "hedged", "supported"),
+        ("The study suggests that interventions based on CBT beat zopiclone for insomnia in older adults.", "hedged",
+         "supported"),
+    ]  # "CBT" keeps its capitals, "Interventions" does not  # fmt: skip
+    assert [c.action for c in out["corrections"]] == ["hedged", "hedged"]
+
+
 def test_a_quote_under_the_wrong_number_is_recited_and_a_wordless_sentence_dropped(settings: Any) -> None:
     seizures = "Febrile seizures after MMR vaccination were rare in the cohort."
     evidence = [*EVIDENCE, Evidence(n=3, doc_id="103", title="Febrile seizures", sentence=seizures, sentence_index=4)]

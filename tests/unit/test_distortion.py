@@ -131,3 +131,28 @@ def test_a_rewording_that_keeps_the_hedge_or_the_aim_is_left_to_the_verifier(fai
                "The prevalence of obesity was increased by about 70% in adults with ADHD (28.2%) compared with those "
                "without ADHD (16.4%).", AIDS]  # fmt: skip
     assert all(distortion(faithful, source) is None for source in sources)
+
+
+RECOMBINATION = ("Substantial recombination occurs in some DSB-cold regions, suggesting that DSB patterns are not normal "
+                 "in rad50S or sae2Δ mutants.")  # fmt: skip
+
+
+def test_a_hedge_governs_what_follows_it():
+    """The finding before "…, suggesting that …" is not hedged: a sentence that reports it alone drops nothing, and
+    one that reports what the hedge governs without it is flagged."""
+    assert distortion("Substantial recombination occurs in some DSB-cold regions.", RECOMBINATION) is None
+    assert "hedge" in str(distortion("Recombination occurs in DSB-cold regions, so DSB patterns are not normal in "
+                                     "rad50S mutants.", RECOMBINATION))  # fmt: skip
+
+
+def test_a_number_grouped_by_a_space_is_the_same_number():
+    source = "Conversely, 23 072 nondiabetic patients had no survival benefit (3.0% versus 3.0%)."
+    assert distortion("23,072 nondiabetic patients had no survival benefit.", source) is None
+    assert "23071" in str(distortion("23,071 nondiabetic patients had no survival benefit.", source))
+
+
+def test_a_rewording_that_drops_the_animals_is_flagged():
+    """Half the source's words, not a near copy: the finding in mice is still stated of everyone."""
+    shown = "IL-18 given centrally cuts the intake of high-fat food."
+    assert "drops “in wildtype mice”" in str(distortion(shown, IL18))
+    assert distortion("IL-18 given centrally cuts the intake of high-fat food in wildtype mice.", IL18) is None

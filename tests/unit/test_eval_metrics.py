@@ -293,5 +293,5 @@ def test_faithfulness_before_and_after_self_correction():
     assert f["independent_support_rate"] == pytest.approx(1 / 3)
     assert f["answers_with_copies"] == 0.5  # the untouched answer copies a title
     assert f["answers_corrected"] == 0.5
-    assert f["corrections"] == {"recited": 0, "rewritten": 0, "replaced": 1, "dropped": 1}
+    assert f["corrections"] == {"recited": 0, "hedged": 0, "rewritten": 0, "replaced": 1, "dropped": 1}
 

@@ -9,6 +9,7 @@ from agent.scoring import NO_EVIDENCE
 
 REVISED = {
     "recited": "cited to the source whose words it repeats",
+    "hedged": "its source's hedge put back",
     "rewritten": "rewritten from its sources",
     "replaced": "quoted from its source",
 }
