@@ -4,6 +4,7 @@ teaches the model to read negation. Only claims that one of the simple rules bel
 
 from __future__ import annotations
 
+from agent.compose import finding
 from evals.training.data import Claim, Doc, Example, context_variants, rationale_sents
 from tools.opposite import directional, flip_claim_direction, flip_direction, negate_claim
 
@@ -86,3 +87,36 @@ def claim_flip_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: 
             for sents, lab in sets:
                 out.append(Example(flipped, context_variants(doc, sents, rs - set(sents), placed=placed), 1 - lab))
     return out, n_claims
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Self-pairs (``--self-pairs``): a rationale sentence read against its own placed premise is "supports", and the
+# same sentence with its polarity flipped by ``negate_claim`` is "contradicts". The product's verify step reads an
+# answer sentence against the evidence it cites, and most answer sentences repeat or shorten that evidence; the
+# verifier trained on claims alone read a quarter of the evidence sentences that hold a negation ("was not
+# associated", "but not in mouse") as contradicting themselves, because SciFact's negated claims are mostly
+# CONTRADICT claims. The sentence is taken as an answer repeats it (agent.compose.finding: no section heading or
+# leading connective), and each is used once, whatever claim it is evidence for.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def self_pair_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: bool) -> tuple[list[Example], int]:
+    """(rationale sentence, its own premise, supports) and (that sentence negated, the same premise, contradicts)
+    for every sentence of a SUPPORT/CONTRADICT rationale of the claims; returns the examples and the sentences."""
+    out: list[Example] = []
+    seen: set[tuple[int, int]] = set()
+    for c in claims:
+        for d, sets in c.evidence.items():
+            doc = corpus[d]
+            rs = rationale_sents(c, d)
+            for sents, _ in sets:
+                for i in sents:
+                    if (d, i) in seen:
+                        continue
+                    seen.add((d, i))
+                    premises = context_variants(doc, [i], rs - {i}, placed=placed)
+                    said = finding(doc.sents[i], max_chars=len(doc.sents[i]))  # as an answer repeats it
+                    out.append(Example(said, premises, 0))
+                    if negated := negate_claim(said):
+                        out.append(Example(negated, premises, 1))
+    return out, len(seen)

@@ -13,7 +13,12 @@ from typing import Any, NamedTuple
 
 import torch
 
-from evals.training.augment import claim_flip_examples, negation_examples, premise_flip_examples
+from evals.training.augment import (
+    claim_flip_examples,
+    negation_examples,
+    premise_flip_examples,
+    self_pair_examples,
+)
 from evals.training.data import (
     Claim,
     Doc,
@@ -97,6 +102,10 @@ def training_data(
         claim_flips, n_claims = claim_flip_examples(claims, corpus, placed=placed)
         aug += claim_flips
         print(f"[{tag}] claim-side direction flips: {n_claims} claims, {len(claim_flips)} pairs", flush=True)
+    if getattr(args, "self_pairs", False):
+        selfs, n_sents = self_pair_examples(claims, corpus, placed=placed)
+        aug += selfs
+        print(f"[{tag}] self-pairs: {n_sents} rationale sentences, {len(selfs)} pairs", flush=True)
 
     extra: list[Example] = []
     if args.climate_fever:

@@ -21,6 +21,9 @@ Recipe
   flipped label). Held-out claims are never augmented, so held-out numbers stay comparable.
 * Optional claim-side direction flips (``--claim-flips``): the claim with its one direction word reversed
   ("poorer prognosis" -> "better prognosis"), same rationale, flipped label (augment.py).
+* Optional self-pairs (``--self-pairs``): each rationale sentence against its own premise (supports) and, when a
+  rule can negate it, the negated sentence against the same premise (contradicts) (augment.py): what the product's
+  verify step asks of an answer sentence that repeats its evidence.
 * Trial levers: ``--base DIR`` starts from another sentence-transformers folder (e.g. all-mpnet-base-v2, or the
   NLI-pre-trained encoder of nli_pretrain.py with ``--init-head DIR/nli_head.pt`` to keep its head) and
   ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
@@ -142,6 +145,11 @@ def main() -> None:
         help="add (claim with its direction word reversed, rationale, flipped label) pairs",
     )
     ap.add_argument(
+        "--self-pairs",
+        action="store_true",
+        help="add (rationale sentence, its own premise, supports) and (that sentence negated, contradicts) pairs",
+    )
+    ap.add_argument(
         "--premise-style",
         choices=("placed", "plain"),
         default="placed",
@@ -219,6 +227,7 @@ def main() -> None:
             "negation_aug": bool(args.negation_aug),
             "premise_flips": bool(args.premise_flips),
             "claim_flips": bool(args.claim_flips),
+            "self_pairs": bool(args.self_pairs),
             "premise": "abstract" if args.joint else args.premise_style,
             "climate_fever_per_epoch": args.cf_per_epoch if args.climate_fever else None,
             "pubmedqa_per_epoch": args.pq_per_epoch if args.pubmedqa else None,
