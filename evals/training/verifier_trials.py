@@ -31,11 +31,13 @@ import numpy as np
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.reliability import plot_reliability, reliability
 from evals.scifact.data import RESULTS_DIR
+from evals.training.augment import self_pair_examples
 from evals.training.calibration import fit_temperature, softmax
 from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
 from evals.training.joint import joint_eval_pairs, joint_pairs, sentence_rule
 from evals.training.probes import probe_results
 from evals.training.train import direction_accuracy, metrics
+from tools.distortion import negations
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
@@ -90,6 +92,7 @@ def measure(
             {"probe": p.name, "expected": p.expected, "predicted": label}
             for p, label in probe_results(v, style == "placed")
         ]
+        out["self_reading"] = self_reading(v, claims["dev"], corpus, placed=style == "placed")
         if abstract is not None:
             out["abstract_level"] = {"reading": "every sentence, the most decided one labels the abstract"} | {
                 name: metrics(abstract[name][1], sentence_rule(v, abstract[name][0], claims[name], corpus))
@@ -105,6 +108,22 @@ def measure(
     out["training_wall_time_s"] = trained.get("training_wall_time_s")
     out["epoch_log"] = trained.get("epoch_log")
     return out
+
+
+def self_reading(v: Any, claims: list[Claim], corpus: dict[int, Doc], *, placed: bool) -> dict[str, Any]:
+    """How the verifier reads each dev rationale sentence against its own premise (evals/training/augment.py's
+    self-pairs): the share read as supporting itself, for sentences with a negation ("was not associated") and
+    without, and the share of the rule-negated sentences read as contradicted. An answer sentence that repeats its
+    evidence is read so by verify."""
+    examples, _ = self_pair_examples(claims, corpus, placed=placed)
+    labels = [r.label for r in v.predict([(e.hyp, e.variants[0]) for e in examples])]
+    groups: dict[str, list[bool]] = {"negated": [], "plain": [], "flipped": []}
+    for e, label in zip(examples, labels, strict=True):
+        if e.label == 1:
+            groups["flipped"].append(label == "contradicts")
+        else:
+            groups["negated" if negations(e.hyp) else "plain"].append(label == "supports")
+    return {k: {"right": round(sum(r) / len(r), 3) if r else None, "n": len(r)} for k, r in groups.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,6 +216,12 @@ def carried_runs(before: Mapping[str, Any], note: str, measured: set[str]) -> li
     return out
 
 
+def selfread(reading: Mapping[str, Any] | None) -> str:
+    if not reading:
+        return "-"
+    return " / ".join(f"{reading[k]['right']:.2f} ({reading[k]['n']})" for k in ("negated", "plain", "flipped"))
+
+
 def markdown(res: Mapping[str, Any]) -> str:
     lines = [
         "# Stance verifier trials",
@@ -213,8 +238,9 @@ def markdown(res: Mapping[str, Any]) -> str:
     lines += [
         "",
         "| trial | premise | held-out macro-F1 | dev macro-F1 | dev supports F1 | dev contradicts F1 | dev nei F1 | "
-        "dev direction accuracy (bearing pairs) | T | dev ECE before → after | probes right | pairs/s | training s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+        "dev direction accuracy (bearing pairs) | T | dev ECE before → after | probes right | "
+        "dev self-reading: with a negation / without / negated | pairs/s | training s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|",
     ]
     runs = res.get("earlier", [])
     earlier = {f"{n} (earlier{'' if len(runs) == 1 else f' {k}'})": m for k, run in enumerate(runs, start=1)
@@ -230,8 +256,16 @@ def markdown(res: Mapping[str, Any]) -> str:
             f"{per['supports']['f1']:.3f} | {per['contradicts']['f1']:.3f} | {per['nei']['f1']:.3f} | "
             f"{direction if (direction := m['dev'].get('direction_accuracy')) is not None else '-'} | "
             f"{m['temperature']:.2f} | {cal['dev_before']['ece']:.3f} → {cal['dev_after']['ece']:.3f} | "
-            f"{right}/{len(m['probes'])} | {m['pairs_per_s']} | {m['training_wall_time_s'] or '-'} |"
+            f"{right}/{len(m['probes'])} | {selfread(m.get('self_reading'))} | {m['pairs_per_s']} | "
+            f"{m['training_wall_time_s'] or '-'} |"
         )
+    if any("self_reading" in m for m in rows.values()):
+        lines += [
+            "",
+            "Self-reading: each SciFact dev rationale sentence (its heading removed, as an answer repeats it) against "
+            "its own premise, the share read as supports, for sentences with a negation and without; then the "
+            "share of those sentences negated by rule that is read as contradicts. Counts in brackets.",
+        ]
     for k, e in enumerate(runs, start=1):
         tag = "earlier" if len(runs) == 1 else f"earlier {k}"
         lines += ["", f"({tag}): `{e['command']}` — {e['date']}, commit {e['git_commit']}. {e['note']}".rstrip()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.training.augment import claim_flip_examples
+from evals.training.augment import claim_flip_examples, self_pair_examples
 from evals.training.data import Claim, Doc
 from tools.opposite import flip_claim_direction, flip_direction, negate_claim, rule_opposite
 from tools.premise import abstract_premise
@@ -100,6 +100,25 @@ def test_claim_flip_examples_pair_the_reversed_claim_with_each_rationale_and_the
     assert n == 1 and len(ex) == 1
     assert ex[0].hyp == "Antidepressants increase the severity of migraines." and ex[0].label == 1
     assert ex[0].variants == [abstract_premise(doc.title, doc.sents, [1])]
+
+
+def test_self_pairs_read_each_rationale_sentence_against_itself_and_its_negation() -> None:
+    """Each rationale sentence once (two claims share sentence 1), without its heading, as supports against its own
+    premise; negated by rule, as contradicts; a sentence no rule can negate gives the supports pair alone."""
+    doc = Doc("Migraine trial", ["We randomised 300 patients.", "RESULTS Antidepressants were not associated with "
+                                 "migraine severity.", "Relapse fell by half."])  # fmt: skip
+    claims = [
+        Claim(1, "Antidepressants reduce migraine severity.", {7: [([1], 1)]}, [7]),
+        Claim(2, "Antidepressants do not affect migraines.", {7: [([1], 0), ([2], 0)]}, [7]),
+    ]
+    ex, n = self_pair_examples(claims, {7: doc}, placed=True)
+    assert n == 2
+    assert [(e.hyp, e.label) for e in ex] == [
+        ("Antidepressants were not associated with migraine severity.", 0),
+        ("Antidepressants were associated with migraine severity.", 1),
+        ("Relapse fell by half.", 0),
+    ]
+    assert ex[0].variants == ex[1].variants == [abstract_premise(doc.title, doc.sents, [1])]
 
 
 @pytest.mark.parametrize(("claim", "expected"), [
