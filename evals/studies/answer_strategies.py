@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent.compose import QUOTED
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer, only_copied
 from evals.scifact.data import RESULTS_DIR
@@ -121,7 +122,8 @@ def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verif
 
 
 def answer_shape(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any]) -> dict[str, Any]:
-    """Share of answers whose first words are the verdict's label, share made only of copied passages, and the
+    """Share of answers whose first words are the verdict's label, share made only of copied passages (quotes and
+    near copies), share made only of quotes (the extractive template: self-correction's replacements), and the
     median and p95 seconds of the answer stages (answer, verify, correct). Rows of an older run without the answer
     text or the verdict count as not stating it first."""
     n = max(1, len(rows))
@@ -130,9 +132,11 @@ def answer_shape(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any]) 
     copied = sum(
         only_copied([s["text"] for s in r["shown"]], [ev.sentence for ev in records[r["id"]].sources]) for r in rows
     )
+    quoted = sum(bool(r["shown"]) and all(QUOTED.match(s["text"]) for s in r["shown"]) for r in rows)
     return {
         "verdict_first": round(first / n, 4),
         "only_copied_passages": round(copied / n, 4),
+        "only_quotes": round(quoted / n, 4),
         "answer_seconds_median": seconds[len(seconds) // 2] if seconds else None,
         "answer_seconds_p95": seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))] if seconds else None,
     }
@@ -154,6 +158,7 @@ COLUMNS = (
     ("s p95", "answer_seconds_p95"),
     ("verdict first", "verdict_first"),
     ("only copied passages", "only_copied_passages"),
+    ("only quotes", "only_quotes"),
     ("read the other way (LLM)", "read_the_other_way"),
 )
 

@@ -61,6 +61,7 @@ def test_one_strategy_replayed_and_measured(settings: Any, make_deps: Any) -> No
     assert m["shown_supported_by_verifier_alone"] == 0.0  # the rule verifier reads "not associated" as contradicting
     assert m["answers_restating_the_claim"] == 0.0 and m["answers_with_any_copy"] == 0.0
     assert m["corrections"] == {"replaced": 1, "dropped": 1} and m["llm_calls_per_claim"] == 2.0
+    assert m["only_copied_passages"] == 1.0 and m["only_quotes"] == 1.0  # the quote alone is shown
 
 
 def test_a_copied_passage_is_a_quote_or_an_evidence_sentence_nearly_word_for_word() -> None:
