@@ -91,19 +91,25 @@ def abstractive(claim: str, evidence: Sequence[Evidence], verdict: Verdict | Non
 def per_paper(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None, deps: Deps) -> tuple[Any, Usage]:
     """One short sentence per paper, in the model's words. The number that starts a line ("1: ...") decides the
     citation of the line's first sentence; a line without one (a model that ignores the asked-for form) gives each
-    of its sentences that cites exactly one paper ("... [1].") to that paper. A number that names no paper, or a
-    paper already answered, is ignored."""
+    of its sentences that cites exactly one paper ("... [1].") to that paper. Lines numbered 1, 2, ... none of
+    whose numbers names a paper (the papers shown are [3] and [5]) count the papers in the order shown. A number
+    that names no paper, or a paper already answered, is ignored."""
     reply, usage = _ask("answer_per_paper", {"evidence": papers_block(evidence)}, deps)
-    known = {ev.n for ev in evidence}
+    papers = list(dict.fromkeys(ev.n for ev in evidence))
+    lines = [(m, line) for line in reply.splitlines() for m in [_NUMBERED.match(line)]]
+    numbers = [int(m.group(1) or m.group(2)) for m, _ in lines if m]
+    by_position = numbers == list(range(1, len(numbers) + 1)) and not set(papers) & set(numbers)
     found: list[tuple[int, ParsedSentence]] = []
-    for line in reply.splitlines():
-        if m := _NUMBERED.match(line):
-            found += [(int(m.group(1) or m.group(2)), p) for p in parse_answer(m.group(3), set())[:1]]
+    for m, line in lines:
+        if m:
+            n = int(m.group(1) or m.group(2))
+            paper = papers[n - 1] if by_position and n <= len(papers) else n
+            found += [(paper, p) for p in parse_answer(m.group(3), set())[:1]]
         else:
-            found += [(p.citations[0], p) for p in parse_answer(line, known) if len(p.citations) == 1]
+            found += [(p.citations[0], p) for p in parse_answer(line, set(papers)) if len(p.citations) == 1]
     out: list[AnswerSentence] = []
     for n, p in found:
-        if n in known and not any(s.citations == [n] for s in out):
+        if n in papers and not any(s.citations == [n] for s in out):
             out.append(AnswerSentence(text=p.text, citations=[n]))
     return out, usage
 

@@ -133,8 +133,8 @@ def test_a_rewording_that_keeps_the_hedge_or_the_aim_is_left_to_the_verifier(fai
     assert all(distortion(faithful, source) is None for source in sources)
 
 
-RECOMBINATION = ("Substantial recombination occurs in some DSB-cold regions, suggesting that DSB patterns are not normal "
-                 "in rad50S or sae2Δ mutants.")  # fmt: skip
+RECOMBINATION = ("Substantial recombination occurs in some DSB-cold regions, suggesting that DSB patterns are not "
+                 "normal in rad50S or sae2Δ mutants.")  # fmt: skip
 
 
 def test_a_hedge_governs_what_follows_it():

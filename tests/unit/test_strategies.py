@@ -91,3 +91,18 @@ def test_abstractive_strips_numbers_that_name_no_evidence_and_extractive_needs_n
     quoted, usage = write("extractive", CLAIM, EVIDENCE, REFUTED, quiet)
     assert not quiet.llm.calls and usage.calls == 0  # type: ignore[attr-defined]
     assert [s.citations for s in quoted] == [[1], [2]]
+
+
+def test_per_paper_lines_counted_from_one_name_the_papers_in_order_when_no_number_names_a_paper(settings: Any) -> None:
+    """Only the papers that bear on the claim are shown, so they may be [3] and [5]; a model that numbers its lines
+    1 and 2 has counted them. Once a line's number names a paper, numbers are read as numbers."""
+    shown = [EVIDENCE[0].model_copy(update={"n": 3}), EVIDENCE[1].model_copy(update={"n": 5})]
+    reply = "1: MMR showed no association with autism.\n2: Vaccines showed no link with autism."
+    sentences, _ = write("per_paper", CLAIM, shown, REFUTED, deps(settings, reply))
+    assert [(s.text, s.citations) for s in sentences] == [
+        ("MMR showed no association with autism.", [3]),
+        ("Vaccines showed no link with autism.", [5]),
+    ]
+    reply = "1: MMR showed no association with autism.\n5: Vaccines showed no link with autism."
+    sentences, _ = write("per_paper", CLAIM, shown, REFUTED, deps(settings, reply))
+    assert [(s.text, s.citations) for s in sentences] == [("Vaccines showed no link with autism.", [5])]
