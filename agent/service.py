@@ -102,13 +102,19 @@ def claim_notes(claim: str) -> list[str]:
 
 
 def load_deps(settings: Settings) -> Deps:
-    """Index, verifier and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
+    """Index, the two verifiers and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
     from agent.llm import make_chat_model
     from tools.index import CorpusIndex
-    from tools.verifier import get_verifier
+    from tools.verifier import get_sentence_verifier, get_verifier
 
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
-    return Deps(settings=settings, llm=make_chat_model(settings), index=index, verifier=get_verifier())
+    return Deps(
+        settings=settings,
+        llm=make_chat_model(settings),
+        index=index,
+        verifier=get_verifier(),
+        sentence_verifier=get_sentence_verifier(),
+    )
 
 
 def run_claim(

@@ -242,9 +242,16 @@ class StanceJudge(Protocol):
 
 @dataclass
 class Deps:
-    """What nodes need besides the state: injected, so tests can swap each part."""
+    """What nodes need besides the state: injected, so tests can swap each part. ``verifier`` reads evidence against
+    the claim (the verdict); ``sentence_verifier`` reads each answer sentence against the evidence it cites
+    (verify, correct), the claim verifier when none is given."""
 
     settings: Settings
     llm: BaseChatModel
     index: SearchIndex
     verifier: StanceJudge
+    sentence_verifier: StanceJudge | None = None
+
+    @property
+    def answer_verifier(self) -> StanceJudge:
+        return self.sentence_verifier or self.verifier

@@ -17,6 +17,7 @@ import json
 import os
 import threading
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +27,15 @@ from pydantic import Field
 from tools.config import SettingsGroup
 from tools.files import sha256_file
 from tools.minilm import base_model_path
-from tools.verifier_artifact import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, base_dir, check_base, read_config
+from tools.verifier_artifact import (
+    ARTIFACT_DIR,
+    CONFIG_FILE,
+    DELTA_FILE,
+    SENTENCE_ARTIFACT_DIR,
+    base_dir,
+    check_base,
+    read_config,
+)
 
 Backend = Literal["onnx", "torch"]
 Precision = Literal["fp32", "int8"]
@@ -148,14 +157,16 @@ def verifier_model(artifact_dir: Path, precision: Precision, cache_dir: Path | N
     return _quantised(model) if precision == "int8" else model
 
 
-def export_all(cache_dir: Path | None = None, artifact_dir: Path | None = None) -> list[Path]:
-    """Export (if not cached yet) every graph the run time loads with the current settings; the set-up step calls
-    this so that the first question does not pay for it. Returns the files."""
+def export_all(cache_dir: Path | None = None, artifact_dirs: Sequence[Path] | None = None) -> list[Path]:
+    """Export (if not cached yet) every graph the run time loads with the current settings (the embedder, the claim
+    verifier and the sentence verifier); the set-up step calls this so that the first question does not pay for
+    it. Returns the files."""
     s = runtime_settings()
     cache = cache_dir or s.cache_dir
+    verifiers = artifact_dirs or (ARTIFACT_DIR, SENTENCE_ARTIFACT_DIR)
     return [
         embedder_model(s.embedder_precision, cache).path,
-        verifier_model(artifact_dir or ARTIFACT_DIR, s.verifier_precision, cache).path,
+        *(verifier_model(d, s.verifier_precision, cache).path for d in verifiers),
     ]
 
 

@@ -31,6 +31,7 @@ from tools.verifier_artifact import (
     DEFAULT_MAX_LEN,
     DELTA_FILE,
     LABELS,
+    SENTENCE_ARTIFACT_DIR,
     Stance,
     VerifierArtifactError,
     base_dir,
@@ -46,6 +47,7 @@ __all__ = [
     "Verifier",
     "VerifierArtifactError",
     "VerifierResult",
+    "get_sentence_verifier",
     "get_verifier",
 ]
 
@@ -163,3 +165,11 @@ class Verifier:
 def get_verifier() -> Verifier:
     """Cached singleton, loaded offline from the committed artifact (VerifierArtifactError if missing)."""
     return Verifier()
+
+
+@lru_cache(maxsize=1)
+def get_sentence_verifier() -> Verifier:
+    """Cached singleton of the verifier of answer sentences (``tools/models/sentence_verifier/``): the claim
+    verifier's recipe, trained also on each evidence sentence against itself and negated, so that a sentence that
+    repeats a finding with a negation ("was not associated") is not read as contradicting it."""
+    return Verifier(SENTENCE_ARTIFACT_DIR)

@@ -13,6 +13,8 @@ from tools.minilm import base_model_path
 Stance = Literal["supports", "contradicts", "nei"]
 LABELS: tuple[Stance, Stance, Stance] = ("supports", "contradicts", "nei")
 ARTIFACT_DIR = Path(__file__).resolve().parent / "models" / "verifier"
+# the verifier of answer sentences: the same network trained also on each evidence sentence against itself
+SENTENCE_ARTIFACT_DIR = ARTIFACT_DIR.parent / "sentence_verifier"
 DELTA_FILE = "verifier_delta.safetensors"
 CONFIG_FILE = "verifier_config.json"
 DEFAULT_MAX_LEN = 160

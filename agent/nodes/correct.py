@@ -155,7 +155,7 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             fixed = supported(draft)
         if fixed is None and cited:
             quote = extractive_sentence(closest(s, cited)).model_copy(update={"revision": "replaced"})
-            (fixed,) = check_sentences([quote], evidence, deps.verifier, top)
+            (fixed,) = check_sentences([quote], evidence, deps.answer_verifier, top)
         if fixed is not None and any(fixed.text == o.text for o in out):
             fixed = None  # the same quote twice says nothing new
         corrections.append(correction(position, s, fixed))
@@ -164,7 +164,7 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     if not out:
         quotes = extractive_answer(evidence, state.get("verdict"))
         floor = [q.model_copy(update={"revision": "replaced"}) for q in quotes]
-        out = check_sentences(floor, evidence, deps.verifier, top)
+        out = check_sentences(floor, evidence, deps.answer_verifier, top)
         notes.append("correct: no sentence of the answer survived checking; the answer quotes the evidence instead")
     return {
         "answer": answer_text(state.get("summary", ""), out),

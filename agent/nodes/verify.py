@@ -105,7 +105,7 @@ def verified(
 ) -> tuple[list[AnswerSentence], Usage, list[str]]:
     """Verify's checks: the verifier's (`check_sentences`), then, while the LLM works (``llm_ok``), its reading of
     direction (agent.sentence_judge, by ``deadline`` when given); with the LLM's usage and notes."""
-    checked = check_sentences(sentences, evidence, deps.verifier, deps.settings.answer.top_attribution, claim)
+    checked = check_sentences(sentences, evidence, deps.answer_verifier, deps.settings.answer.top_attribution, claim)
     if not llm_ok:
         return checked, Usage(), []
     return read_direction(checked, evidence, deps, deadline)

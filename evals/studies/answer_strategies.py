@@ -6,11 +6,12 @@ evidence and verdict that run recorded (no retrieval), then verified and self-co
     python -m evals.studies.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl --claims 100
 
 Per strategy, before self-correction (the draft) and as shown: the share of sentences supported by the verifier;
-as shown, also the verifier's own reading of every shown sentence (a quote included, which the product counts as
-supported by the quote) and an independent check that does not use the verifier (content-word support,
-evals/scifact/answer_checks.py); citation validity of what the model wrote; the share of answers with a copied title,
-a restated claim or copied prompt text; completion tokens, LLM calls and seconds per claim (answer, verify and
-correct). The LLM is the configured one (the embedded model by default) at temperature 0.
+as shown, also the reading of every shown sentence by the verifier of answer sentences and by the claim verifier (a
+quote included, which the product counts as supported by the quote) and an independent check that does not use the
+verifier (content-word support, evals/scifact/answer_checks.py); citation validity of what the model wrote; the
+share of answers with a copied title, a restated claim or copied prompt text; completion tokens, LLM calls and
+seconds per claim (answer, verify and correct). The LLM is the configured one (the embedded model by default) at
+temperature 0.
 """
 
 from __future__ import annotations
@@ -83,7 +84,11 @@ def verifier_reads(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any]
     return found
 
 
-def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verifier: Any) -> dict[str, Any]:
+def measure(
+    rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verifier: Any, claim_verifier: Any = None
+) -> dict[str, Any]:
+    """The figures of one strategy; ``verifier`` reads answer sentences (the product's sentence verifier), and
+    ``claim_verifier``, when given, reads them too for comparison with runs before the sentence verifier."""
     drafts = [s for row in rows for s in row["draft"]]
     shown = [s for row in rows for s in row["shown"]]
     independent: list[bool] = []
@@ -97,6 +102,7 @@ def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verif
         problems["any"] += any(found.values())
     n = max(1, len(rows))
     reads = verifier_reads(rows, records, verifier)
+    claim_reads = verifier_reads(rows, records, claim_verifier) if claim_verifier is not None else []
     draft_rates = faithfulness_metrics(drafts)
     return {
         "claims": len(rows),
@@ -106,6 +112,7 @@ def measure(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verif
         "shown_sentences": len(shown),
         "shown_supported": faithfulness_metrics(shown)["attributable_rate"],
         "shown_supported_by_verifier_alone": round(sum(reads) / len(reads), 4) if reads else None,
+        "shown_supported_by_claim_verifier": round(sum(claim_reads) / len(claim_reads), 4) if claim_reads else None,
         "shown_supported_independent": round(sum(independent) / len(independent), 4) if independent else None,
         "answers_copying_a_title": round(problems["title"] / n, 4),
         "answers_restating_the_claim": round(problems["claim"] / n, 4),
@@ -147,6 +154,7 @@ COLUMNS = (
     ("citation validity", "citation_validity"),
     ("shown supported", "shown_supported"),
     ("shown, verifier alone", "shown_supported_by_verifier_alone"),
+    ("shown, claim verifier", "shown_supported_by_claim_verifier"),
     ("shown, independent", "shown_supported_independent"),
     ("answers: title", "answers_copying_a_title"),
     ("restated claim", "answers_restating_the_claim"),
@@ -172,10 +180,10 @@ def markdown(res: Mapping[str, Any]) -> str:
         "verify, correct) in this run, a floor on the LLM's own decode rate.",
         "",
         "Draft = the strategy's sentences as verified; shown = after self-correction. Supported = status supported "
-        "(a quote of the cited source counts, by the quote); verifier alone = the verifier itself finds a cited "
-        f"source supporting it; independent = at least {SUPPORT_SHARE:.0%} of its content words are in what it "
-        "cites. Answers: share of answers with a shown sentence that copies a title, restates the claim or copies "
-        "prompt text.",
+        "(a quote of the cited source counts, by the quote); verifier alone = the verifier of answer sentences itself "
+        "finds a cited source supporting it (claim verifier: the verdict's verifier reads it so); independent = at "
+        f"least {SUPPORT_SHARE:.0%} of its content words are in what it cites. Answers: share of answers with a "
+        "shown sentence that copies a title, restates the claim or copies prompt text.",
         "",
         "| strategy | " + " | ".join(c for c, _ in COLUMNS) + " | corrections |",
         "|---|" + "---:|" * len(COLUMNS) + "---|",
@@ -221,9 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     tokens, llm_seconds = 0, 0.0
     for name in args.strategies:
-        deps = Deps(base.settings.with_values(answer={"strategy": name}), base.llm, base.index, base.verifier)
+        settings = base.settings.with_values(answer={"strategy": name})
+        deps = Deps(settings, base.llm, base.index, base.verifier, base.sentence_verifier)
         rows = [replay(r, deps) for r in chosen]
-        res["strategies"][name] = measure(rows, records, base.verifier)
+        res["strategies"][name] = measure(rows, records, base.answer_verifier, base.verifier)
         res["answers"][name] = [
             {"id": r["id"], "answer": r["answer"], "shown": [s["text"] for s in r["shown"]],
              "draft": [{k: s[k] for k in ("text", "citations", "status", "reason")} for s in r["draft"]]}

@@ -178,7 +178,7 @@ def cmd_model(args: argparse.Namespace) -> int:
     except LLMUnavailableError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     print(f"embedded model ready (sha256 verified): {path}")
-    # the embedder and the verifier as ONNX graphs now, so the first check does not wait for their export
+    # the embedder and the two verifiers as ONNX graphs now, so the first check does not wait for their export
     for onnx_path in export_all():
         print(f"ONNX model ready: {onnx_path}")
     return 0
