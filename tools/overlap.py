@@ -26,6 +26,7 @@ STOP = set(
     studies found find reports report reported states background showed shows show""".split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[a-z][a-z0-9\-]*")
+_NEGATED = {"not", "no", "never"}
 
 
 def words(text: str) -> list[str]:
@@ -48,6 +49,12 @@ def copies(sentence: str, source: str, cited: Sequence[str], run: int = RUN) -> 
     mine = f" {' '.join(words(sentence))} "
     evidence = f" {' '.join(words(' '.join(cited)))} "
     return any(f" {r} " in mine and f" {r} " not in evidence for r in runs(src, n))
+
+
+def without_negations(text: str) -> str:
+    """The text without its negation words ("is not determined" -> "is determined"): what a sentence that negates
+    a source's words is left with, to find the run it copied."""
+    return " ".join(w for w in words(text.replace("n't", " not")) if w not in _NEGATED)
 
 
 def content_stems(text: str) -> set[str]:

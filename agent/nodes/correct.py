@@ -76,7 +76,8 @@ def rehedge(s: AnswerSentence) -> AnswerSentence | None:
     if not s.reason.startswith(DROPPED_HEDGE) or not s.text:
         return None
     first, _, rest = s.text.partition(" ")
-    lower = first[:1].lower() + first[1:] if first[1:].islower() else first  # "Interventions", not "TP53" or "CBT"
+    # "Interventions" and "A" lose their capital, "TP53" and "CBT" keep theirs
+    lower = first[:1].lower() + first[1:] if not first[1:] or first[1:].islower() else first
     said = f"The study suggests that {lower} {rest}".strip()
     return AnswerSentence(text=said, citations=list(s.citations), revision="hedged")
 

@@ -1,15 +1,17 @@
 """Verify (Verif.ai; attribution as in FRSC): each answer sentence against the sentences it cites, by the
-independent verifier (not the generator). Status: supported / contradicted / unsupported / uncited; attribution
-lists the best-matching source sentences of the whole evidence list. A sentence of the extractive template that
-quotes its cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads. Not
-supported, whatever the verifier reads (it reads topic, and passes all of them): a sentence that restates the
-claim in words its sources do not use, one that repeats the words of an uncited source while what it cites holds
-few of them (a quote under the wrong number), one without a single word, and one that rules on the claim or the
-verdict ("the claim is true", "the verdict is supported") instead of reporting a finding: the verdict is the
+independent sentence verifier (not the generator; tools.verifier.get_sentence_verifier, trained also on evidence
+sentences against themselves). Status: supported / contradicted / unsupported / uncited; attribution lists the
+best-matching source sentences of the whole evidence list. A sentence of the extractive template that quotes its
+cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads. Not supported,
+whatever the verifier reads (it reads topic, and passes all of them): a sentence that restates the claim, or its
+negation, in words its sources do not use, one that repeats the words of an uncited source while what it cites
+holds few of them (a quote under the wrong number), one without a single word, and one that rules on the claim or
+the verdict ("the claim is true", "the verdict is supported") instead of reporting a finding: the verdict is the
 verifier's and is shown apart, and such a sentence is what text planted in a source asks a model to write (its
-words can then be in the source itself). A sentence that copies a cited sentence but changes it (a negation dropped
-or added, a number changed, "in mice" or the head of the subject dropped: tools.distortion) is not supported
-either. Nor is a sentence the LLM reads as saying the opposite of what it cites (agent.sentence_judge)."""
+words can then be in the source itself). A sentence that copies or rewords a cited sentence but changes it (a
+negation dropped or added, a number changed, "in mice" or the head of the subject dropped, a hedge dropped:
+tools.distortion) is not supported either. Nor is a sentence the LLM reads as saying the opposite of what it cites
+(agent.sentence_judge)."""
 
 from __future__ import annotations
 
@@ -25,9 +27,17 @@ from agent.nodes.assess import premise
 from agent.sentence_judge import read_direction
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge, Usage
 from tools.distortion import distorted
-from tools.overlap import copies, misattributed, words
+from tools.overlap import copies, misattributed, without_negations, words
 
 _RULING = re.compile(r"\bverdicts?\b|\b(?:the|this|that) claim (?:is|was|has been|remains|seems)\b", re.IGNORECASE)
+
+
+def restates(sentence: str, claim: str, cited: Sequence[str]) -> bool:
+    """Whether the sentence carries a run of the claim's words that what it cites does not hold, read as it is and
+    with the negations of both taken out ("breast cancer is not determined exclusively by genetic factors" restates
+    the claim "… is determined exclusively by genetic factors" as much as the claim itself does)."""
+    bare = [without_negations(c) for c in cited]
+    return copies(sentence, claim, cited) or copies(without_negations(sentence), claim, bare)
 
 
 def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
@@ -72,13 +82,14 @@ def check_sentences(
         elif cited:
             status, score, reason = _status(cited)
             other = misattributed(s.text, s.citations, texts)
-            if status == "supported" and copies(s.text, claim, [ev.sentence for ev, _ in cited]):
+            said = [ev.sentence for ev, _ in cited]
+            if status == "supported" and restates(s.text, claim, said):
                 status, reason = "unsupported", "restates the claim in words its sources do not use"
             elif other is not None:
                 status, reason = "unsupported", f"repeats [{other}], not what it cites"
             elif status == "supported" and _RULING.search(s.text):
                 status, reason = "unsupported", "rules on the claim instead of reporting a finding"
-            elif status == "supported" and (changed := distorted(s.text, [ev.sentence for ev, _ in cited])):
+            elif status == "supported" and (changed := distorted(s.text, said)):
                 status, reason = "unsupported", changed
         else:
             status, score, reason = "uncited", None, "cites no existing source"

@@ -128,6 +128,7 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     monkeypatch.setenv("ANSWER_STRATEGY", "abstractive")
     verifier = RuleVerifier({"": "supports"})  # every sentence supports: deterministic, no trained artifact needed
     monkeypatch.setattr("tools.verifier.get_verifier", lambda: verifier)
+    monkeypatch.setattr("tools.verifier.get_sentence_verifier", lambda: verifier)  # answer sentences too
     args = ["scifact", "--split", "dev", "--limit", str(N_FULL), "--out", str(tmp_path)]
     assert main(args) == 0
     result = _check_outputs(tmp_path, f"scifact_dev_full_limit{N_FULL}")

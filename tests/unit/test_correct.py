@@ -15,7 +15,7 @@ import prompts
 from agent.compose import extractive_answer, extractive_sentence, finding, quotes
 from agent.nodes.answer import answer
 from agent.nodes.claim_queries import claim_queries
-from agent.nodes.correct import correct
+from agent.nodes.correct import correct, rehedge
 from agent.nodes.decompose import decompose
 from agent.nodes.verify import check_sentences
 from agent.scripted import ScriptedChatModel
@@ -267,3 +267,29 @@ def test_the_answer_quotes_only_counted_papers_and_a_follow_up_any_held(settings
     follow_up = correct({"claim": CLAIM, "evidence": EVIDENCE, "sentences": flagged, "llm_error": "down"},
                         Runtime(context=deps))  # fmt: skip
     assert [c.action for c in follow_up["corrections"]] == ["replaced"] and follow_up["sentences"][0].citations == [2]
+
+
+def test_a_restated_negation_of_the_claim_is_not_a_finding_either(settings: Any) -> None:
+    """A real answer sentence (SciFact dev claim 185) that negates the claim in the claim's words, while its paper
+    reports gene-environment interactions; a paper that states the negation in those words may be reported so."""
+    claim = "Breast cancer development is determined exclusively by genetic factors."
+    paper = ("INTERPRETATION Risks of breast cancer associated with low-penetrance susceptibility polymorphisms do not "
+             "vary significantly with these ten established environmental risk factors.")  # fmt: skip
+    ev = [Evidence(n=1, doc_id="1", title="Gene-environment interactions", sentence=paper, sentence_index=9)]
+    negated = AnswerSentence(text="Breast cancer development is not determined exclusively by genetic factors.",
+                             citations=[1])  # fmt: skip
+    (checked,) = check_sentences([negated], ev, YesVerifier(), 2, claim=claim)
+    assert checked.status == "unsupported" and checked.reason == "restates the claim in words its sources do not use"
+    says_it = ev[0].model_copy(update={"sentence": "Breast cancer development is not determined exclusively by "
+                                                   "genetic factors, we find."})  # fmt: skip
+    assert check_sentences([negated], [says_it], YesVerifier(), 2, claim=claim)[0].status == "supported"
+
+
+def test_the_hedge_goes_in_front_and_a_first_word_keeps_its_capitals_only_when_it_is_a_name() -> None:
+    hedge = "drops its source's hedge “potentially”"
+    for text, want in [("A national program is associated with lower mortality.", "a national program"),
+                       ("TP53 mutations are exclusive.", "TP53 mutations"), ("CBT helps.", "CBT helps")]:  # fmt: skip
+        hedged = rehedge(AnswerSentence(text=text, citations=[2], reason=hedge))
+        assert hedged is not None and hedged.text.startswith(f"The study suggests that {want}")
+        assert (hedged.citations, hedged.revision) == ([2], "hedged")
+    assert rehedge(AnswerSentence(text="CBT helps.", citations=[2], reason="[2] contradicts this sentence")) is None
