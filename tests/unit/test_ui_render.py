@@ -168,6 +168,13 @@ def test_a_corrected_answer_says_what_changed_and_keeps_the_original() -> None:
     assert r"**rewritten** → shown instead: “No link was found \[1\]\.”" in detail
 
 
+def test_a_hedged_sentence_says_its_sources_hedge_was_put_back() -> None:
+    hedged = sentence("The study suggests that CBT beats zopiclone.", [1], "supported", False, revision="hedged",
+                      original="CBT beats zopiclone [1].")  # fmt: skip
+    assert "✅ _(its source's hedge put back in place of a flagged sentence)_" in sentence_line(1, hedged)
+    assert "(1 hedged)" in corrections_line([{"action": "hedged"}])
+
+
 def test_a_recited_sentence_says_its_citation_was_moved() -> None:
     recited = sentence("Evidence sentence 2.", [2], "supported", False, revision="recited",
                        original="Evidence sentence 2 [1].")  # fmt: skip
