@@ -82,6 +82,11 @@ _EFFECT = re.compile(
 )
 
 
+def _kind(word: str) -> str:
+    """A word of an organism or a cell kind without its plural ("cells" and "cell", "mice" and "mouse" match)."""
+    return {"mice": "mouse"}.get(word, word.removesuffix("s"))
+
+
 def without_negation(text: list[str], other: list[str]) -> str | None:
     """The phrase of ``text`` around a negation ("was not associated") whose words without it ("was associated")
     stand next to each other in ``other``: the negation was dropped (or, read the other way, added)."""
@@ -173,8 +178,9 @@ def distortion(sentence: str, source: str) -> str | None:
     if changed := unhedged(sentence, source):
         return changed
     mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))
+    kinds = {_kind(w) for w in mine}
     for m in _IN_WHOM.finditer("" if _PEOPLE.search(source) else source):  # a source on people and mice: either
-        if not set(words(m.group(1))) & set(mine):
+        if not {_kind(w) for w in words(m.group(1))} & kinds:
             return f"drops “{m.group(0)}” from its source"
     if share < NEAR:
         return None

@@ -156,3 +156,9 @@ def test_a_rewording_that_drops_the_animals_is_flagged():
     shown = "IL-18 given centrally cuts the intake of high-fat food."
     assert "drops “in wildtype mice”" in str(distortion(shown, IL18))
     assert distortion("IL-18 given centrally cuts the intake of high-fat food in wildtype mice.", IL18) is None
+
+
+def test_the_population_may_be_named_in_the_singular():
+    source = "Metformin reduced proliferation in breast cancer cells and in mice bearing xenografts."
+    assert distortion("Metformin reduces breast cancer cell proliferation in a mouse model.", source) is None
+    assert "drops “in breast cancer cells”" in str(distortion("Metformin reduces breast cancer proliferation.", source))
