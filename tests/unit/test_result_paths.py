@@ -1,4 +1,4 @@
-"""Every `evals/results/...` path that the README, docs/*.md, the verifier's model card, the evals indexes and
+"""Every `evals/results/...` path that the README, docs/*.md, the verifiers' model cards, the evals indexes and
 .env.example cite exists, so a figure quoted in prose leads to its result file: a glob must match a file, and
 `{json,md}` names each file it stands for."""
 
@@ -13,6 +13,7 @@ DOCS = [
     REPO / "README.md",
     *sorted((REPO / "docs").glob("*.md")),
     REPO / "tools" / "models" / "verifier" / "MODEL_CARD.md",
+    REPO / "tools" / "models" / "sentence_verifier" / "MODEL_CARD.md",
     REPO / "evals" / "README.md",
     REPO / "evals" / "studies" / "README.md",
     REPO / ".env.example",
