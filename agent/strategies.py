@@ -96,17 +96,19 @@ def per_paper(claim: str, evidence: Sequence[Evidence], verdict: Verdict | None,
     that names no paper, or a paper already answered, is ignored."""
     reply, usage = _ask("answer_per_paper", {"evidence": papers_block(evidence)}, deps)
     papers = list(dict.fromkeys(ev.n for ev in evidence))
-    lines = [(m, line) for line in reply.splitlines() for m in [_NUMBERED.match(line)]]
-    numbers = [int(m.group(1) or m.group(2)) for m, _ in lines if m]
+    lines = [
+        (int(m.group(1) or m.group(2)), m.group(3)) if (m := _NUMBERED.match(line)) else (None, line)
+        for line in reply.splitlines()
+    ]
+    numbers = [n for n, _ in lines if n is not None]
     by_position = numbers == list(range(1, len(numbers) + 1)) and not set(papers) & set(numbers)
     found: list[tuple[int, ParsedSentence]] = []
-    for m, line in lines:
-        if m:
-            n = int(m.group(1) or m.group(2))
+    for n, text in lines:
+        if n is not None:
             paper = papers[n - 1] if by_position and n <= len(papers) else n
-            found += [(paper, p) for p in parse_answer(m.group(3), set())[:1]]
+            found += [(paper, p) for p in parse_answer(text, set())[:1]]
         else:
-            found += [(p.citations[0], p) for p in parse_answer(line, set(papers)) if len(p.citations) == 1]
+            found += [(p.citations[0], p) for p in parse_answer(text, set(papers)) if len(p.citations) == 1]
     out: list[AnswerSentence] = []
     for n, p in found:
         if n in papers and not any(s.citations == [n] for s in out):

@@ -12,14 +12,9 @@ import pytest
 
 from agent.nodes.verify import check_sentences
 from agent.state import AnswerSentence, Deps, Evidence
+from tests.conftest import RuleVerifier
 from tools.premise import premise
-from tools.verifier import (
-    SENTENCE_ARTIFACT_DIR,
-    Verifier,
-    VerifierResult,
-    get_sentence_verifier,
-    get_verifier,
-)
+from tools.verifier import SENTENCE_ARTIFACT_DIR, Verifier, get_sentence_verifier, get_verifier
 
 APOE = ("Gain of toxic Apolipoprotein E4 effects in Human iPSC-Derived Neurons Is Ameliorated by a Small-Molecule "
         "Structure Corrector")  # fmt: skip
@@ -89,22 +84,12 @@ def test_the_artifact_is_calibrated_small_and_its_own(sentence_verifier: Verifie
     assert get_sentence_verifier() is sentence_verifier is not get_verifier()
 
 
-class Fixed:
-    """A verifier that gives every pair one label."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-
-    def predict(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
-        p = {"supports": (0.9, 0.05, 0.05), "contradicts": (0.05, 0.9, 0.05)}[self.label]
-        return [VerifierResult(self.label, *p) for _ in pairs]  # type: ignore[arg-type]
-
-
 def test_answer_sentences_are_read_by_the_sentence_verifier_when_there_is_one(settings: Any) -> None:
     ev = [Evidence(n=1, doc_id="1", title="T", sentence="MMR was not associated with autism.", sentence_index=0)]
     s = [AnswerSentence(text="MMR was not associated with autism.", citations=[1])]
-    both = Deps(settings, None, None, Fixed("contradicts"), Fixed("supports"))  # type: ignore[arg-type]
-    alone = Deps(settings, None, None, Fixed("contradicts"))  # type: ignore[arg-type]
+    claim, sentence = RuleVerifier({"": "contradicts"}), RuleVerifier({"": "supports"})  # every premise alike
+    both = Deps(settings, None, None, claim, sentence)  # type: ignore[arg-type]
+    alone = Deps(settings, None, None, claim)  # type: ignore[arg-type]
     top = settings.answer.top_attribution
     assert check_sentences(s, ev, both.answer_verifier, top)[0].status == "supported"
     assert check_sentences(s, ev, alone.answer_verifier, top)[0].status == "contradicted"
