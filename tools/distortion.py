@@ -36,13 +36,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tools.overlap import STOP, content_stems, support_share, words
+from tools.overlap import STOP, content_stems, spelled_words, support_share, words
 
 DROPPED_HEDGE = "drops its source's hedge"  # the start of that flag's reason, which self-correction reads
 NEAR = 0.8  # share of a sentence's content words found in one source sentence: the sentence copies that sentence
 REWORDS = 0.5  # the share at which a sentence rewords that sentence
 NEGATIONS = {"not", "no", "never", "neither", "nor", "none", "nothing", "cannot", "lack", "lacked", "absence"}
-_NOT = re.compile(r"n't\b", re.IGNORECASE)
 # "23,072" and "23 072" are one number; a space groups only three digits that end the number
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+|[ \u2009\u202f]\d{3}(?![\d.,]))*")
 _ORGANISMS = (
@@ -99,12 +98,12 @@ def without_negation(text: list[str], other: list[str]) -> str | None:
 
 def negations(text: str) -> int:
     """How many negation words the text holds ("n't" read as "not")."""
-    return sum(w in NEGATIONS for w in words(_NOT.sub(" not", text)))
+    return sum(w in NEGATIONS for w in spelled_words(text))
 
 
 def negation_changed(sentence: str, source: str) -> str | None:
     """The phrase whose negation ``sentence`` drops or adds against ``source``, whatever else it changes."""
-    mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))
+    mine, theirs = spelled_words(sentence), spelled_words(source)
     return without_negation(theirs, mine) or without_negation(mine, theirs)
 
 
@@ -177,7 +176,7 @@ def distortion(sentence: str, source: str) -> str | None:
         return None
     if changed := unhedged(sentence, source):
         return changed
-    mine, theirs = words(_NOT.sub(" not", sentence)), words(_NOT.sub(" not", source))
+    mine, theirs = spelled_words(sentence), spelled_words(source)
     kinds = {_kind(w) for w in mine}
     for m in _IN_WHOM.finditer("" if _PEOPLE.search(source) else source):  # a source on people and mice: either
         if not {_kind(w) for w in words(m.group(1))} & kinds:

@@ -27,6 +27,7 @@ STOP = set(
 )
 _WORD = re.compile(r"[a-z][a-z0-9\-]*")
 _NEGATED = {"not", "no", "never"}
+_CONTRACTED = re.compile(r"n't\b", re.IGNORECASE)
 
 
 def words(text: str) -> list[str]:
@@ -51,10 +52,15 @@ def copies(sentence: str, source: str, cited: Sequence[str], run: int = RUN) -> 
     return any(f" {r} " in mine and f" {r} " not in evidence for r in runs(src, n))
 
 
+def spelled_words(text: str) -> list[str]:
+    """``words`` with "n't" spelled out ("didn't" -> "did", "not"), so a negation is one word however written."""
+    return words(_CONTRACTED.sub(" not", text))
+
+
 def without_negations(text: str) -> str:
     """The text without its negation words ("is not determined" -> "is determined"): what a sentence that negates
     a source's words is left with, to find the run it copied."""
-    return " ".join(w for w in words(text.replace("n't", " not")) if w not in _NEGATED)
+    return " ".join(w for w in spelled_words(text) if w not in _NEGATED)
 
 
 def content_stems(text: str) -> set[str]:
