@@ -24,7 +24,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         "scifact",
         help="SciFact claims: official abstract/sentence metrics, retrieval, verifier, faithfulness, cost",
         description="Runs claimtrace on SciFact claims, prints a table and writes DIR/<name>.json, .md and .png "
-        "(plus per-claim predictions as JSONL; the full run resumes from them).",
+        "(plus per-claim predictions as gzip-compressed JSONL; the full run resumes from them).",
     )
     sf.add_argument("--split", choices=SPLITS, default="dev", help="claims to evaluate (default dev)")
     sf.add_argument("--limit", type=int, help="only the first N claims of the split")

@@ -1,4 +1,5 @@
-"""Per-claim records of an evaluation run, one JSON object per line of `<name>.predictions.jsonl`:
+"""Per-claim records of an evaluation run, one JSON object per line of `<name>.predictions.jsonl.gz` (gzip-compressed
+JSONL):
 
     {"id", "config", "seconds", "rankings", "predictions", "result"}
 
@@ -9,11 +10,12 @@ records, so a finished run can be re-measured without running anything."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, TextIO, cast
 
 from agent.errors import EXIT_INPUT
 from agent.result import CheckResult
@@ -32,6 +34,7 @@ PIPELINE_EXCLUDED = {"MODEL_CARD.md"}
 RANK_DEPTH = 20  # documents of each ranking kept per claim (nDCG@10 needs 10)
 # The retrieval tools whose single-query lists are the baselines (tool names of tools.search).
 BASELINE_TOOLS = {"bm25": "bm25_search", "dense": "dense_sentence_search"}
+PREDICTIONS_SUFFIX = ".predictions.jsonl.gz"  # what a run writes: <name> + this
 
 
 def rankings_from_state(state: Mapping[str, Any], depth: int = RANK_DEPTH) -> dict[str, list[str]]:
@@ -137,23 +140,47 @@ def run_config(settings: Settings, index: Any, retrieval_only: bool, verifier: A
     return cfg
 
 
+def open_records(path: Path, mode: Literal["r", "w", "a"]) -> TextIO:
+    """A predictions file opened as UTF-8 text: through gzip when its name ends in ``.gz`` (what runs write), plain
+    otherwise (a file a run wrote uncompressed, or one made by hand). Appending to a gzip file adds a gzip member,
+    which reading joins to the ones before it."""
+    if path.suffix == ".gz":
+        return cast(TextIO, gzip.open(path, f"{mode}t", encoding="utf-8"))
+    return path.open(mode, encoding="utf-8")
+
+
+def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
+    """``path`` holds ``records``, one JSON object per line (gzip-compressed when its name ends in ``.gz``)."""
+    with open_records(path, "w") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
 def read_records(path: Path) -> list[dict[str, Any]]:
-    """Complete records of a predictions file. A line cut by an interrupted run is dropped (and the file
-    repaired), so that claim is simply run again."""
+    """Complete records of a predictions file, gzip-compressed or plain. A line cut by an interrupted run is dropped,
+    and so is the unfinished end of a gzip stream it left (a run flushes each record, so every record before it is
+    readable); the file is then repaired, so that claim is simply run again."""
     if not path.is_file():
         return []
-    text = path.read_text()
+    lines: list[str] = []
+    cut = False
+    try:
+        with open_records(path, "r") as fh:
+            for line in fh:
+                lines.append(line)
+    except EOFError:  # a gzip stream that ends before its end-of-stream marker
+        cut = True
     records: list[dict[str, Any]] = []
-    bad = False
-    for line in text.splitlines():
+    bad = cut or bool(lines and not lines[-1].endswith("\n"))
+    for line in lines:
         if not line.strip():
             continue
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError:
             bad = True
-    if bad or (text and not text.endswith("\n")):
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    if bad:
+        write_records(path, records)
     return records
 
 

@@ -7,8 +7,8 @@
   the LLM's reading of direction), without the answer: the labels and verdicts the product gives, at a fraction of
   the time; the answer's metrics (flags, faithfulness) are left empty.
 * full: per claim the whole graph with the configured LLM. Each claim's record is appended to
-  ``DIR/scifact_<split>_full.predictions.jsonl`` as soon as it is known; a rerun skips the claims already there
-  (resumable), and all metrics are computed from that file.
+  ``DIR/scifact_<split>_full.predictions.jsonl.gz`` (gzip-compressed JSONL) as soon as it is known; a rerun skips the
+  claims already there (resumable), and all metrics are computed from that file.
 """
 
 from __future__ import annotations
@@ -30,7 +30,16 @@ from evals.experiments import git_commit
 from evals.scifact import report
 from evals.scifact.data import REPO_ROOT, RESULTS_DIR, EvalError, load_claims
 from evals.scifact.metrics import full_metrics, retrieval_only_metrics
-from evals.scifact.records import BASELINE_TOOLS, llm_name, make_record, resume_records, run_config
+from evals.scifact.records import (
+    BASELINE_TOOLS,
+    PREDICTIONS_SUFFIX,
+    llm_name,
+    make_record,
+    open_records,
+    resume_records,
+    run_config,
+    write_records,
+)
 
 MAX_CONSECUTIVE_FAILURES = 3  # the LLM is down, not slow: stop instead of timing out on every claim
 
@@ -57,10 +66,10 @@ class EvalOptions:
         """Per-claim records. The full run's file is shared by runs with and without --limit (a record does not
         depend on the limit), so a larger run resumes a smaller one."""
         if self.retrieval_only:
-            return self.out / f"{self.name}.predictions.jsonl"
+            return self.out / f"{self.name}{PREDICTIONS_SUFFIX}"
         preset = f"_{self.preset}" if self.preset and self.preset != "default" else ""
         mode = "judgement" if self.judgement_only else "full"
-        return self.out / f"scifact_{self.split}_{mode}{preset}.predictions.jsonl"
+        return self.out / f"scifact_{self.split}_{mode}{preset}{PREDICTIONS_SUFFIX}"
 
     def command(self) -> str:
         parts = ["claimtrace", "eval", "scifact", "--split", self.split]
@@ -154,11 +163,13 @@ def run_full(
     todo = [c for c in claims if int(c["id"]) not in done]
     if done and todo:
         print(f"resuming: {len(claims) - len(todo)} of {len(claims)} claims already in {path}", file=sys.stderr)
+    if not todo:  # opening the file to append would add an empty gzip member to it
+        return [done[int(c["id"])] for c in claims], []
     # through the final verdict: the direction, and the search questions or rounds when the settings ask for them
     graph = build_graph(last="reformulate") if opts.judgement_only else build_graph()
     failed: list[int] = []
     consecutive = 0
-    with path.open("a", encoding="utf-8") as fh:
+    with open_records(path, "a") as fh:
         bar = _progress(todo, opts.progress, f"scifact {opts.split} full")
         for claim in bar:
             t0 = time.perf_counter()
@@ -178,7 +189,7 @@ def run_full(
             consecutive = 0
             rec = make_record(int(claim["id"]), state, time.perf_counter() - t0, config)
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            fh.flush()
+            fh.flush()  # a gzip sync point: an interrupted run keeps every record written so far
             done[rec["id"]] = rec
             if hasattr(bar, "set_postfix"):
                 bar.set_postfix(s_per_claim=f"{rec['seconds']:.1f}")
@@ -257,9 +268,7 @@ def evaluate(opts: EvalOptions) -> tuple[dict[str, Any], list[int]]:
     result = {"run": run_info(opts, settings, claims, len(records)), **metrics}
     if opts.retrieval_only:
         opts.out.mkdir(parents=True, exist_ok=True)
-        with opts.predictions_path.open("w", encoding="utf-8") as fh:
-            for rec in records:
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        write_records(opts.predictions_path, records)
     return result, failed
 
 

@@ -3,7 +3,7 @@
 For each recorded claim of a full run, the answer stage of every strategy (agent.strategies) is replayed on the
 evidence and verdict that run recorded (no retrieval), then verified and self-corrected as the product does.
 
-    python -m evals.studies.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl --claims 100
+    python -m evals.studies.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl.gz --claims 100
 
 Per strategy, before self-correction (the draft) and as shown: the share of sentences supported by the verifier;
 as shown, also the reading of every shown sentence by the verifier of answer sentences and by the claim verifier (a

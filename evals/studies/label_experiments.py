@@ -13,7 +13,7 @@ plus top_docs) is then applied offline to those same judgements by the node's ow
   was made reproduces the run's own abstract predictions (checked and reported as "replay agreement").
 
     python -m evals.studies.label_experiments --split heldout
-    python -m evals.studies.label_experiments --split dev --replay evals/results/scifact_dev_full.predictions.jsonl
+    python -m evals.studies.label_experiments --split dev --replay evals/results/scifact_dev_full.predictions.jsonl.gz
     python -m evals.studies.label_experiments --split heldout --verifier /tmp/verifier_v2 --name v2
 """
 

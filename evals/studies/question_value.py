@@ -8,7 +8,7 @@ Retrieval, reranking and the judgement (select_evidence -> verdict) run as the p
 list differs, so the difference is what the decompose call buys. Its price is the decompose seconds the full run
 recorded per claim.
 
-    python -m evals.studies.question_value --replay evals/results/scifact_dev_full.predictions.jsonl
+    python -m evals.studies.question_value --replay evals/results/scifact_dev_full.predictions.jsonl.gz
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The shown answers are checked again with the verify and correct nodes as they are now, without the LLM.
 
-    python -m evals.studies.recheck --replay evals/results/scifact_dev_full.predictions.jsonl
+    python -m evals.studies.recheck --replay evals/results/scifact_dev_full.predictions.jsonl.gz
 
 For every recorded claim with evidence, the answer sentences the run showed (after its own self-correction) go
 through verify -> correct again on the recorded evidence. No LLM is called: a flagged sentence is re-cited to the

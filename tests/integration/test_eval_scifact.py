@@ -14,6 +14,7 @@ import pytest
 from agent.settings import get_settings
 from evals.scifact.cli import main
 from evals.scifact.metrics import FAITHFULNESS_KEYS
+from evals.scifact.records import read_records
 from tests.conftest import CHOOSE_NOT, STOP_SEARCHING, RuleVerifier, scifact_or_skip, write_scifact_slice
 from tests.unit.test_eval_metrics import METRIC_KEYS
 
@@ -114,9 +115,9 @@ def test_retrieval_only_on_20_dev_claims(slice_env, monkeypatch, tmp_path, capsy
     assert result["baselines"]["bm25"]["retrieval"]["recall@5"] >= 0.5
     assert result["cost"]["llm_calls_per_claim"] == 0.0
     assert result["abstract"]["label_only"]["f1"] is None
-    records = (tmp_path / f"scifact_dev_retrieval_limit{N_RETRIEVAL}.predictions.jsonl").read_text().splitlines()
+    records = read_records(tmp_path / f"scifact_dev_retrieval_limit{N_RETRIEVAL}.predictions.jsonl.gz")
     assert len(records) == N_RETRIEVAL
-    assert set(json.loads(records[0])["rankings"]) == {"fused", "bm25", "dense"}
+    assert set(records[0]["rankings"]) == {"fused", "bm25", "dense"}
 
 
 def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeypatch, tmp_path, capsys):
@@ -137,7 +138,7 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     assert rule in result["run"]["evidence"]  # the default rule is on record
     # per claim two calls for each source's direction, then the answer (the default asks the LLM for no search
     # questions)
-    records = [json.loads(line) for line in (tmp_path / "scifact_dev_full.predictions.jsonl").read_text().splitlines()]
+    records = read_records(tmp_path / "scifact_dev_full.predictions.jsonl.gz")
     directed = [sum(a["judged_by"] == "verifier+llm" for a in r["result"]["assessments"]) for r in records]
     assert all(directed)  # every sentence supports: the gate passes sources, and the LLM reads each
     calls = sum(2 * n + 1 for n in directed) / len(records)
@@ -155,15 +156,16 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     name = f"scifact_dev_full_limit{N_FULL}"
     assert "## Verdict confidence: calibration and risk–coverage" in (tmp_path / f"{name}.md").read_text()
     assert (tmp_path / f"{name}_reliability.png").read_bytes()[:4] == b"\x89PNG"
-    preds = tmp_path / "scifact_dev_full.predictions.jsonl"
-    assert len(preds.read_text().splitlines()) == N_FULL
+    preds = tmp_path / "scifact_dev_full.predictions.jsonl.gz"
+    assert len(read_records(preds)) == N_FULL
+    written = preds.read_bytes()
     seen = len(verifier.seen)
     capsys.readouterr()
 
     # a second run finds both claims done: nothing is rerun, the metrics are recomputed from the file
     assert main(args) == 0
     assert len(verifier.seen) == seen
-    assert len(preds.read_text().splitlines()) == N_FULL
+    assert preds.read_bytes() == written  # nothing appended, not even an empty gzip member
     again = _check_outputs(tmp_path, f"scifact_dev_full_limit{N_FULL}")
     assert {k: again[k] for k in KEYS - {"run", "cost"}} == {k: result[k] for k in KEYS - {"run", "cost"}}
 

@@ -3,6 +3,7 @@ output names and the canonical command, the commit id, one-line failures, and th
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE
 from evals.experiments import git_commit
 from evals.scifact.data import EvalError, load_claims
 from evals.scifact.metrics import full_metrics
-from evals.scifact.records import code_fingerprint, read_records, resume_records
+from evals.scifact.records import code_fingerprint, open_records, read_records, resume_records, write_records
 from evals.scifact.run import EvalOptions
 from tests.unit.test_eval_metrics import CONFIG, GOLD_CLAIM, NEI_CLAIM, record_from_state, toy_state
 
@@ -28,6 +29,32 @@ def test_a_cut_last_line_is_dropped_and_the_file_repaired(tmp_path: Path):
     with path.open("a") as fh:  # the next record appended lands on a line of its own
         fh.write(json.dumps({"id": 3, "config": CONFIG}) + "\n")
     assert sorted(resume_records(path, CONFIG)) == [1, 3]
+
+
+def test_a_gzip_stream_an_interrupted_run_left_is_read_up_to_its_last_record_and_repaired(tmp_path: Path):
+    path = tmp_path / "p.jsonl.gz"
+    with open_records(path, "a") as fh:
+        for i in (1, 2):
+            fh.write(json.dumps({"id": i, "config": CONFIG}) + "\n")
+            fh.flush()  # as run_full does after each record
+        cut = path.read_bytes()  # what a killed run leaves: no end-of-stream marker
+    path.write_bytes(cut)
+    with pytest.raises(EOFError):
+        gzip.decompress(cut)
+    assert [r["id"] for r in read_records(path)] == [1, 2]
+    assert [json.loads(line)["id"] for line in gzip.decompress(path.read_bytes()).splitlines()] == [1, 2]
+    with open_records(path, "a") as fh:  # a resumed run appends a gzip member of its own
+        fh.write(json.dumps({"id": 3, "config": CONFIG}) + "\n")
+    assert sorted(resume_records(path, CONFIG)) == [1, 2, 3]
+
+
+def test_written_records_read_back_compressed_or_plain(tmp_path: Path):
+    records = [{"id": 1, "config": CONFIG, "claim": "IL-6 \u2028 in mice"}, {"id": 2, "config": CONFIG}]
+    for name in ("p.jsonl.gz", "p.jsonl"):
+        write_records(tmp_path / name, records)
+        assert read_records(tmp_path / name) == records
+    assert (tmp_path / "p.jsonl.gz").read_bytes()[:2] == b"\x1f\x8b"  # the gzip magic number
+    assert (tmp_path / "p.jsonl").read_text(encoding="utf-8").count("\n") == 2
 
 
 def test_resume_refuses_records_of_another_configuration(tmp_path: Path):
@@ -74,14 +101,14 @@ def test_names_and_the_canonical_command(tmp_path: Path):
     opts = EvalOptions(split="dev", retrieval_only=True)
     assert opts.name == "scifact_dev_retrieval"
     assert opts.command() == "claimtrace eval scifact --split dev --retrieval-only"
-    assert opts.predictions_path.name == "scifact_dev_retrieval.predictions.jsonl"
+    assert opts.predictions_path.name == "scifact_dev_retrieval.predictions.jsonl.gz"
     full = EvalOptions(split="train", limit=2, out=tmp_path)
     assert full.name == "scifact_train_full_limit2"
-    assert full.predictions_path == tmp_path / "scifact_train_full.predictions.jsonl"  # shared across limits
+    assert full.predictions_path == tmp_path / "scifact_train_full.predictions.jsonl.gz"  # shared across limits
     assert full.command() == f"claimtrace eval scifact --split train --limit 2 --out {tmp_path}"
     judged = EvalOptions(split="dev", judgement_only=True, out=tmp_path)
     assert judged.name == "scifact_dev_judgement"
-    assert judged.predictions_path == tmp_path / "scifact_dev_judgement.predictions.jsonl"  # apart from full runs'
+    assert judged.predictions_path == tmp_path / "scifact_dev_judgement.predictions.jsonl.gz"  # apart from full runs'
     assert judged.command() == f"claimtrace eval scifact --split dev --out {tmp_path} --judgement-only"
 
 
