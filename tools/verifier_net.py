@@ -1,6 +1,6 @@
 """The stance verifier's PyTorch network: the MiniLM-L6 cross-encoder that training fine-tunes (evals/training/),
-the fp16-delta artifact it is saved as, and the network rebuilt from that artifact (the ``torch`` backend of
-tools.verifier and the source of its ONNX export)."""
+the compact delta artifact it is saved as (tools.verifier_artifact), and the network rebuilt from that artifact
+(the ``torch`` backend of tools.verifier and the source of its ONNX export)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
@@ -23,12 +24,15 @@ from tools.minilm import base_model_path  # noqa: E402
 from tools.verifier_artifact import (  # noqa: E402
     CONFIG_FILE,
     DEFAULT_MAX_LEN,
+    DELTA_DTYPE,
     DELTA_FILE,
     LABELS,
     VerifierArtifactError,
     base_dir,
     check_base,
     read_config,
+    read_delta,
+    write_delta,
 )
 
 
@@ -86,28 +90,27 @@ def save_artifact(
     extra_config: dict[str, Any],
     base_path: Path | None = None,
 ) -> Path:
-    """Write fp16 deltas of the trained encoder parameters (vs ``base_state``) and the full head. A base other than
-    the packaged MiniLM (``base_path``, a trial) is named in the config by its folder, which loading reads.
+    """Write the deltas of the trained encoder parameters (vs ``base_state``) and the full head
+    (tools.verifier_artifact.write_delta). A base other than the packaged MiniLM (``base_path``, a trial) is named
+    in the config by its folder, which loading reads.
 
     The head is always stored in full: its initial values are random, so a delta against them could not be
     rebuilt at load time.
     """
     import json
 
-    from safetensors.torch import save_file
-
     out_dir.mkdir(parents=True, exist_ok=True)
-    tensors: dict[str, torch.Tensor] = {}
+    tensors: dict[str, np.ndarray] = {}
     for name, p in net.named_parameters():
         if not p.requires_grad:
             continue
         t = p.detach().float().cpu()
         if name in base_state and not name.startswith("head."):
-            tensors["delta." + name] = (t - base_state[name].float()).half().contiguous()
+            tensors["delta." + name] = (t - base_state[name].float()).numpy()
         else:
-            tensors["full." + name] = t.half().contiguous()
+            tensors["full." + name] = t.numpy()
     delta_path = out_dir / DELTA_FILE
-    save_file(tensors, str(delta_path))
+    write_delta(delta_path, tensors)
     base_file = (base_path or base_model_path()) / "model.safetensors"
     config = {
         "labels": list(LABELS),
@@ -119,7 +122,7 @@ def save_artifact(
         "pooling": "mean",
         "input": "tokenizer(hypothesis, premise) = [CLS] hypothesis [SEP] premise [SEP]",
         "max_len": DEFAULT_MAX_LEN,
-        "delta_dtype": "float16",
+        "delta_dtype": DELTA_DTYPE,
         **extra_config,
     }
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
@@ -128,15 +131,13 @@ def save_artifact(
 
 def load_net(artifact_dir: Path, attn_implementation: str | None = None) -> tuple[CrossEncoderNet, Any, int, float]:
     """(net in eval mode, tokenizer, max_len, temperature) of an artifact: the base weights plus its deltas."""
-    from safetensors.torch import load_file
-
     config = read_config(artifact_dir)
     base = base_dir(config)
     check_base(config, base, sha256_file(base / "model.safetensors"))
     net, tok = build_base_net(base, attn_implementation)
     params = dict(net.named_parameters())
     with torch.no_grad():
-        for key, t in load_file(str(artifact_dir / DELTA_FILE)).items():
+        for key, t in read_delta(artifact_dir / DELTA_FILE).items():
             kind, name = key.split(".", 1)
             if name not in params:
                 raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")
@@ -146,9 +147,9 @@ def load_net(artifact_dir: Path, attn_implementation: str | None = None) -> tupl
                     "re-export the artifact"
                 )
             if kind == "delta":
-                params[name].add_(t.float())
+                params[name].add_(torch.from_numpy(t))
             else:
-                params[name].copy_(t.float())
+                params[name].copy_(torch.from_numpy(t))
     net.eval()
     return net, tok, int(config.get("max_len", DEFAULT_MAX_LEN)), float(config.get("temperature", 1.0))
 

@@ -15,19 +15,19 @@ from pathlib import Path
 
 
 def soup(out: Path, artifacts: list[Path]) -> Path:
-    import torch
-    from safetensors.torch import load_file, save_file
+    import numpy as np
 
-    from tools.verifier import CONFIG_FILE, DELTA_FILE
+    from tools.verifier_artifact import CONFIG_FILE, DELTA_DTYPE, DELTA_FILE, read_delta, write_delta
 
-    tensors = [load_file(str(a / DELTA_FILE)) for a in artifacts]
+    tensors = [read_delta(a / DELTA_FILE) for a in artifacts]
     configs = [json.loads((a / CONFIG_FILE).read_text()) for a in artifacts]
     if any(set(t) != set(tensors[0]) for t in tensors) or len({c.get("premise") for c in configs}) != 1:
         raise SystemExit("artifacts differ in their tensors or premise style: they cannot be averaged")
-    mean = {k: torch.stack([t[k].float() for t in tensors]).mean(0).half().contiguous() for k in tensors[0]}
+    mean = {k: np.mean([t[k] for t in tensors], axis=0) for k in tensors[0]}
     out.mkdir(parents=True, exist_ok=True)
-    save_file(mean, str(out / DELTA_FILE))
+    write_delta(out / DELTA_FILE, mean)
     config = {k: v for k, v in configs[0].items() if k not in ("temperature", "calibration")}
+    config["delta_dtype"] = DELTA_DTYPE
     config["averaged_from"] = [
         {k: c.get(k) for k in ("epochs", "negation_aug", "premise_flips", "climate_fever_per_epoch")} for c in configs
     ]
