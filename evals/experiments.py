@@ -27,6 +27,20 @@ def git_commit(repo: Path = REPO_ROOT) -> str | None:
     return run.stdout.strip() or None
 
 
+def cpu_kind() -> dict[str, Any]:
+    """The CPU's model name and the vector instruction sets that change ONNX Runtime's and llama.cpp's kernels
+    (AVX2 only, AVX-512, VNNI, AMX): results measured on one kind are compared with another's only knowingly."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return {"model": "unknown", "flags": []}
+    lines = info.splitlines()
+    model = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")), "unknown")
+    flags = next((ln.split(":", 1)[1].split() for ln in lines if ln.startswith("flags")), [])
+    wanted = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+    return {"model": model, "flags": [f for f in wanted if f in flags]}
+
+
 def experiment_header(
     module: str, argv: list[str] | None, split: str, claims: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from tools.embed_cache import CachedEmbedder, EmbeddingCache
 from tools.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
 from tools.files import move_aside, sqlite_problem
 from tools.index import INDEX_VERSION, MANIFEST, index_problem, read_live_docs, read_manifest
+from tools.onnx_models import EXPORT_RECIPE
 
 
 def fingerprint(corpus_file: Path, limit: int | None, variant: str) -> str:
@@ -32,7 +33,9 @@ def fingerprint(corpus_file: Path, limit: int | None, variant: str) -> str:
     with corpus_file.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
-    h.update(f"|{MODEL_NAME}|{variant}|v{INDEX_VERSION}|limit={limit}".encode())
+    # an ONNX variant's vectors also depend on how its graph was exported and quantised
+    recipe = f"|recipe{EXPORT_RECIPE}" if variant.startswith("onnx-") else ""
+    h.update(f"|{MODEL_NAME}|{variant}{recipe}|v{INDEX_VERSION}|limit={limit}".encode())
     return h.hexdigest()[:16]
 
 

@@ -42,7 +42,7 @@ Precision = Literal["fp32", "int8"]
 OPSET = 17
 # Bumped when the exported graph changes for the same weights (inputs, outputs, pooling, quantisation recipe), so
 # cached files of an older recipe are not reused.
-EXPORT_RECIPE = 1
+EXPORT_RECIPE = 2
 
 
 class ModelRuntimeSettings(SettingsGroup):
@@ -54,9 +54,12 @@ class ModelRuntimeSettings(SettingsGroup):
     onnx_cache_dir: Path | None = None
     # onnx: ONNX Runtime (no torch at run time); torch: the PyTorch models (training, comparisons)
     model_backend: Backend = "onnx"
-    # int8 holds retrieval Recall@5 and verifier dev macro-F1 within 0.005 of fp32 (evals/results/onnx_quality.md)
+    # int8 embeddings hold retrieval Recall@5 within 0.005 of fp32 at about 3x the speed of an index build.
     embedder_precision: Precision = "int8"
-    verifier_precision: Precision = "int8"
+    # The verifiers run in fp32: they read each pair as trained, with the same label on every x86-64 CPU. int8 is
+    # about 2.4x faster but changes about 3.5 % of dev labels and sways pairs near a decision boundary
+    # (evals/results/onnx_quality.md, evals/results/cpu_portability.md); a check reads a few dozen pairs.
+    verifier_precision: Precision = "fp32"
     # the sentence-embedding store (tools.embed_cache); DATA_DIR/cache/embeddings.sqlite when unset
     embed_cache_path: Path | None = None
     # rows run in parallel by the ONNX backends (and PyTorch threads); 0 = min(2, CPU count)
@@ -171,27 +174,46 @@ def export_all(cache_dir: Path | None = None, artifact_dirs: Sequence[Path] | No
 
 
 def _quantised(fp32: OnnxModel) -> OnnxModel:
-    """int8 dynamic quantisation of the MatMul weights (activations quantised per batch at run time). The
-    embedding tables stay fp32: quantising them costs accuracy and saves no time."""
+    """The int8 copy of an fp32 graph (``quantise``), made once next to it."""
     path = fp32.path.with_name(fp32.path.name.replace("-fp32.onnx", "-int8.onnx"))
     if not path.is_file():
-        import logging
-
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
         tmp = _tmp_for(path)
-        root = logging.getLogger()
-        level = root.level
-        root.setLevel(logging.ERROR)  # the quantiser advises a pre-processing pass on the root logger
         try:
-            quantize_dynamic(
-                fp32.path, tmp, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
-            )
+            quantise(fp32.path, tmp)
             os.replace(tmp, path)
         finally:
-            root.setLevel(level)
             tmp.unlink(missing_ok=True)
     return OnnxModel(fp32.kind, "int8", path, fp32.source_digest)
+
+
+def quantise(src: Path, dst: Path, *, reduce_range: bool = True) -> None:
+    """int8 dynamic quantisation of the MatMul weights, per output channel (activations are quantised per call at
+    run time). The embedding tables stay fp32: quantising them costs accuracy and saves no time.
+
+    Weights use 7 bits (``reduce_range``) so that the run time's integer products are exact on every x86-64 CPU:
+    ONNX Runtime multiplies uint8 activations by int8 weights with VPMADDUBSW on AVX2 CPUs, which adds pairs of
+    products into saturating int16 (255 x 127 x 2 overflows it, 255 x 64 x 2 does not), and with VNNI or AMX
+    instructions that add into int32 elsewhere. With 8-bit weights the same graph gave other verifier labels on an
+    AVX2 CPU than on a VNNI one; with 7-bit weights only float rounding differs (evals/results/cpu_portability.md).
+    ``reduce_range=False`` (8-bit weights) is there for that comparison."""
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the quantiser advises a pre-processing pass on the root logger
+    try:
+        quantize_dynamic(
+            src,
+            dst,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            reduce_range=reduce_range,
+            op_types_to_quantize=["MatMul"],
+        )
+    finally:
+        root.setLevel(level)
 
 
 def _export(module: Any, inputs: tuple[Any, ...], names: list[str], output: str, path: Path) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.experiments import REPO_ROOT, git_commit
+from evals.experiments import REPO_ROOT, cpu_kind, git_commit
 
 SCIFACT = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
@@ -99,12 +99,23 @@ def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
     ts, os_ = abba(pairs, torch_ver.predict, onnx_ver.predict)
     verify = {"onnx_variant": onnx_ver.variant, **pair(ts, os_, len(pairs), "pairs")}
     print(f"verifier: {verify}", flush=True)
+    # the verifier's two ONNX precisions: what reading every pair as trained (fp32) costs against int8
+    fp32_ver, int8_ver = Verifier(precision="fp32"), Verifier(precision="int8")
+    int8_ver.predict(pairs[:8])
+    fs, is_ = abba(pairs, fp32_ver.predict, int8_ver.predict)
+    precision = {
+        "fp32_pairs_per_s": round(len(pairs) / fs, 1),
+        "int8_pairs_per_s": round(len(pairs) / is_, 1),
+        "ratio": round(fs / is_, 2),
+        "n": len(pairs),
+    }
+    print(f"verifier fp32 vs int8: {precision}", flush=True)
 
     cold = {
         what: {"torch_fp32_s": cold_start(what, "torch"), "onnx_s": cold_start(what, "onnx")} for what in COLD_START
     }
     print(f"cold start: {cold}", flush=True)
-    return {"embedding": embed, "verifier": verify, "cold_start_s": cold}
+    return {"embedding": embed, "verifier": verify, "verifier_precision": precision, "cold_start_s": cold}
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -112,7 +123,9 @@ def markdown(res: dict[str, Any]) -> str:
     lines = [
         "# Index-build embedding and verifier throughput: PyTorch fp32 vs ONNX Runtime",
         "",
-        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}, {res['machine']['cpus']} CPUs. Both sides "
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}, {res['machine']['cpus']} CPUs "
+        f"({res['machine'].get('cpu', {}).get('model', 'CPU not recorded')}; "
+        f"{', '.join(res['machine'].get('cpu', {}).get('flags', []))}). Both sides "
         "in the same run, ABBA order on two halves of the sample; other work on the machine slows both.",
         "",
         "| what | PyTorch fp32 | ONNX | ONNX variant | ratio | n |",
@@ -124,6 +137,15 @@ def markdown(res: dict[str, Any]) -> str:
     ]
     for what, c in res["cold_start_s"].items():
         lines.append(f"| cold start, {what} (s) | {c['torch_fp32_s']} | {c['onnx_s']} | | | |")
+    if "verifier_precision" in res:
+        p = res["verifier_precision"]
+        lines += [
+            "",
+            "| verifier on ONNX Runtime (pairs/s, dev pairs) | fp32 (the run time's) | int8 (7-bit weights) | "
+            "int8 / fp32 | n |",
+            "|---|---:|---:|---:|---:|",
+            f"| same pairs, ABBA | {p['fp32_pairs_per_s']} | {p['int8_pairs_per_s']} | {p['ratio']}x | {p['n']} |",
+        ]
     lines += [
         "",
         "Texts: a random sample of the corpus's title-prepended sentences; pairs: a random sample of the verifier's "
@@ -148,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
         "command": "python -m evals.bench.index " + " ".join(sys.argv[1:] if argv is None else argv),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": git_commit(),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "cpu": cpu_kind()},
         **run(texts, pairs),
     }
     args.out.mkdir(parents=True, exist_ok=True)

@@ -43,8 +43,12 @@ def verifier_quality(data_dir: Path) -> dict[str, Any]:
     pairs, labels, _, _ = build_eval_pairs(dev, corpus, placed=True)
     out: dict[str, Any] = {}
     ref: np.ndarray | None = None
-    for backend, precision in VERIFIER_VARIANTS:
-        v = Verifier(backend=backend, precision=precision)  # type: ignore[arg-type]
+    variants: list[tuple[str, Any]] = [
+        (f"{backend}-{precision}", Verifier(backend=backend, precision=precision))  # type: ignore[arg-type]
+        for backend, precision in VERIFIER_VARIANTS
+    ]
+    variants.append(("onnx-int8, 8-bit weights (the recipe before 7-bit)", EightBitVerifier()))
+    for name, v in variants:
         t = time.perf_counter()
         probs = np.asarray(v.predict_proba(pairs))
         seconds = time.perf_counter() - t
@@ -59,9 +63,32 @@ def verifier_quality(data_dir: Path) -> dict[str, Any]:
             row["label_agreement_with_torch"] = round(float((pred == ref.argmax(axis=1)).mean()), 4)
             row["max_abs_prob_diff_vs_torch"] = round(float(np.abs(probs - ref).max()), 4)
             row["mean_abs_prob_diff_vs_torch"] = round(float(np.abs(probs - ref).mean()), 5)
-        out[f"{backend}-{precision}"] = row
-        print(f"verifier {backend}-{precision}: {row}", flush=True)
+        out[name] = row
+        print(f"verifier {name}: {row}", flush=True)
     return out
+
+
+class EightBitVerifier:
+    """The claim verifier's int8 graph quantised with 8-bit weights (tools.onnx_models.quantise with
+    ``reduce_range=False``), the recipe the run time used before: the baseline of the 7-bit one."""
+
+    def __init__(self) -> None:
+        from tools.onnx_models import quantise, verifier_model
+        from tools.onnx_runtime import RowRunner, load_tokenizer
+        from tools.verifier_artifact import ARTIFACT_DIR, base_dir, read_config
+
+        config = read_config(ARTIFACT_DIR)
+        self.temperature = float(config["temperature"])
+        self._tmp = tempfile.TemporaryDirectory()
+        path = Path(self._tmp.name) / "verifier-8bit.onnx"
+        quantise(verifier_model(ARTIFACT_DIR, "fp32").path, path, reduce_range=False)
+        self._rows = RowRunner(path, "logits")
+        self._tok = load_tokenizer(base_dir(config), int(config["max_len"]))
+
+    def predict_proba(self, pairs: list[tuple[str, str]]) -> list[list[float]]:
+        z = np.asarray(self._rows.run(self._tok.encode_batch(pairs)), dtype=np.float64) / self.temperature
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).tolist()
 
 
 def retrieval_quality(indexes: Mapping[str, Path]) -> dict[str, Any]:
@@ -70,7 +97,7 @@ def retrieval_quality(indexes: Mapping[str, Path]) -> dict[str, Any]:
     for variant, data_dir in indexes.items():
         manifest = json.loads((data_dir / "index" / "manifest.json").read_text())
         recorded = manifest.get("embedder", "torch-fp32")
-        if recorded != variant:
+        if recorded != variant.split(" ", 1)[0]:
             raise SystemExit(f"{data_dir}: the index was embedded by {recorded}, not {variant}")
         with tempfile.TemporaryDirectory() as tmp:
             cmd = ["claimtrace", "eval", "scifact", "--split", "dev", "--retrieval-only", "--no-progress"]
@@ -180,7 +207,8 @@ def main(argv: list[str] | None = None) -> None:
         action="append",
         default=[],
         metavar="VARIANT=DATA_DIR",
-        help="a data folder whose index that embedder variant built (repeat; torch-fp32 first is the reference)",
+        help="a data folder whose index that embedder variant built (repeat; torch-fp32 first is the reference); "
+        "words after the variant name it in the report ('onnx-int8 7-bit=DIR')",
     )
     ap.add_argument("--skip-verifier", action="store_true")
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
