@@ -156,6 +156,17 @@ def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
+def replay_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a finished run that a study replays: SystemExit with one line when the file is missing or holds
+    none (an old command naming a file that was renamed, e.g. to ``.predictions.jsonl.gz``)."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: no such predictions file (runs write <name>{PREDICTIONS_SUFFIX})")
+    records = read_records(path)
+    if not records:
+        raise SystemExit(f"{path}: holds no complete record to replay")
+    return records
+
+
 def read_records(path: Path) -> list[dict[str, Any]]:
     """Complete records of a predictions file, gzip-compressed or plain. A line cut by an interrupted run is dropped,
     and so is the unfinished end of a gzip stream it left (a run flushes each record, so every record before it is

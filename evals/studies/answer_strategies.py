@@ -29,7 +29,7 @@ from evals.experiments import experiment_header, write_experiment
 from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer, only_copied
 from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import faithfulness_metrics
-from evals.scifact.records import read_records
+from evals.scifact.records import replay_records
 
 STRATEGIES = ("abstractive", "per_paper", "extractive", "hybrid")
 
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     from agent.state import Deps
     from evals.scifact.records import llm_name
 
-    chosen = [r for r in read_records(args.replay) if r["result"]["sources"]][: args.claims]
+    chosen = [r for r in replay_records(args.replay) if r["result"]["sources"]][: args.claims]
     # numbered by paper, as the product numbers its sources now (agent.compose.numbered)
     records = {r["id"]: CheckResult.model_validate(r["result"]) for r in chosen}
     for r in chosen:

@@ -27,7 +27,7 @@ from agent.state import SourceAssessment
 from evals.experiments import REPO_ROOT
 from evals.scifact.calibration import claim_label
 from evals.scifact.data import load_claims
-from evals.scifact.records import read_records, scifact_predictions
+from evals.scifact.records import replay_records, scifact_predictions
 from evals.scifact.scifact_metrics import abstract_metrics
 from tools.corpus import Abstract, load_corpus
 from tools.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--out", type=Path, default=Path("evals/results"))
     args = p.parse_args(argv)
-    records = read_records(args.records)
+    records = replay_records(args.records)
     docs = {d.doc_id: d for d in load_corpus(args.data / "corpus.jsonl")[0]}
     report = measure(records, load_claims(args.data, args.split), docs)
     command = f"python -m evals.studies.design_weighting --records {args.records} --split {args.split} --out {args.out}"

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from evals.experiments import git_commit
-from evals.scifact.records import PREDICTIONS_SUFFIX, read_records
+from evals.scifact.records import PREDICTIONS_SUFFIX, replay_records
 from evals.training.direction_data import Cache, bare, direction_rows
 from evals.training.judge_calibration import apply, direction_features, fit_logistic, logit
 from evals.training.train import metrics
@@ -93,7 +93,7 @@ def runs_table(results: Any, claims_path: Any) -> list[dict[str, Any]]:
             continue
         run = json.loads(path.read_text())
         predictions = path.parent / f"{path.stem.split('_limit')[0]}{PREDICTIONS_SUFFIX}"
-        records = {int(r["id"]): r for r in read_records(predictions)}
+        records = {int(r["id"]): r for r in replay_records(predictions)}
 
         def taken(cid: int, records: dict[int, Any] = records) -> int:
             v = records[cid]["result"]["verdict"] if cid in records else None

@@ -33,7 +33,7 @@ from evals.experiments import experiment_header, write_experiment
 from evals.reliability import plot_reliability
 from evals.scifact.calibration import calibration, calibration_lines
 from evals.scifact.data import RESULTS_DIR, heldout_claims, load_claims
-from evals.scifact.records import read_records, scifact_predictions
+from evals.scifact.records import replay_records, scifact_predictions
 from evals.scifact.scifact_metrics import abstract_metrics, sentence_metrics
 
 MIN_PROBS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if args.replay is None:
             p.error("--split dev needs --replay FILE (the dev claims are reported, never tuned on)")
-        recorded = {int(r["id"]): r for r in read_records(args.replay)}
+        recorded = {int(r["id"]): r for r in replay_records(args.replay)}
         claims = [c for c in load_claims(settings.stores.corpus_mirror, "dev") if int(c["id"]) in recorded]
     claims = claims[: args.limit] if args.limit else claims
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)

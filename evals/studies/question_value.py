@@ -24,7 +24,7 @@ from typing import Any
 from evals.experiments import experiment_header, report_heading, write_experiment
 from evals.scifact.data import RESULTS_DIR, load_claims
 from evals.scifact.metrics import retrieval_metrics
-from evals.scifact.records import make_record, read_records, run_config
+from evals.scifact.records import make_record, replay_records, run_config
 from evals.scifact.scifact_metrics import abstract_metrics
 
 CONDITIONS = ("llm_questions", "negation_and_llm_questions", "claim_and_negation", "claim_only")
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = get_settings().with_values(live={"sources": "local"})
     claims = load_claims(settings.stores.corpus_mirror, "dev", args.limit)
-    records = {int(r["id"]): r for r in read_records(args.replay)}
+    records = {int(r["id"]): r for r in replay_records(args.replay)}
     claims = [c for c in claims if int(c["id"]) in records]
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     deps = Deps(settings=settings, llm=ScriptedChatModel(rules=[]), index=index, verifier=get_verifier())

@@ -24,7 +24,7 @@ from typing import Any
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.scifact.metrics import answer_faithfulness
-from evals.scifact.records import read_records
+from evals.scifact.records import replay_records
 
 NO_LLM = "recheck: no LLM is called"
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     from agent.state import Deps
     from tools.verifier import get_verifier
 
-    records = [r for r in read_records(args.replay) if r["result"]["sources"]]
+    records = [r for r in replay_records(args.replay) if r["result"]["sources"]]
     # verify and correct need the verifier alone: no index, and a chat model that is never called (llm_error is set)
     deps = Deps(settings=get_settings(), llm=ScriptedChatModel(rules=[]), index=None, verifier=get_verifier())  # type: ignore[arg-type]
     before = [r["result"] for r in records]

@@ -182,3 +182,16 @@ def test_plot_writes_a_png(tmp_path: Path):
     path = tmp_path / "r.png"
     report.plot(_result(), path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_replay_of_a_missing_or_empty_file_stops_with_one_line(tmp_path: Path) -> None:
+    from evals.scifact.records import replay_records, write_records
+
+    with pytest.raises(SystemExit, match="no such predictions file"):
+        replay_records(tmp_path / "scifact_dev_full.predictions.jsonl")
+    empty = tmp_path / "empty.predictions.jsonl.gz"
+    write_records(empty, [])
+    with pytest.raises(SystemExit, match="holds no complete record"):
+        replay_records(empty)
+    write_records(empty, [{"id": 1}])
+    assert replay_records(empty) == [{"id": 1}]
