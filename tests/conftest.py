@@ -14,11 +14,17 @@ import pytest
 from agent.scripted import ScriptedChatModel
 from agent.settings import Settings
 from agent.state import Deps
+from tools.onnx_models import ModelRuntimeSettings
 
 # Every test searches the local index only, unless it selects live sources itself (tests/unit/test_live_*.py and
 # tests/integration/test_live_path.py, against MockTransport or loopback servers): no test probes the network, and
 # the CLI and chat servers the tests start inherit this.
 os.environ["SOURCES"] = "local"
+# The exported ONNX graphs are files derived from the committed weights, named by their digest: the CLI and chat
+# servers the tests start on data folders of their own read the ones `make setup` exported instead of exporting
+# them again in each folder (torch and an export: about 10 s per process). tests/unit/test_onnx_models.py exports
+# into a cache of its own.
+os.environ.setdefault("ONNX_CACHE_DIR", str(ModelRuntimeSettings().cache_dir))
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCIFACT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"

@@ -26,6 +26,8 @@ KNOWN_MISSES: dict[str, str] = {
 CLAIMS = [(51, "45638119", "CONTRADICT"), (53, "45638119", "SUPPORT"), (743, "32159283", "CONTRADICT"),
           (742, "32159283", "SUPPORT")]
 CLAIM_MISSES = {
+    743: "the evidence gate leaves out its evidence abstract: P(bears) 0.216 against the threshold 0.225 with the fp32 "
+    "verifier, a calibration fitted on the int8 verifier's outputs (evals/results/gate_precision.md)",
     742: "'Macrolides have no protective effect' against its template opposite 'It is not true that macrolides have "
     "no protective effect': the double negation is read the wrong way (P(claim) 0.3)",
 }
