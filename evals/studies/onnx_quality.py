@@ -100,7 +100,8 @@ def retrieval_quality(indexes: Mapping[str, Path]) -> dict[str, Any]:
         if recorded != variant.split(" ", 1)[0]:
             raise SystemExit(f"{data_dir}: the index was embedded by {recorded}, not {variant}")
         with tempfile.TemporaryDirectory() as tmp:
-            cmd = ["claimtrace", "eval", "scifact", "--split", "dev", "--retrieval-only", "--no-progress"]
+            cmd = [sys.executable, "-m", "ui.terminal.cli", "eval", "scifact", "--split", "dev", "--retrieval-only"]
+            cmd += ["--no-progress"]
             cmd += ["--out", tmp]
             env = {**os.environ, "DATA_DIR": str(data_dir)}
             subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)

@@ -54,7 +54,7 @@ class ChatServer:
                         return self
             except OSError:
                 pass
-            time.sleep(1)
+            time.sleep(0.2)
         raise TimeoutError(f"the chat server did not start in {START_TIMEOUT_S} s: {self.log.read_text()[-2000:]}")
 
     def kill9(self) -> None:

@@ -78,7 +78,7 @@ def start_ui(env: dict[str, str], log: Path, terminal: Terminal) -> tuple[subpro
                     return proc, url
         except OSError:
             pass
-        time.sleep(1)
+        time.sleep(0.2)
     proc.kill()
     raise TimeoutError(f"the chat server did not start: {log.read_text()[-2000:]}")
 
