@@ -135,7 +135,8 @@ def markdown(res: Mapping[str, Any]) -> str:
         "",
         f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. {res['n_pairs']} verifier pairs "
         f"({res['n_probes']} contrast probes and every {res['every']}th SciFact dev pair), {res['n_sentences']} "
-        "claims for the embedder. Native CPU flags of note: " + ", ".join(res["native_flags"]) + ".",
+        "claims for the embedder. Native CPU flags of note: " + ", ".join(res["native_flags"]) + ". Differences are "
+        "rounded to 5 decimals (7 for the embedder): 0.0 with no bit-identical row is a difference below that.",
         "",
         "| verifier graph | max abs logit diff | max abs prob diff | bit-identical rows | labels changed | "
         "probe labels changed |",
