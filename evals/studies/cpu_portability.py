@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from evals.experiments import REPO_ROOT, cpu_kind, experiment_header, write_experiment
+from evals.training.calibration import softmax
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 RECIPES = {"fp32": None, "int8 7-bit weights (run time)": True, "int8 8-bit weights (before)": False}
@@ -105,7 +106,7 @@ def compare(native: dict[str, np.ndarray], other: dict[str, np.ndarray], spec: d
         row: dict[str, Any] = {"rows": len(a), "bit_identical_rows": int((a == b).all(axis=1).sum())}
         if kind == "verifier":
             t = spec["temperature"]
-            pa, pb = softmax(a / t), softmax(b / t)
+            pa, pb = softmax(a, t), softmax(b, t)
             flips = np.flatnonzero(a.argmax(1) != b.argmax(1))
             row |= {
                 "max_abs_logit_diff": round(float(np.abs(a - b).max()), 5),
@@ -122,11 +123,6 @@ def compare(native: dict[str, np.ndarray], other: dict[str, np.ndarray], spec: d
             row |= {"max_abs_diff": round(float(np.abs(a - b).max()), 7), "min_cosine": round(float(cos.min()), 7)}
         out.setdefault(kind, {})[recipe] = row
     return out
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
 def markdown(res: Mapping[str, Any]) -> str:

@@ -86,9 +86,10 @@ class EightBitVerifier:
         self._tok = load_tokenizer(base_dir(config), int(config["max_len"]))
 
     def predict_proba(self, pairs: list[tuple[str, str]]) -> list[list[float]]:
-        z = np.asarray(self._rows.run(self._tok.encode_batch(pairs)), dtype=np.float64) / self.temperature
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        return (e / e.sum(axis=1, keepdims=True)).tolist()
+        from evals.training.calibration import softmax
+
+        z = np.asarray(self._rows.run(self._tok.encode_batch(pairs)), dtype=np.float64)
+        return softmax(z, self.temperature).tolist()
 
 
 def retrieval_quality(indexes: Mapping[str, Path]) -> dict[str, Any]:
