@@ -76,11 +76,10 @@ class OnnxPairScorer:
     """Raw logits of (hypothesis, premise) batches through the verifier's ONNX graph and the fast tokenizer, one
     pair per call (tools.onnx_runtime.RowRunner)."""
 
-    def __init__(self, artifact_dir: Path, precision: Precision, max_len: int) -> None:
-        model = verifier_model(artifact_dir, precision)
+    def __init__(self, artifact_dir: Path, precision: Precision, max_len: int, graph: Path | None = None) -> None:
         self.variant = f"onnx-{precision}"
         self.max_len = max_len
-        self._rows = RowRunner(model.path, "logits")
+        self._rows = RowRunner(graph or verifier_model(artifact_dir, precision).path, "logits")
         self._tok = load_tokenizer(base_dir(read_config(artifact_dir)), max_len)
 
     def __call__(self, hypotheses: Sequence[str], premises: Sequence[str]) -> list[list[float]]:
@@ -92,7 +91,8 @@ class Verifier:
     """Thread-safe 3-way stance classifier over (hypothesis, premise) pairs.
 
     ``backend`` / ``precision`` default to the settings (MODEL_BACKEND, VERIFIER_PRECISION); a ``net`` and
-    ``tokenizer`` in training (evals/training/) score through PyTorch directly.
+    ``tokenizer`` in training (evals/training/) score through PyTorch directly; ``graph`` runs another ONNX graph of
+    the artifact (a study's quantisation recipe) in place of the exported one.
     """
 
     def __init__(
@@ -102,6 +102,7 @@ class Verifier:
         tokenizer: Any = None,
         backend: Backend | None = None,
         precision: Precision | None = None,
+        graph: Path | None = None,
     ) -> None:
         self._lock = threading.Lock()
         # Temperature scaling (Guo et al., "On Calibration of Modern Neural Networks"): logits / T, with T fitted on
@@ -126,7 +127,7 @@ class Verifier:
             self._score = TorchPairScorer(net, tok, self.max_len)
             self.variant = "torch-fp32"
         else:
-            onnx = OnnxPairScorer(artifact_dir, precision or settings.verifier_precision, self.max_len)
+            onnx = OnnxPairScorer(artifact_dir, precision or settings.verifier_precision, self.max_len, graph)
             self._score, self.variant = onnx, onnx.variant
 
     def predict_proba(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[list[float]]:

@@ -38,23 +38,19 @@ def candidates(claims: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[
         return [(c, stages.evidence(stages.retrieval(c["claim"], deps), deps).get("evidence", [])) for c in claims]
 
 
-def gate(
-    rows: list[tuple[dict[str, Any], list[Any]]], predict: Any, calibration: Any
-) -> dict[tuple[int, str], float]:
-    """(claim id, doc id) -> P(bears) of every retrieved abstract with a candidate sentence."""
+def gate(rows: list[tuple[dict[str, Any], list[Any]]], verifier: Any, rule: Any) -> dict[tuple[int, str], float]:
+    """(claim id, doc id) -> P(bears) of every retrieved abstract with a candidate sentence, as the assess node's
+    rule (agent.nodes.assess.JudgeRule.kept) computes it, abstracts ranked in retrieval order."""
     from agent.nodes.assess import premise
 
     out: dict[tuple[int, str], float] = {}
     for claim, evidence in rows:
-        if not evidence:
-            continue
-        results = predict([(claim["claim"], premise(ev)) for ev in evidence])
-        best: dict[str, float] = {}
-        for ev, r in zip(evidence, results, strict=True):
-            best[str(ev.doc_id)] = max(best.get(str(ev.doc_id), 0.0), 1.0 - r.p_nei)
-        rank = {d: i + 1 for i, d in enumerate(dict.fromkeys(str(ev.doc_id) for ev in evidence))}
-        for doc, bearing in best.items():
-            out[(int(claim["id"]), doc)] = calibration.bearing(bearing, rank[doc])
+        read: dict[str, list[Any]] = {}
+        for pair in zip(evidence, verifier.predict([(claim["claim"], premise(ev)) for ev in evidence]), strict=True):
+            read.setdefault(str(pair[0].doc_id), []).append(pair)
+        for rank, (doc, pairs) in enumerate(read.items()):
+            _, bearing = rule.kept(pairs, rank)
+            out[(int(claim["id"]), doc)] = bearing
     return out
 
 
@@ -86,27 +82,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
     args = ap.parse_args(argv)
     from agent.judge import load_calibration
-    from evals.studies.onnx_quality import EightBitVerifier
-    from tools.verifier import LABELS, Verifier, VerifierResult
+    from agent.nodes.assess import JudgeRule
+    from evals.studies.onnx_quality import eight_bit_verifier
+    from tools.verifier import Verifier
 
     claims = [json.loads(line) for line in (args.data_dir / "claims_dev.jsonl").read_text().splitlines()]
     gold = {(int(c["id"]), str(d)) for c in claims for d in c["evidence"]}
     cal = load_calibration()
+    rule = JudgeRule(sentences_per_doc=1, stance_min_prob=0.0, labelled_docs=0, gate=cal)
     rows = candidates(claims)
-    eight = EightBitVerifier()
-
-    def eight_bit(pairs: list[tuple[str, str]]) -> list[VerifierResult]:
-        return [
-            VerifierResult(LABELS[max(range(3), key=lambda k: p[k])], *p)
-            for p in eight.predict_proba(pairs)
-        ]
-
-    variants = {
-        "onnx-fp32 (run time)": Verifier(precision="fp32").predict,
-        "onnx-int8, 7-bit weights": Verifier(precision="int8").predict,
-        "onnx-int8, 8-bit weights (the run time before)": eight_bit,
-    }
-    bears = {name: gate(rows, predict, cal) for name, predict in variants.items()}
+    with tempfile.TemporaryDirectory() as tmp:  # the session holds the graph once it has loaded it
+        variants = {
+            "onnx-fp32 (run time)": Verifier(precision="fp32"),
+            "onnx-int8, 7-bit weights": Verifier(precision="int8"),
+            "onnx-int8, 8-bit weights (the run time before)": eight_bit_verifier(Path(tmp)),
+        }
+    bears = {name: gate(rows, v, rule) for name, v in variants.items()}
     ref = bears["onnx-fp32 (run time)"]
     res: dict[str, Any] = experiment_header("evals.studies.gate_precision", argv, "dev", claims)
     res["cpu"] = cpu_kind()

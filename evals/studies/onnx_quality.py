@@ -47,7 +47,8 @@ def verifier_quality(data_dir: Path) -> dict[str, Any]:
         (f"{backend}-{precision}", Verifier(backend=backend, precision=precision))  # type: ignore[arg-type]
         for backend, precision in VERIFIER_VARIANTS
     ]
-    variants.append(("onnx-int8, 8-bit weights (the recipe before 7-bit)", EightBitVerifier()))
+    with tempfile.TemporaryDirectory() as tmp:  # the session holds the graph once it has loaded it
+        variants.append(("onnx-int8, 8-bit weights (the recipe before 7-bit)", eight_bit_verifier(Path(tmp))))
     for name, v in variants:
         t = time.perf_counter()
         probs = np.asarray(v.predict_proba(pairs))
@@ -68,28 +69,16 @@ def verifier_quality(data_dir: Path) -> dict[str, Any]:
     return out
 
 
-class EightBitVerifier:
-    """The claim verifier's int8 graph quantised with 8-bit weights (tools.onnx_models.quantise with
-    ``reduce_range=False``), the recipe the run time used before: the baseline of the 7-bit one."""
+def eight_bit_verifier(tmp: Path) -> Any:
+    """The claim verifier on its int8 graph quantised with 8-bit weights (tools.onnx_models.quantise with
+    ``reduce_range=False``, written into ``tmp``), the recipe the run time used before: the baseline of the 7-bit
+    one."""
+    from tools.onnx_models import quantise, verifier_model
+    from tools.verifier import ARTIFACT_DIR, Verifier
 
-    def __init__(self) -> None:
-        from tools.onnx_models import quantise, verifier_model
-        from tools.onnx_runtime import RowRunner, load_tokenizer
-        from tools.verifier_artifact import ARTIFACT_DIR, base_dir, read_config
-
-        config = read_config(ARTIFACT_DIR)
-        self.temperature = float(config["temperature"])
-        self._tmp = tempfile.TemporaryDirectory()
-        path = Path(self._tmp.name) / "verifier-8bit.onnx"
-        quantise(verifier_model(ARTIFACT_DIR, "fp32").path, path, reduce_range=False)
-        self._rows = RowRunner(path, "logits")
-        self._tok = load_tokenizer(base_dir(config), int(config["max_len"]))
-
-    def predict_proba(self, pairs: list[tuple[str, str]]) -> list[list[float]]:
-        from evals.training.calibration import softmax
-
-        z = np.asarray(self._rows.run(self._tok.encode_batch(pairs)), dtype=np.float64)
-        return softmax(z, self.temperature).tolist()
+    graph = tmp / "verifier-8bit.onnx"
+    quantise(verifier_model(ARTIFACT_DIR, "fp32").path, graph, reduce_range=False)
+    return Verifier(backend="onnx", precision="int8", graph=graph)
 
 
 def retrieval_quality(indexes: Mapping[str, Path]) -> dict[str, Any]:
