@@ -1,5 +1,9 @@
-"""Which way a source's evidence points, the judge's second part: the LLM chooses which of two statements, the claim
-or its opposite, the evidence supports.
+"""What the LLM reads of a source's evidence, the judge's second part: whether the evidence reports a finding on the
+claim at all (``bears``), and which of two statements, the claim or its opposite, it supports (``choose``).
+
+Whether it bears is read from the first reply token's log-probabilities over Yes and No; a small verifier reads
+shared topic as bearing, so an abstract about the claim's subject but not its question passes it, and the LLM, which
+reads the claim as a question, tells the two apart better (evals/results/bearing_gate.md).
 
 A small verifier reads topic overlap as support, so "ALDH1 is associated with better outcomes" and "... poorer
 outcomes" look alike to it; set side by side, the two statements differ only where the direction lies, and the LLM
@@ -8,7 +12,8 @@ over the letters A and B, asked in both orders (the claim as A, then as B) and a
 letter whatever it reads (the embedded 1.5B model answers "A" most of the time), and averaging the two orders
 cancels that preference while the probabilities still rank (the letter and order bias of "Calibrate Before Use",
 Zhao et al. 2021). The evidence comes first in the prompt, so the second call shares its prefix with the first and a
-server with a prompt cache reads it once.
+server with a prompt cache reads it once; ``bears`` asks with the same system prompt and the same evidence first, so
+the three questions about one source share that prefix.
 
 The opposite comes from rules when one applies (tools.opposite), else from the LLM, else from the template "It is
 not true that ...".
@@ -33,6 +38,14 @@ OPPOSITE_TOKENS = 60
 
 
 @dataclass(frozen=True)
+class Bearing:
+    """P(the evidence reports a finding on whether the claim is true), the LLM's first-token Yes against No."""
+
+    p_bears: float
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
 class Choice:
     """P(the evidence supports the claim rather than its opposite), averaged over the orders asked."""
 
@@ -51,9 +64,27 @@ def letter_share(probs: dict[str, float], reply: str) -> float:
     return 1.0 if letter == "A" else 0.0 if letter == "B" else 0.5
 
 
+def yes_share(probs: dict[str, float], reply: str) -> float:
+    """P(Yes) / (P(Yes) + P(No)) from the first token's probabilities (any case); from the reply's first word alone
+    (1 or 0) when the server sent no probabilities for either; 0.5 when the reply is neither word."""
+    yes = sum(p for t, p in probs.items() if t.lower() == "yes")
+    no = sum(p for t, p in probs.items() if t.lower() == "no")
+    if yes + no > 0:
+        return yes / (yes + no)
+    word = reply.strip().split(maxsplit=1)[0].strip(".,!").lower() if reply.strip() else ""
+    return 1.0 if word == "yes" else 0.0 if word == "no" else 0.5
+
+
+def bears(llm: BaseChatModel, evidence: str, claim: str) -> Bearing:
+    """Whether ``evidence`` reports a finding on whether ``claim`` is true. Raises LLMUnavailableError."""
+    user = prompts.render("bears", evidence=prompts.inert(evidence), claim=prompts.inert(claim))
+    reply, probs, usage = first_token(llm, prompts.load("judge_system"), user)
+    return Bearing(p_bears=round(yes_share(probs, reply), 4), usage=usage)
+
+
 def choose(llm: BaseChatModel, evidence: str, claim: str, opposite: str, both_orders: bool = True) -> Choice:
     """Which of ``claim`` and ``opposite`` the ``evidence`` supports. Raises LLMUnavailableError."""
-    system = prompts.load("direction_system")
+    system = prompts.load("judge_system")
     text = prompts.inert(evidence)
     orders: list[float] = []
     usage = Usage()

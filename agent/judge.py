@@ -1,21 +1,23 @@
-"""The two-part judge's arithmetic: whether an abstract bears on the claim (the evidence gate, from the verifier) and
-which way (the LLM's choice between the claim and its opposite, agent/direction.py), each a calibrated probability,
-and the 7-grade label they make together.
+"""The two-part judge's arithmetic: whether an abstract bears on the claim (the gate, from the verifier and the LLM
+together) and which way (the LLM's choice between the claim and its opposite, agent/direction.py), each a calibrated
+probability, and the 7-grade label they make together.
 
-* The gate: P(the abstract is evidence for or against the claim) from the verifier's strongest bearing sentence of
-  the abstract (1 - P(nei), as a logit), by logistic regression. The model has a weight for the retrieval rank too,
-  and the shipped calibration sets it to 0: on SciFact the rank predicts the gold abstract only because each claim
-  was written from one abstract. Below ``gate_threshold`` (chosen for a target precision) the abstract never counts:
-  it is listed as read, bearing on neither side.
+* The verifier's gate: P(the abstract bears on the claim) from the verifier's strongest sentence of the abstract
+  (1 - P(nei), as a logit), by logistic regression. It decides alone when the LLM did not read the abstract (down,
+  or its time ran out), at ``verifier_threshold``, chosen for the same precision as the full gate; and it screens
+  what the LLM is asked: below ``ask_floor`` the abstract does not bear and the LLM is not asked.
+* The gate: P(the abstract bears on the claim) from the verifier's strongest sentence and the LLM's P(Yes) to "does
+  the evidence report a finding on whether the claim is true?", by logistic regression on both logits. The verifier
+  reads shared topic as bearing; the LLM reads the claim as a question. Below ``gate_threshold`` (chosen for a
+  target precision) the abstract never counts: it is listed as read, "not about the claim", with the reason.
 * The direction: the LLM's P(claim) averaged over both letter orders is compressed towards 0.5 by a small model's
-  letter preference; a logistic on its logit (Platt scaling) turns it into a probability that is right as often as
-  it says. The model has a weight for the verifier's own direction too, and the shipped calibration sets it to 0
-  (evals/training/judge_calibration.py says why).
+  letter preference; a logistic on its logit (Platt scaling), fitted on abstracts that bear, turns it into a
+  probability that is right as often as it says. It is asked only of abstracts past the gate, so an off-topic lean
+  is never amplified into a label.
 * The label: the grade nearest to 2 * P(claim) - 1, so a source whose direction the LLM cannot tell is "No
   Evidence" (too weak to count), and the stance confidence is P(the chosen direction). P(bears) is not multiplied in:
   it estimates P(SciFact's annotators cite the abstract), which is low even for abstracts that bear (SciFact's gold
-  is one abstract per claim, and incomplete), and as a factor it sent most held-out verdicts below MIN_CONFIDENCE
-  (evals/results/judge_calibration_heldout.json); the gate has already decided that the source bears.
+  is one abstract per claim, and incomplete); the gate has already decided that the source bears.
 
 Every number is fitted on held-out SciFact train claims by ``python -m evals.training.judge_calibration`` and read
 from ``agent/judge_calibration.json``; the defaults below are the identity (no calibration) for a missing file.
@@ -58,29 +60,44 @@ class Stance:
 
 @dataclass(frozen=True)
 class JudgeCalibration:
-    # gate: intercept, weight of logit(max 1 - P(nei)), weight of the retrieval rank (0 = first)
-    gate_weights: tuple[float, float, float] = (0.0, 1.0, 0.0)
+    # the verifier's gate: intercept, weight of logit(strongest sentence's 1 - P(nei))
+    verifier_gate: tuple[float, float] = (0.0, 1.0)
+    verifier_threshold: float = 0.5  # what counts when the LLM did not read the abstract
+    ask_floor: float = 0.0  # below this verifier P(bears) the LLM is not asked: the abstract does not bear
+    # the gate: intercept, weight of logit(strongest sentence's 1 - P(nei)), weight of logit(the LLM's P(Yes))
+    gate_weights: tuple[float, float, float] = (0.0, 1.0, 1.0)
     gate_threshold: float = 0.5
-    # direction: P(claim) = sigmoid(bias + w_llm * logit(LLM's P(claim)) + w_verifier * logit(verifier's P(claim)))
-    direction_weights: tuple[float, float, float] = (0.0, 1.0, 0.0)
+    # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)))
+    direction_weights: tuple[float, float] = (0.0, 1.0)
     fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and the held-out figures
 
-    def bearing(self, verifier_bearing: float, rank: int) -> float:
-        """P(the abstract bears on the claim) from its strongest sentence's 1 - P(nei) and its retrieval rank."""
+    def verifier_bearing(self, strongest: float) -> float:
+        """P(the abstract bears on the claim) from its strongest sentence's 1 - P(nei) alone."""
+        a0, a1 = self.verifier_gate
+        return round(_sigmoid(a0 + a1 * _logit(strongest)), 4)
+
+    def bearing(self, strongest: float, llm_p_bears: float) -> float:
+        """P(the abstract bears on the claim) from its strongest sentence's 1 - P(nei) and the LLM's P(Yes)."""
         b0, b1, b2 = self.gate_weights
-        return round(_sigmoid(b0 + b1 * _logit(verifier_bearing) + b2 * rank), 4)
+        return round(_sigmoid(b0 + b1 * _logit(strongest) + b2 * _logit(llm_p_bears)), 4)
 
     def passes(self, bearing: float) -> bool:
         return bearing >= self.gate_threshold
 
-    def direction(self, llm_p_claim: float, verifier_p_claim: float) -> float:
-        """P(claim) from the LLM's choice and the verifier's supports / (supports + contradicts), calibrated."""
-        c0, c1, c2 = self.direction_weights
-        return round(_sigmoid(c0 + c1 * _logit(llm_p_claim) + c2 * _logit(verifier_p_claim)), 4)
+    def verifier_passes(self, verifier_bearing: float) -> bool:
+        return verifier_bearing >= self.verifier_threshold
 
-    def stance(self, llm_p_claim: float, verifier_p_claim: float) -> Stance:
-        """The label of an abstract that passed the gate, from the two readings of its direction."""
-        p = self.direction(llm_p_claim, verifier_p_claim)
+    def worth_asking(self, verifier_bearing: float) -> bool:
+        return verifier_bearing >= self.ask_floor
+
+    def direction(self, llm_p_claim: float) -> float:
+        """P(claim) from the LLM's choice between the claim and its opposite, calibrated."""
+        c0, c1 = self.direction_weights
+        return round(_sigmoid(c0 + c1 * _logit(llm_p_claim)), 4)
+
+    def stance(self, llm_p_claim: float) -> Stance:
+        """The label of an abstract that passed the gate, from the LLM's reading of its direction."""
+        p = self.direction(llm_p_claim)
         score = round(2 * p - 1, 4)
         return Stance(label=grade(score), score=score, p_claim=p, confidence=round(max(p, 1 - p), 4))
 
@@ -92,6 +109,9 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
         return JudgeCalibration()
     raw = json.loads(path.read_text())
     return JudgeCalibration(
+        verifier_gate=tuple(raw["verifier_gate"]),
+        verifier_threshold=float(raw["verifier_threshold"]),
+        ask_floor=float(raw["ask_floor"]),
         gate_weights=tuple(raw["gate_weights"]),
         gate_threshold=float(raw["gate_threshold"]),
         direction_weights=tuple(raw["direction_weights"]),

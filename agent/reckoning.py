@@ -61,6 +61,12 @@ def verdict_statement(v: Verdict, min_confidence: float, read: int) -> str:
     if v.weak_designs:
         names = listing([DESIGN_PLURALS.get(d, d) for d in v.weak_designs])
         text += f" Every paper it counts is one of the {names}, so it rests on indirect evidence."
+    if v.unread:
+        they = "it counts" if v.unread == 1 else "they count"
+        text += (
+            f" Provisional: the LLM did not read {papers(v.unread)} it counts, so {they} on the verifier's "
+            "reading alone."
+        )
     return text
 
 

@@ -80,6 +80,8 @@ class SourceAssessment(BaseModel):
     stance_confidence: float = 0.0  # calibrated probability of its stance (the two-part judge: bears and that way)
     # the evidence gate (agent.judge): calibrated P(the abstract bears on the claim); None before the gate existed
     bearing: float | None = None
+    # the strongest sentence's 1 - P(nei): what the gate reads of the verifier
+    verifier_bearing: float | None = None
     # the verifier's supports / (supports + contradicts) on its strongest sentence: its own reading of direction
     verifier_p_claim: float | None = None
     # calibrated P(the evidence supports the claim rather than its opposite), set when the LLM judged the direction
@@ -88,13 +90,15 @@ class SourceAssessment(BaseModel):
 
 
 class SilentSource(BaseModel):
-    """An abstract that was read but has no sentence bearing on the claim: it counts as "no evidence" in the
-    consensus view, with its weight."""
+    """An abstract that was read but reports no finding on the claim: it counts as "no evidence" in the consensus
+    view, with its weight, and says why it does not count."""
 
     doc_id: str
     title: str
     reputation: float
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
+    bearing: float | None = None  # the gate's P(the abstract bears on the claim), when a gate read it
+    reason: str = ""  # why it does not count, in a reader's words
 
 
 class Attribution(BaseModel):
@@ -149,6 +153,9 @@ class Verdict(BaseModel):
     # each source's direction, or its search questions)
     provisional: bool = False
     awaiting: Literal["direction", "questions"] | None = None
+    # sources it counts on the verifier's reading alone because the LLM did not read them (down, or its time ran
+    # out): a verdict that says so is provisional however final the check
+    unread: int = 0
 
     def describe(self) -> str:
         """The verdict in one line for the LLM's prompts: label, leaning, confidence and the sources on each side."""
@@ -202,7 +209,8 @@ class ClaimState(TypedDict, total=False):
     no_stance_confidence: float  # calibrated P(nei) of the candidate sentence most likely to bear on the claim
     opposite: str  # the claim's opposite the judge sets against it (agent/direction.py)
     opposite_source: str  # what made it: direction, negation (rules), llm or template
-    directions: dict[str, float]  # "<doc_id>|<sentence indices>" -> the LLM's raw P(claim), asked once per check
+    directions: dict[str, float]  # "<doc_id>|<sentence indices>|<opposite>" -> the LLM's raw P(claim), asked once
+    bearings: dict[str, float]  # "<doc_id>|<sentence indices>" -> the LLM's raw P(Yes, it bears), asked once
     directed: bool  # the LLM has read the direction of the current assessments (or the judge did without it)
     verdict: Verdict
     summary: str  # the answer's first sentence: the verdict in words, from its figures (agent.reckoning)

@@ -44,9 +44,10 @@ class RuleVerifier:
         for hyp, prem in pairs:
             self.seen.append((hyp, prem))
             label = next((lab for key, lab in self.rules.items() if key in prem), "nei")
+            # a clear reading: a sentence that bears is one the verifier's own gate passes without the LLM
             probs = {
-                "supports": (0.9, 0.05, 0.05),
-                "contradicts": (0.05, 0.9, 0.05),
+                "supports": (0.96, 0.02, 0.02),
+                "contradicts": (0.02, 0.96, 0.02),
                 "nei": (0.05, 0.05, 0.9),
             }[label]
             out.append(VerifierResult(label, *probs))  # type: ignore[arg-type]
@@ -100,15 +101,23 @@ def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
     }
 
 
-def direction_rules(claim: str, supports: bool = True, evidence_end: str = "") -> list[dict[str, Any]]:
-    """Scripted replies of an LLM that reads the evidence as supporting the claim (or, ``supports=False``, its
-    opposite) in both orders of the contrastive choice (agent/direction.py). ``evidence_end``: the last words of the
-    evidence the rules apply to (all evidence when empty)."""
+def direction_rules(
+    claim: str, supports: bool = True, evidence_end: str = "", bears: bool = True
+) -> list[dict[str, Any]]:
+    """Scripted replies of an LLM that reads the evidence as reporting a finding on the claim (``bears``) and as
+    supporting the claim (or, ``supports=False``, its opposite) in both orders of the contrastive choice
+    (agent/direction.py). ``evidence_end``: the last words of the evidence the rules apply to (all evidence when
+    empty)."""
     fence = f"{evidence_end}\n</evidence>\n\n" if evidence_end else ""
     return [
+        {"when": f"{fence}Claim: {claim}\n\nDoes the evidence report", "reply": "Yes" if bears else "No"},
         {"when": f"{fence}Statement A: {claim}", "reply": "A" if supports else "B"},
         {"when": f"{fence}Statement B: {claim}", "reply": "B" if supports else "A"},
     ]
+
+
+# A scripted LLM that reads every source as reporting a finding on the claim (agent.direction.bears).
+BEARS = {"when": "Does the evidence report a finding on whether", "reply": "Yes"}
 
 
 # A scripted LLM that reads every source as against the claim: in the contrastive choice it picks the statement that

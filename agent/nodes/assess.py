@@ -1,8 +1,9 @@
 """Assess each source (FRSC's local labels), the judge's first part: the independent verifier judges every candidate
-sentence against the claim, the evidence gate (agent.judge) decides per abstract whether it bears on the claim at
-all, abstracts below the gate are listed as read and never count, and each remaining abstract gets a local label on
-the 7-grade scale from the verifier and a reputation weight. The label is provisional while the LLM reads which way
-each source points (agent/nodes/direction.py).
+sentence against the claim, and its gate (agent.judge) screens each abstract. With the LLM reading the sources
+(agent/nodes/direction.py), every abstract the verifier does not rule out (``ask_floor``) goes on to it, and only
+those the verifier's gate passes alone count in the provisional verdict; without it, the verifier's gate decides.
+Abstracts screened out are listed as read, with the reason, and never count. Each remaining abstract gets a local
+label on the 7-grade scale from the verifier and a reputation weight, provisional while the LLM reads it.
 
 Without a gate (the evals' older rules), a sentence bears on the claim when the verifier's winning stance is
 supports or contradicts with at least ``stance_min_prob``. An abstract keeps its strongest sentences (at most
@@ -34,21 +35,33 @@ class JudgeRule:
     stance_min_prob: float  # 0: the verifier's argmax alone decides
     labelled_docs: int  # 0: no limit
     gate: JudgeCalibration | None = None  # the evidence gate; None: any sentence that bears puts its abstract in
+    llm_reads: bool = False  # the LLM reads every abstract the verifier does not rule out (agent/nodes/direction.py)
 
     def bears(self, res: VerifierResult) -> bool:
         return res.label != "nei" and max(res.p_supports, res.p_contradicts) >= self.stance_min_prob
 
-    def kept(self, pairs: list[tuple[Evidence, VerifierResult]], rank: int) -> tuple[list[Any], float | None]:
-        """The sentences an abstract keeps as evidence, strongest first (none: the abstract does not bear), and
-        its gate probability (None without a gate)."""
+    def kept(self, pairs: list[tuple[Evidence, VerifierResult]]) -> tuple[list[Any], float | None]:
+        """The sentences an abstract keeps as evidence, strongest first (none: the abstract does not bear), and the
+        verifier's P(bears) (None without a gate)."""
         strongest = sorted(pairs, key=lambda p: p[1].p_nei)
         if self.gate is None:
             return [p for p in strongest if self.bears(p[1])][: self.sentences_per_doc], None
-        bearing = self.gate.bearing(1.0 - strongest[0][1].p_nei, rank)
-        if not self.gate.passes(bearing):
+        bearing = self.gate.verifier_bearing(1.0 - strongest[0][1].p_nei)
+        screen = self.gate.worth_asking if self.llm_reads else self.gate.verifier_passes
+        if not screen(bearing):
             return [], bearing
-        bearing_ones = [p for p in strongest if p[1].label != "nei"]
-        return (bearing_ones or strongest[:1])[: self.sentences_per_doc], bearing
+        return shown(pairs, self.sentences_per_doc), bearing
+
+    def counts_alone(self, bearing: float | None) -> bool:
+        """Whether the verifier's reading counts before (or without) the LLM's."""
+        return self.gate is None or bearing is None or self.gate.verifier_passes(bearing)
+
+
+def shown(pairs: list[tuple[Evidence, VerifierResult]], n: int) -> list[tuple[Evidence, VerifierResult]]:
+    """The (at most ``n``) sentences an abstract shows as its evidence: those the verifier reads as bearing on the
+    claim, strongest first; its strongest sentence when none does."""
+    strongest = sorted(pairs, key=lambda p: p[1].p_nei)
+    return ([p for p in strongest if p[1].label != "nei"] or strongest[:1])[:n]
 
 
 def premise(ev: Evidence) -> str:
@@ -79,8 +92,8 @@ def judge_sources(
     retrieved = list(read)  # retrieval order
     by_doc: dict[str, list[tuple[Evidence, VerifierResult]]] = {}
     bearings: dict[str, float | None] = {}
-    for rank, doc_id in enumerate(retrieved):
-        strongest, bearings[doc_id] = rule.kept(read[doc_id], rank)
+    for doc_id in retrieved:
+        strongest, bearings[doc_id] = rule.kept(read[doc_id])
         if strongest:
             by_doc[doc_id] = strongest
     judged = dict(by_doc)
@@ -99,6 +112,12 @@ def judge_sources(
         score = sum(res.score for _, res in pairs) / len(pairs)
         weight, inputs = weigh(docs[doc_id])
         best_ev, best = max(pairs, key=lambda p: abs(p[1].score))
+        reading = (
+            f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
+            f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f})."
+        )
+        if not rule.counts_alone(bearings[doc_id]):  # the LLM decides whether it bears; until then it does not count
+            score, reading = 0.0, f"Not counted until the LLM has read it: {reading}"
         assessments.append(
             SourceAssessment(
                 doc_id=doc_id,
@@ -106,10 +125,10 @@ def judge_sources(
                 score=round(score, 4),
                 reputation=weight,
                 reputation_inputs=inputs,
-                explanation=f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
-                f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f}).",
+                explanation=reading,
                 stance_confidence=round(best.confidence, 4),
                 bearing=bearings[doc_id],
+                verifier_bearing=round(1.0 - pairs[0][1].p_nei, 5),
                 verifier_p_claim=verifier_direction(pairs[0][1]),
             )
         )
@@ -117,8 +136,17 @@ def judge_sources(
     for doc_id in retrieved:
         if doc_id not in by_doc:
             weight, inputs = weigh(docs[doc_id])
+            bearing = bearings[doc_id]
             silent_sources.append(
-                SilentSource(doc_id=doc_id, title=docs[doc_id].title, reputation=weight, reputation_inputs=inputs)
+                SilentSource(
+                    doc_id=doc_id,
+                    title=docs[doc_id].title,
+                    reputation=weight,
+                    reputation_inputs=inputs,
+                    bearing=bearing,
+                    reason="The verifier finds no sentence reporting a finding on the claim"
+                    + (f" (P(about the claim) {bearing:.2f})." if bearing is not None else "."),
+                )
             )
     return Judgement(
         evidence=numbered(kept),
@@ -137,11 +165,11 @@ def verifier_direction(res: VerifierResult) -> float:
 
 
 def judge_rule(settings: Any) -> JudgeRule:
-    """The product's rule: the calibrated evidence gate decides which abstracts bear (EVIDENCE_GATE=false: any
-    bearing sentence does)."""
+    """The product's rule: the calibrated evidence gate decides which abstracts bear, with the LLM when it reads
+    direction (EVIDENCE_GATE=false: any bearing sentence does)."""
     j = settings.judge
     gate = load_calibration() if j.gate else None
-    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=gate)
+    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=gate, llm_reads=j.direction == "llm")
 
 
 @timed("assess")

@@ -1,11 +1,14 @@
-"""Direction, the judge's second part: for every abstract that passed the evidence gate, the LLM chooses which of the
-claim and its opposite the abstract's evidence sentences support (agent/direction.py), and the abstract's label
-becomes the two-part judge's (agent.judge: the grade of the calibrated direction of a source past the gate).
+"""The LLM reads each source, the judge's second part: for every abstract the verifier did not rule out, whether its
+evidence reports a finding on the claim at all (agent.direction.bears; with the verifier's reading, the gate of
+agent.judge), and for those past the gate which of the claim and its opposite the evidence supports
+(agent.direction.choose). An abstract below the gate is moved to the sources read that do not count, with the reason;
+one past it gets the two-part judge's label (the grade of its calibrated direction).
 
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
-source is asked once per check (``directions`` keeps the answers, so a later search round asks only about new
-sources). When the LLM is down, or the check's direction time (DIRECTION_SECONDS) runs out, the sources not yet read
-keep the verifier's labels and a note says so; with JUDGE_DIRECTION=verifier the node does nothing.
+source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
+about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out, the sources not
+yet read keep the verifier's reading and its gate decides alone (at a threshold fitted for the same precision); the
+verdict then counts them as unread and says it is provisional. With JUDGE_DIRECTION=verifier the node does nothing.
 """
 
 from __future__ import annotations
@@ -16,21 +19,22 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.direction import choose, evidence_text, opposite_of
-from agent.judge import load_calibration
+from agent.compose import numbered
+from agent.direction import bears, choose, evidence_text, opposite_of
+from agent.judge import JudgeCalibration, load_calibration
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.state import ClaimState, Deps, Evidence, SourceAssessment, Usage
+from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage
 
 
-def source_key(doc_id: str, sentences: list[Evidence], opposite: str) -> str:
-    return f"{doc_id}|{','.join(str(ev.sentence_index) for ev in sentences)}|{opposite}"
+def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> str:
+    key = f"{doc_id}|{','.join(str(ev.sentence_index) for ev in sentences)}"
+    return f"{key}|{opposite}" if opposite else key
 
 
-def directed(a: SourceAssessment, llm_p_claim: float) -> SourceAssessment:
+def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceAssessment:
     """The assessment relabelled by the two-part judge."""
-    cal = load_calibration()
-    stance = cal.stance(llm_p_claim, a.verifier_p_claim if a.verifier_p_claim is not None else 0.5)
+    stance = load_calibration().stance(llm_p_claim)
     side = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}[stance.side]
     return a.model_copy(
         update={
@@ -38,10 +42,37 @@ def directed(a: SourceAssessment, llm_p_claim: float) -> SourceAssessment:
             "score": stance.score,
             "p_claim": stance.p_claim,
             "stance_confidence": stance.confidence,
+            "bearing": bearing,
             "judged_by": "verifier+llm",
-            "explanation": f"The evidence supports {side} (P(claim) {stance.p_claim:.2f}"
-            + (f"; P(bears on the claim) {a.bearing:.2f})." if a.bearing is not None else ")."),
+            "explanation": f"The evidence supports {side} (P(claim) {stance.p_claim:.2f}; "
+            f"P(about the claim) {bearing:.2f}).",
         }
+    )
+
+
+def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str) -> SilentSource:
+    """An assessed source that does not count after all: read, and why not."""
+    return SilentSource(
+        doc_id=a.doc_id,
+        title=title,
+        reputation=a.reputation,
+        reputation_inputs=a.reputation_inputs,
+        bearing=bearing,
+        reason=reason,
+    )
+
+
+def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: str) -> SourceAssessment | SilentSource:
+    """A source the LLM did not read: the verifier's label when its gate passes it alone, else set aside."""
+    bearing = a.bearing if a.bearing is not None else 1.0
+    if cal.verifier_passes(bearing):
+        return a
+    return set_aside(
+        a,
+        title,
+        bearing,
+        f"Not read by the LLM ({why}), and the verifier alone does not count it "
+        f"(P(about the claim) {bearing:.2f} < {cal.verifier_threshold:.2f}).",
     )
 
 
@@ -52,17 +83,9 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     assessments = state.get("assessments", [])
     if judge.direction != "llm" or not assessments:
         return {"directed": True}
-    if state.get("llm_error"):
-        return {
-            "directed": True,
-            "notes": [
-                f"direction: the LLM is unavailable ({state['llm_error']}); each source's direction is the "
-                "verifier's alone"
-            ],
-        }
+    cal = load_calibration() if judge.gate else JudgeCalibration(ask_floor=0.0, verifier_threshold=0.0)
     claim = state["claim"]
     usage = Usage()
-    notes: list[str] = []
     update: dict[str, Any] = {}
     opposite = state.get("opposite", "")
     if not opposite:
@@ -72,24 +95,58 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     sentences: dict[str, list[Evidence]] = defaultdict(list)
     for ev in state.get("evidence", []):
         sentences[ev.doc_id].append(ev)
-    asked = dict(state.get("directions", {}))
-    start, left, error = time.perf_counter(), 0, ""
+    titles = {ev.doc_id: ev.title for ev in state.get("evidence", [])}
+    bearings, asked = dict(state.get("bearings", {})), dict(state.get("directions", {}))
+    start, error = time.perf_counter(), state.get("llm_error", "")
     judged: list[SourceAssessment] = []
+    aside: list[SilentSource] = []
+    left = 0
     for a in assessments:
-        key = source_key(a.doc_id, sentences[a.doc_id], opposite)
-        if key not in asked and not error and time.perf_counter() - start < judge.direction_seconds:
-            try:
-                choice = choose(deps.llm, evidence_text(deps, a.doc_id, sentences[a.doc_id]), claim, opposite)
-            except LLMUnavailableError as e:
-                error = str(e)
-            else:
-                asked[key] = choice.p_claim
-                usage = usage + choice.usage
-        if key in asked:
-            judged.append(directed(a, asked[key]))
+        shown = sentences[a.doc_id]
+        about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
+        text = ""
+        try:
+            if (
+                judge.gate
+                and about not in bearings
+                and not error
+                and time.perf_counter() - start < judge.direction_seconds
+            ):
+                text = evidence_text(deps, a.doc_id, shown)
+                reading = bears(deps.llm, text, claim)
+                bearings[about] = reading.p_bears
+                usage = usage + reading.usage
+            if about in bearings or not judge.gate:
+                bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
+                if not cal.passes(bearing):
+                    aside.append(
+                        set_aside(
+                            a,
+                            titles.get(a.doc_id, a.doc_id),
+                            bearing,
+                            f"Not about the claim: the LLM reads no finding on it here (P(about the claim) "
+                            f"{bearing:.2f} < {cal.gate_threshold:.2f}).",
+                        )
+                    )
+                    continue
+                # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
+                if key not in asked and not error and (text or time.perf_counter() - start < judge.direction_seconds):
+                    choice = choose(deps.llm, text or evidence_text(deps, a.doc_id, shown), claim, opposite)
+                    asked[key] = choice.p_claim
+                    usage = usage + choice.usage
+                if key in asked:
+                    judged.append(directed(a, asked[key], bearing))
+                    continue
+        except LLMUnavailableError as e:
+            error = str(e)
+        left += 1
+        why = "the LLM is unavailable" if error else f"its time, DIRECTION_SECONDS={judge.direction_seconds:g}, ran out"
+        kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
+        if isinstance(kept, SilentSource):
+            aside.append(kept)
         else:
-            judged.append(a)
-            left += 1
+            judged.append(kept)
+    notes: list[str] = []
     if error:
         notes.append(f"direction: the LLM is unavailable ({error}); {left} source(s) keep the verifier's reading")
         update["llm_error"] = error
@@ -98,17 +155,28 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={judge.direction_seconds:g}) ran "
             f"out; {left} source(s) keep the verifier's reading"
         )
-    # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's
+    if aside:
+        notes.append(f"direction: {len(aside)} source(s) read do not count: not about the claim")
+    # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's;
+    # the sentences of a source set aside leave the evidence, and the papers are numbered again
     sides = {
         a.doc_id: ("supports" if a.score > 0 else "contradicts" if a.score < 0 else "nei")
         for a in judged
         if a.judged_by == "verifier+llm"
     }
-    evidence = [ev.model_copy(update={"stance": sides.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])]
+    counted = {a.doc_id for a in judged}
+    evidence = numbered(
+        [ev.model_copy(update={"stance": sides.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])
+         if ev.doc_id in counted]
+    )
+    silent = [*state.get("silent", []), *aside]
     return {
         **update,
         "assessments": judged,
         "evidence": evidence,
+        "silent": silent,
+        "silent_sources": len(silent),
+        "bearings": bearings,
         "directions": asked,
         "directed": True,
         "usage": usage,

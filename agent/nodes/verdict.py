@@ -69,6 +69,12 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     )
     settings = runtime.context.settings
     awaiting = awaited(state, settings)
+    # sources counted on the verifier's reading because the LLM did not read them (down, or out of time)
+    unread = (
+        sum(1 for a in state.get("assessments", []) if a.judged_by == "verifier" and a.score != 0)
+        if settings.judge.direction == "llm" and state.get("directed", False)
+        else 0
+    )
     again = (
         awaiting is None
         and not state.get("llm_error")
@@ -76,7 +82,7 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         and thin(state.get("assessments", []), settings.judge.min_confidence)
     )
     return {
-        "verdict": v.model_copy(update={"provisional": awaiting is not None, "awaiting": awaiting}),
+        "verdict": v.model_copy(update={"provisional": awaiting is not None, "awaiting": awaiting, "unread": unread}),
         "search_again": again,
     }
 

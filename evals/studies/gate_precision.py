@@ -48,8 +48,8 @@ def gate(rows: list[tuple[dict[str, Any], list[Any]]], verifier: Any, rule: Any)
         read: dict[str, list[Any]] = {}
         for pair in zip(evidence, verifier.predict([(claim["claim"], premise(ev)) for ev in evidence]), strict=True):
             read.setdefault(str(pair[0].doc_id), []).append(pair)
-        for rank, (doc, pairs) in enumerate(read.items()):
-            _, bearing = rule.kept(pairs, rank)
+        for doc, pairs in read.items():
+            _, bearing = rule.kept(pairs)
             out[(int(claim["id"]), doc)] = bearing
     return out
 
@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     ref = bears["onnx-fp32 (run time)"]
     res: dict[str, Any] = experiment_header("evals.studies.gate_precision", argv, "dev", claims)
     res["cpu"] = cpu_kind()
-    res["gate_threshold"] = cal.gate_threshold
-    res["variants"] = {name: summary(p, gold, cal.gate_threshold, ref) for name, p in bears.items()}
+    res["gate_threshold"] = cal.verifier_threshold
+    res["variants"] = {name: summary(p, gold, cal.verifier_threshold, ref) for name, p in bears.items()}
     write_experiment(args.out, "gate_precision", res, markdown)
 
 
@@ -111,8 +111,9 @@ def markdown(res: Mapping[str, Any]) -> str:
         "# The evidence gate by verifier precision — SciFact dev",
         "",
         f"`{res['command']}` — {res['date']}, commit {res['git_commit']}, {res['cpu']['model']} "
-        f"({', '.join(res['cpu']['flags'])}). Gate threshold {res['gate_threshold']} on P(bears) "
-        "(agent/judge_calibration.json). Gold: the abstracts SciFact's annotators cite as evidence.",
+        f"({', '.join(res['cpu']['flags'])}). The verifier's gate (what counts when the LLM has not read a "
+        f"paper): threshold {res['gate_threshold']} on its P(bears) (agent/judge_calibration.json). Gold: the "
+        "abstracts SciFact's annotators cite as evidence.",
         "",
         "| verifier | abstracts read | pass the gate | of them gold | gold read / passing | decisions unlike fp32 |",
         "|---|---:|---:|---:|---:|---:|",

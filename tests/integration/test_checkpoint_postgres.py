@@ -17,7 +17,7 @@ from agent.followup.graph import build_thread_graph
 from agent.scripted import ScriptedChatModel
 from agent.settings import Settings
 from agent.state import Deps
-from tests.conftest import CHOOSE_NOT, STOP_SEARCHING, decompose_rule
+from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, decompose_rule
 from tests.integration.pg_server import PostgresServer, find_bin
 from tests.ports import free_port
 
@@ -25,7 +25,8 @@ CLAIM = "The MMR vaccine causes autism."
 RULES = [
     {"when": "Follow-up from the user", "reply": json.dumps({"action": "answer", "answer": "No link was found [1]."})},
     decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
-    CHOOSE_NOT, {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
+    BEARS, CHOOSE_NOT,
+    {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
      "dangerous [12]."},
     STOP_SEARCHING,
 ]

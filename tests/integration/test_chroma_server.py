@@ -21,7 +21,7 @@ from agent.scripted import ScriptedChatModel
 from agent.service import run_claim
 from agent.settings import Settings
 from agent.state import Deps
-from tests.conftest import CHOOSE_NOT, FIXTURES, STOP_SEARCHING, decompose_rule
+from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES, STOP_SEARCHING, decompose_rule
 from tests.ports import free_port
 from tools.index import CorpusIndex
 from tools.index_build import build_index
@@ -93,7 +93,8 @@ def test_a_chroma_server_killed_mid_check_costs_the_dense_search_only(tmp_path: 
         llm = ScriptedChatModel(
             rules=[
                 decompose_rule([QUESTION], "The MMR vaccine does not cause autism."),
-                CHOOSE_NOT, {"when": "<evidence>", "reply": "Cohort studies found no association with autism [1]."},
+                BEARS, CHOOSE_NOT,
+                {"when": "<evidence>", "reply": "Cohort studies found no association with autism [1]."},
                 STOP_SEARCHING,
             ]
         )

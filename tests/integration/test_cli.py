@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CHOOSE_NOT, FIXTURES
+from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
 from tests.ports import free_port
 
 CLAIM = "The MMR vaccine causes autism."
@@ -29,7 +29,7 @@ SCRIPT = [
             }
         ),
     },
-    CHOOSE_NOT,
+    BEARS, CHOOSE_NOT,
     {"when": "<draft>", "reply": "The verdict is that MMR vaccination is safe."},  # its rewrite rules on it again
     {
         # one sentence per paper: paper 1's rules on the verdict instead of reporting a finding

@@ -18,12 +18,13 @@ import pytest
 from chromadb.api.client import SharedSystemClient
 
 from agent.settings import get_settings
-from tests.conftest import CHOOSE_NOT, FIXTURES, STOP_SEARCHING
+from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES, STOP_SEARCHING
 from ui.terminal.cli import main
 
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
-    CHOOSE_NOT, {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]."},
+    BEARS, CHOOSE_NOT,
+    {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]."},
     STOP_SEARCHING,
 ]
 TINY = FIXTURES / "tiny_corpus.jsonl"

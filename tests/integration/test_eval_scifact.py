@@ -15,7 +15,7 @@ from agent.settings import get_settings
 from evals.scifact.cli import main
 from evals.scifact.metrics import FAITHFULNESS_KEYS
 from evals.scifact.records import read_records
-from tests.conftest import CHOOSE_NOT, STOP_SEARCHING, RuleVerifier, scifact_or_skip, write_scifact_slice
+from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, RuleVerifier, scifact_or_skip, write_scifact_slice
 from tests.unit.test_eval_metrics import METRIC_KEYS
 
 SLICE = 150
@@ -42,7 +42,7 @@ def slice_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             [
                 {"when": "search questions", "reply": json.dumps({"questions": [], "opposite_claim": ""})},
                 STOP_SEARCHING,
-                CHOOSE_NOT, {
+                BEARS, CHOOSE_NOT, {
                     "when": "<evidence>",
                     "reply": "The first source addresses the claim [1]. Another adds [2]. See [77].",
                 },

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CHOOSE_NOT, FIXTURES
+from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
 from tests.integration.test_cli import run
 from tests.library_files import FINDING, PAPER_DOI, malformed_pdf, paper_pdf, reference_files
 
@@ -22,7 +22,7 @@ CLAIM = "Vitamin D supplementation prevents hip fractures."
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     data = tmp_path_factory.mktemp("data")
     script = data / "script.json"
-    rules = [CHOOSE_NOT, {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
+    rules = [BEARS, CHOOSE_NOT, {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
     script.write_text(json.dumps(rules))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
     env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script)})

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.settings import Settings, get_settings
-from tests.conftest import CHOOSE_NOT, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
+from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
 from tools.opposite import negation
 from ui.terminal.cli import main
 
@@ -37,7 +37,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             [
                 {"when": "search questions", "reply": json.dumps({"questions": [], "opposite_claim": ""})},
                 STOP_SEARCHING,
-                CHOOSE_NOT, {
+                BEARS, CHOOSE_NOT, {
                     "when": "<evidence>",
                     "reply": "The first source addresses the claim directly [1]. Others add detail [2].",
                 },

@@ -40,12 +40,13 @@ def test_nodes_run_in_pipeline_order_and_the_answer_opens_with_the_final_verdict
     verdicts = [u["verdict"] for name, u in updates if name == "verdict"]
     assert [v.awaiting for v in verdicts] == ["direction", "questions", "direction", None]
     assert [v.provisional for v in verdicts] == [True, True, True, False]
-    assert "Statement A:" in str(deps.llm.calls[0][-1].content)  # no LLM call before the first verdict
+    assert "Does the evidence report" in str(deps.llm.calls[0][-1].content)  # no LLM call before the first verdict
     questions = next(i for i, call in enumerate(deps.llm.calls) if "search questions" in str(call[-1].content))
     directions = [u for name, u in updates if name == "direction"]
     assert all(a.judged_by == "verifier+llm" for u in directions for a in u["assessments"])
     # the second pass found no new source, so the LLM was not asked again about any
-    assert all("Statement A:" not in str(call[-1].content) for call in deps.llm.calls[questions + 1 :])
+    assert all("Statement A:" not in str(call[-1].content) and "Does the evidence report" not in str(call[-1].content)
+               for call in deps.llm.calls[questions + 1 :])
     searches = [u for name, u in updates if name == "retrieve"]
     assert searches[0]["searched"] == [CLAIM, "It is not true that the MMR vaccine causes autism."]
     assert searches[1]["searched"][2:] == [
@@ -72,7 +73,8 @@ def test_by_default_the_llm_reads_direction_then_answers_and_asks_no_questions(m
                      verifier_rules=VERIFIER_RULES)
     state = run_claim(CLAIM, deps)
     assert not state["verdict"].provisional and len(deps.llm.calls) >= 1
-    assert "Statement A:" in str(deps.llm.calls[0][-1].content)
+    assert "Does the evidence report" in str(deps.llm.calls[0][-1].content)
+    assert "Statement A:" in str(deps.llm.calls[1][-1].content)
     assert "decompose" not in state["timings"] and [q.kind for q in state["queries"]] == ["claim", "opposite"]
     assert state["opposite"] == "The MMR vaccine does not cause autism."  # the rule-made opposite
 
@@ -108,9 +110,9 @@ def test_full_run_matches_the_json_contract(make_deps):
     assert result["queries"][0] == CLAIM and result["queries"][-1] == "The MMR vaccine does not cause autism."
     assert result["queries"][1] == "It is not true that the MMR vaccine causes autism."
     assert result["verdict"]["label"] == "Generally refuted"
-    # two calls per source for its direction, decompose, answer, then one rewrite per flagged sentence that cites an
-    # existing source
-    directions = 2 * len(result["assessments"])
+    # three calls per source (does it bear, its direction in both orders), decompose, answer, then one rewrite per
+    # flagged sentence that cites an existing source
+    directions = 3 * len(result["assessments"])
     rewrites = ["<draft>" in "\n".join(str(m.content) for m in call) for call in deps.llm.calls[directions + 2 :]]
     assert result["llm"]["calls"] == directions + 2 + len(rewrites) and all(rewrites)
     assert set(result["timings"]) >= {"claim_queries", "decompose", "retrieve", "answer", "verify", "correct", "total"}

@@ -132,7 +132,7 @@ def test_rerank_lifts_the_abstract_whose_sentences_the_verifier_finds_evidence_i
     cands = [RankedDoc(doc_id=d, score=s) for d, s in (("101", 0.9), ("102", 0.8), ("103", 0.7), ("104", 0.1))]
     out = rerank({"claim": CLAIM, "candidates": cands}, rt(deps))
     assert [c.doc_id for c in out["candidates"]] == ["103", "101", "102", "104"]
-    assert out["candidates"][0].evidence_score == pytest.approx(0.95)
+    assert out["candidates"][0].evidence_score == pytest.approx(0.98)
     assert out["candidates"][-1].evidence_score is None  # beyond rerank_top: not read
     read = {prem.split(" [", 1)[0] for _, prem in deps.verifier.seen}
     assert len(deps.verifier.seen) <= 9 and len(read) == 3  # at most 3 sentences of each of the top 3
@@ -192,7 +192,7 @@ def test_assess_prunes_irrelevant_and_labels_sources(make_deps):
     out = assess({"claim": CLAIM, "evidence": evidence}, rt(deps))
     assert [(e.n, e.doc_id, e.stance) for e in out["evidence"]] == [(1, "101", "contradicts")]
     (a,) = out["assessments"]
-    assert a.doc_id == "101" and a.label == "False" and a.score == pytest.approx(-0.85)
+    assert a.doc_id == "101" and a.label == "False" and a.score == pytest.approx(-0.94)
     assert out["notes"] == ["assess: 1 retrieved abstract(s) had no sentence bearing on the claim"]
 
 

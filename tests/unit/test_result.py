@@ -17,7 +17,7 @@ SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "sect
           "doi", "pmid", "venue", "stance", "design", "design_basis", "retracted", "notices", "label", "reputation",
           "reputation_inputs", "stance_confidence", "p_claim", "page"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
-           "irrelevant", "leaning", "provisional", "awaiting", "weak_designs"}
+           "irrelevant", "leaning", "provisional", "awaiting", "unread", "weak_designs"}
 RUN = {"checked_at", "models", "settings"}
 LLM = {"calls", "prompt_tokens", "completion_tokens", "cached_tokens", "cut_replies"}
 

@@ -267,3 +267,16 @@ def test_the_reckoning_shows_each_counted_paper_and_keeps_titles_literal():
     assert "\\*trial\\*" in table_row and "| −0.66" not in table_row and "| -0.66 |" in table_row
     assert "- – \\<b\\>x\\<\\/b\\>: no sentence bears on the claim" in text
     assert why_markdown({"kind": "why", "error": "this check has no verdict yet"}).startswith("⚠️")
+
+
+def test_papers_read_but_not_counted_are_listed_with_the_reason():
+    silent = [
+        {"doc_id": "9", "title": "Starch <b>after</b> bypass", "reputation": 0.4, "bearing": 0.08,
+         "reason": "Not about the claim: the LLM reads no finding on it here (P(about the claim) 0.08 < 0.30)."},
+        {"doc_id": "8", "title": "Old study", "reputation": 0.2},
+    ]
+    md = answer_markdown({**RESULT, "silent": silent})
+    listed = md[md.index("**Read, not counted**"):]
+    assert "- _Starch \\<b\\>after\\<\\/b\\> bypass_ — Not about the claim" in listed  # a title is data, never HTML
+    assert "- _Old study_\n" in listed + "\n" and listed.index("Starch") < listed.index("Old study")
+    assert "**Read, not counted**" not in answer_markdown(RESULT)

@@ -193,6 +193,12 @@ def consensus_markdown(result: dict[str, Any]) -> str:
     return f"**{head}** {md(rest)}"
 
 
+def read_not_counted(silent: list[dict[str, Any]]) -> str:
+    """The papers read that do not count, each with why (not about the claim, or no finding the verifier reads)."""
+    rows = [f"- _{md(s['title'])}_" + (f" — {md(s['reason'])}" if s.get("reason") else "") for s in silent]
+    return "**Read, not counted**\n" + "\n".join(rows)
+
+
 def answer_markdown(result: dict[str, Any]) -> str:
     """The full answer view: verdict badge, numbered sentences with flags, sources."""
     parts = [verdict_badge(result.get("verdict"))]
@@ -212,6 +218,8 @@ def answer_markdown(result: dict[str, Any]) -> str:
         parts.append(corrections_line(result["corrections"]))
     if result["sources"]:
         parts.append("**Sources**\n" + papers_lines(result["sources"]))
+    if result.get("silent"):
+        parts.append(read_not_counted(result["silent"]))
     parts.extend(f"_Note: {md(note)}_" for note in result.get("notes", []))
     return "\n\n".join(parts)
 

@@ -146,8 +146,11 @@ def _sources(result: CheckResult) -> str:
     ]
     explanations = {a.doc_id: a.explanation for a in result.assessments}
     details = [_source_detail(p, explanations.get(p[0].doc_id, "")) for p in papers]
-    silent = [f"- {md(s.title)} (weight {s.reputation:.2f})" for s in result.silent]
-    tail = "\n\n### Read, bearing on neither side\n\n" + "\n".join(silent) if silent else ""
+    silent = [
+        f"- {md(s.title)} (weight {s.reputation:.2f})" + (f": {md(s.reason)}" if s.reason else "")
+        for s in result.silent
+    ]
+    tail = "\n\n### Read, not counted\n\n" + "\n".join(silent) if silent else ""
     return "## Sources\n\n" + head + "\n" + "\n".join(rows) + "\n\n" + "\n\n".join(details) + tail
 
 

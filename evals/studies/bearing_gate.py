@@ -1,0 +1,137 @@
+"""The gate that reads the claim, on all 300 SciFact dev claims: today's judge and the shipped one, side by side, from
+two judgement-only runs of ``claimtrace eval scifact --split dev --judgement-only`` made one after the other on the
+same machine.
+
+    python -m evals.studies.bearing_gate --run "today=DIR_A" --run "shipped=DIR_B" [--out evals/results]
+
+Per run: Label-Only precision / recall / F1 and Selection+Label F1 (SciFact's official rules), the verdict's ECE and
+its risk–coverage rows, seconds per claim (median, p95) and LLM calls per claim, claims whose LLM time ran out, the
+labelled abstracts SciFact does not cite as evidence, gold abstracts labelled on the wrong side, and the dev claim
+pairs with opposite labels on one abstract (a claim and its reversal) whose verdicts take the same side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from evals.experiments import REPO_ROOT, experiment_header, write_experiment
+from evals.scifact.records import PREDICTIONS_SUFFIX, replay_records
+from evals.studies.direction_report import opposite_pairs
+from evals.training.bearing_replay import DATA_DIR
+
+RUN_NAME = "scifact_dev_judgement"
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[max(0, round(0.95 * len(values)) - 1)] if values else 0.0
+
+
+def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
+    from agent.scoring import side
+
+    run = json.loads((folder / f"{RUN_NAME}.json").read_text())
+    records = {int(r["id"]): r for r in replay_records(folder / f"{RUN_NAME}{PREDICTIONS_SUFFIX}")}
+    gold = {int(c["id"]): {d: sets[0]["label"] for d, sets in c["evidence"].items()} for c in claims}
+
+    def taken(cid: int) -> int:
+        v = records[cid]["result"]["verdict"] if cid in records else None
+        return side(v["label"]) if v else 0
+
+    pairs = opposite_pairs(claims)
+    labelled = not_gold = wrong_side = 0
+    for cid, rec in records.items():
+        for doc, pred in rec["predictions"].items():
+            labelled += 1
+            if doc not in gold.get(cid, {}):
+                not_gold += 1
+            elif gold[cid][doc] != pred["label"]:
+                wrong_side += 1
+    seconds = [float(r["seconds"]) for r in records.values()]
+    notes = [n for r in records.values() for n in r["result"].get("notes", [])]
+    lo = run["abstract"]["label_only"]
+    return {
+        "folder": str(folder),
+        "git_commit": run["run"]["git_commit"],
+        "claims": len(records),
+        "label_only": lo,
+        "selection_label_f1": run["sentence"]["selection_label"]["f1"],
+        "selection_f1": run["sentence"]["selection"]["f1"],
+        "ece": run["calibration"]["verdict_reliability"]["ece"],
+        "risk_coverage": run["calibration"]["risk_coverage"],
+        "seconds_median": round(statistics.median(seconds), 2),
+        "seconds_p95": round(p95(seconds), 2),
+        "llm_calls_per_claim": run["cost"]["llm_calls_per_claim"],
+        "claims_out_of_llm_time": sum(1 for r in records.values()
+                                      if any("DIRECTION_SECONDS" in n for n in r["result"].get("notes", []))),
+        "llm_unavailable_notes": sum(1 for n in notes if "LLM is unavailable" in n),
+        "labelled": labelled,
+        "labelled_not_gold": not_gold,
+        "gold_wrong_side": wrong_side,
+        "reversed_pairs": len(pairs),
+        "reversed_pairs_same_side": [list(p) for p in pairs if taken(p[0]) != 0 and taken(p[0]) == taken(p[1])],
+    }
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    runs = res["runs"]
+    names = list(runs)
+    rows = [
+        ("Label-Only precision", lambda r: r["label_only"]["precision"]),
+        ("Label-Only recall", lambda r: r["label_only"]["recall"]),
+        ("Label-Only F1", lambda r: r["label_only"]["f1"]),
+        ("Selection F1", lambda r: r["selection_f1"]),
+        ("Selection+Label F1", lambda r: r["selection_label_f1"]),
+        ("verdict ECE", lambda r: r["ece"]),
+        ("abstracts labelled", lambda r: r["labelled"]),
+        ("of them not SciFact evidence", lambda r: r["labelled_not_gold"]),
+        ("of them gold, wrong side", lambda r: r["gold_wrong_side"]),
+        ("reversed claim pairs on one side",
+         lambda r: f"{len(r['reversed_pairs_same_side'])} of {r['reversed_pairs']}"),
+        ("seconds per claim, median", lambda r: r["seconds_median"]),
+        ("seconds per claim, p95", lambda r: r["seconds_p95"]),
+        ("LLM calls per claim", lambda r: r["llm_calls_per_claim"]),
+        ("claims whose LLM time ran out", lambda r: r["claims_out_of_llm_time"]),
+    ]
+    lines = [
+        "# Only papers about the claim count — SciFact dev, all 300 claims, judgement only",
+        "",
+        f"`{res['command']}` — {res['date']}. Each run: `claimtrace eval scifact --split dev --judgement-only`, the "
+        "product's default settings, one after the other on the same machine "
+        f"({res['machine']}). Commits: " + ", ".join(f"{n} {runs[n]['git_commit'][:10]}" for n in names) + ".",
+        "",
+        "| | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    lines += [f"| {label} | " + " | ".join(str(get(runs[n])) for n in names) + " |" for label, get in rows]
+    lines += ["", "Risk–coverage (verdict confidence threshold: coverage, Label-Only precision):", ""]
+    for n in names:
+        cells = [f"{r['threshold']}: {r['coverage']}, {r['precision']}" for r in runs[n]["risk_coverage"]]
+        lines.append(f"- {n}: " + "; ".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--run", action="append", required=True, help="NAME=FOLDER of a judgement-only dev run")
+    p.add_argument("--machine", default="", help="the machine both runs were made on, in words")
+    p.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
+    args = p.parse_args(argv)
+    claims = [json.loads(line) for line in (DATA_DIR / "claims_dev.jsonl").read_text().splitlines()]
+    res: dict[str, Any] = experiment_header("evals.studies.bearing_gate", argv, "dev", claims)
+    res["machine"] = args.machine
+    res["runs"] = {}
+    for spec in args.run:
+        name, _, folder = spec.partition("=")
+        res["runs"][name] = summarise(Path(folder), claims)
+    write_experiment(args.out, "bearing_gate", res, markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
