@@ -132,11 +132,13 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
             rows.append(row)
         else:
             why = "its weight is 0 (retracted)" if a.reputation <= 0 else "its stance is too weak to grade"
-            if a.bearing is not None and GRADE_SCORE[a.label] == 0:
+            if GRADE_SCORE[a.label] == 0 and a.p_claim is not None:
+                why = f"the LLM cannot tell which way it points (P(claim) {a.p_claim:.2f})"
+            elif a.bearing is not None and GRADE_SCORE[a.label] == 0:
                 why = f"it bears on the claim with probability {a.bearing:.2f}, too little to count"
             left.append({**row, "why": why})
     left += [
-        {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": "no sentence bears on the claim"}
+        {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim"}
         for s in result.silent
     ]
     total = sum(r["weight"] for r in rows)

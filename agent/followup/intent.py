@@ -1,9 +1,12 @@
-"""Requests answered without the LLM: "what are the sources behind sentence 2?" and its variants, and "why is the
-verdict what it is?" (or how sure it is, or what would change it), answered from the check's own figures."""
+"""Requests answered without the LLM: "what are the sources behind sentence 2?" and its variants, "why is the
+verdict what it is?" (or how sure it is, or what would change it), answered from the check's own figures, and a new
+claim typed after a check, checked as typed."""
 
 from __future__ import annotations
 
 import re
+
+from tools.claim_rules import checkable
 
 _ASKS_SOURCES = re.compile(r"\b(sources?|evidence|cit\w*|behind|support\w*|references?|based)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"\bsentence\s*(?:#|no\.?|number)?\s*([-+]?\d+)\b", re.IGNORECASE)
@@ -47,3 +50,27 @@ _WHY = re.compile(
 def asks_why(text: str) -> bool:
     """Whether the message asks how the verdict was reached, how sure it is, or what would change it."""
     return bool(_WHY.search(text))
+
+
+# a message that asks the assistant to do something ("explain sentence 3 in simpler words") or points at the check
+# held ("the second paper", "[2]", "your answer") is about that check, whatever relation words it holds
+_REQUEST_HEAD = re.compile(
+    r"^\s*(please\b|explain|tell|show|give|list|summari[sz]e|compare|describe|clarify|rephrase|translate|expand|"
+    r"elaborate|define|check|search|find|look|can|could|would|will|should|do|does|did|is|are|was|were|what|which|"
+    r"who|whom|whose|when|where|why|how|and|but|so|ok|okay|thanks|thank)\b",
+    re.IGNORECASE,
+)
+_ABOUT_THE_CHECK = re.compile(
+    r"\b(sentence|paper|papers|source|sources|verdict|answer|citation|citations|reference|you|your|yours)\b"
+    r"|\bthe (study|studies|trial|trials|review|evidence|first|second|third|last|other|same)\b|\[\d+\]",
+    re.IGNORECASE,
+)
+
+
+def states_claim(text: str) -> bool:
+    """Whether the message states a new checkable finding (tools.claim_rules: a relation stated as fact, not a
+    question, an aim or a hedge) rather than asking about the check held: such a message is checked exactly as
+    typed, and the router never rewrites it."""
+    if _REQUEST_HEAD.search(text) or _ABOUT_THE_CHECK.search(text):
+        return False
+    return checkable(text)[0]

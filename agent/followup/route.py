@@ -1,7 +1,8 @@
-"""Route one turn. No LLM for "sources behind sentence N", for "why this verdict?" or for the first message of a
-thread (a claim to check); otherwise the model decides between answering from the evidence held and searching
-again: native tool calls with OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits
-no native tool calls)."""
+"""Route one turn. No LLM for "sources behind sentence N", for "why this verdict?", for the first message of a
+thread (a claim to check) or for a message that states a new claim (agent.followup.intent.states_claim: checked as
+typed, never rewritten); otherwise the model decides between answering from the evidence held and searching again:
+native tool calls with OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits no
+native tool calls)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, Field
 import prompts
 from agent.calls import chat, parse_json_object, with_tools
 from agent.followup.deps import deps_of
-from agent.followup.intent import asked_sentence, asks_why
+from agent.followup.intent import asked_sentence, asks_why, states_claim
 from agent.followup.state import ThreadState, current
 from agent.nodes.answer import evidence_block
 from agent.result import CheckResult
@@ -74,6 +75,8 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
         return turn
     if asks_why(message):  # the reckoning is the check's own figures: no LLM
         return {**turn, "action": "why"}
+    if states_claim(message):  # a new claim: a new check of exactly what the user typed
+        return turn
     choice = decide(deps_of(runtime), CheckResult.model_validate(held), message)
     if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
         return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}

@@ -13,7 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.checkpoint import open_checkpointer
 from agent.followup.graph import build_thread_graph
-from agent.followup.intent import asked_sentence, asks_why
+from agent.followup.intent import asked_sentence, asks_why, states_claim
 from agent.state import Deps
 from tests.conftest import STOP_SEARCHING, decompose_rule, direction_rules
 
@@ -59,6 +59,31 @@ def test_asked_sentence(text: str, expected: int | None):
 ])
 def test_asks_why(text: str, expected: bool):
     assert asks_why(text) is expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Macrolides protect against myocardial infarction.", True),
+    ("Statins cause muscle pain in 10% of patients.", True),
+    ("Aspirin lowers colorectal cancer risk", True),
+    ("So vitamin D does not prevent fractures?", False),  # a question about the verdict
+    ("Explain sentence 3 in simpler words.", False),  # a request, whatever its relation words
+    ("The second study was done in mice", False),  # about the check held
+    ("Is [1] associated with a lower risk?", False),
+    ("Thanks, that helps.", False),
+    ("Vitamin D may reduce fractures.", False),  # a possibility, not a finding
+])
+def test_states_claim(text: str, expected: bool):
+    assert states_claim(text) is expected
+
+
+def test_a_new_claim_after_a_check_is_checked_as_typed_without_the_router(make_deps: Any):
+    """A router that would rewrite it is never asked: the new check is of exactly the user's words."""
+    graph, deps, cfg = thread(make_deps, {"action": "search", "claim": "Macrolides and myocardial infarction"})
+    graph.invoke({"message": CLAIM}, cfg, context=deps)
+    typed = "Macrolides protect against myocardial infarction."
+    state = graph.invoke({"message": typed}, cfg, context=deps)
+    assert state["reply"]["kind"] == "check" and state["results"][-1]["claim"] == typed
+    assert not any("Follow-up from the user" in str(call[-1].content) for call in deps.llm.calls)
 
 
 def test_why_is_answered_from_the_checks_own_figures_without_the_llm(make_deps: Any):
