@@ -78,6 +78,10 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def cell(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
 def markdown(res: Mapping[str, Any]) -> str:
     runs = res["runs"]
     names = list(runs)
@@ -108,7 +112,7 @@ def markdown(res: Mapping[str, Any]) -> str:
         "| | " + " | ".join(names) + " |",
         "|---|" + "---:|" * len(names),
     ]
-    lines += [f"| {label} | " + " | ".join(str(get(runs[n])) for n in names) + " |" for label, get in rows]
+    lines += [f"| {label} | " + " | ".join(cell(get(runs[n])) for n in names) + " |" for label, get in rows]
     lines += ["", "Risk–coverage (verdict confidence threshold: coverage, Label-Only precision):", ""]
     for n in names:
         cells = [f"{r['threshold']}: {r['coverage']}, {r['precision']}" for r in runs[n]["risk_coverage"]]
