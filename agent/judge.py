@@ -4,7 +4,8 @@ probability, and the 7-grade label they make together.
 
 * The verifier's gate: P(the abstract bears on the claim) from the verifier's strongest sentence of the abstract
   (1 - P(nei), as a logit), by logistic regression. It decides alone when the LLM did not read the abstract (down,
-  or its time ran out), at ``verifier_threshold``, chosen for the same precision as the full gate; and it screens
+  or its time ran out), at ``verifier_threshold``: the full gate's precision when the verifier alone reaches it, else
+  its own best F1 (it does not reach it: the verdict then says it is provisional); and it screens
   what the LLM is asked: below ``ask_floor`` the abstract does not bear and the LLM is not asked.
 * The gate: P(the abstract bears on the claim) from the verifier's strongest sentence and the LLM's P(Yes) to "does
   the evidence report a finding on whether the claim is true?", by logistic regression on both logits. The verifier

@@ -84,14 +84,19 @@ class ScriptedChatModel(BaseChatModel):
             }
             for i, tc in enumerate(rule.get("tool_calls", []))
         ]
-        meta: dict[str, Any] = {}
-        if "top_logprobs" in rule:
-            top = [{"token": t, "logprob": math.log(p)} for t, p in rule["top_logprobs"].items() if p > 0]
-            meta["logprobs"] = {"content": [{"token": reply, "logprob": 0.0, "top_logprobs": top}]}
+        meta = self._logprobs(rule, reply)
         msg = AIMessage(
             content=reply, tool_calls=tool_calls, usage_metadata=self._usage(messages, reply), response_metadata=meta
         )
         return ChatResult(generations=[ChatGeneration(message=msg)])
+
+    @staticmethod
+    def _logprobs(rule: dict[str, Any], reply: str) -> dict[str, Any]:
+        """The first token's alternatives as an OpenAI-compatible server reports them (none without the rule's)."""
+        if "top_logprobs" not in rule:
+            return {}
+        top = [{"token": t, "logprob": math.log(p)} for t, p in rule["top_logprobs"].items() if p > 0]
+        return {"logprobs": {"content": [{"token": reply, "logprob": 0.0, "top_logprobs": top}]}}
 
     def _stream(
         self,
@@ -102,11 +107,13 @@ class ScriptedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         rule = self._pick(messages)
         reply = str(rule.get("reply", ""))
+        meta = self._logprobs(rule, reply)  # streamed too, as a server streams them with the first token
         for word in reply.split(" "):
             piece = word + " "
             if run_manager:
                 run_manager.on_llm_new_token(piece)
-            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece, response_metadata=meta))
+            meta = {}
         for i, tc in enumerate(rule.get("tool_calls", [])):
             chunk = ToolCallChunk(
                 name=tc["name"], args=json.dumps(tc.get("args", {})), id=tc.get("id", f"call_{i}"), index=i

@@ -116,8 +116,12 @@ def direction_rules(
     ]
 
 
-# A scripted LLM that reads every source as reporting a finding on the claim (agent.direction.bears).
-BEARS = {"when": "Does the evidence report a finding on whether", "reply": "Yes"}
+# A scripted LLM that reads every source as reporting a finding on the claim (agent.direction.bears), as sure of it as
+# the embedded model is of a paper that bears (its P(Yes) rarely passes 0.8): the verifier's reading still tells
+# a paper about the claim from one that only shares its words
+BEARS = {
+    "when": "Does the evidence report a finding on whether", "reply": "Yes", "top_logprobs": {"Yes": 0.7, "No": 0.3}
+}
 
 
 # A scripted LLM that reads every source as against the claim: in the contrastive choice it picks the statement that

@@ -31,9 +31,16 @@ def completion(content: str, finish_reason: str) -> dict[str, Any]:
 
 
 def choice_completion(request: dict[str, Any]) -> dict[str, Any]:
-    """A one-letter reply to the judge's contrastive choice with the first token's log-probabilities, as OpenAI sends
-    them: P = 0.8 for the statement that says "not", 0.2 for the other."""
+    """A one-token reply with the first token's log-probabilities, as OpenAI sends them: to the judge's question
+    whether the evidence bears on the claim, Yes (P = 0.8); to its contrastive choice, P = 0.8 for the statement that
+    says "not", 0.2 for the other."""
     prompt = str(request["messages"][-1]["content"])
+    if "Does the evidence report a finding" in prompt:
+        top = [{"token": "Yes", "logprob": math.log(0.8), "bytes": [89, 101, 115]},
+               {"token": "No", "logprob": math.log(0.2), "bytes": [78, 111]}]
+        body = completion("Yes", "length")
+        body["choices"][0]["logprobs"] = {"content": [{**top[0], "top_logprobs": top}]}
+        return body
     statement_a = re.search(r"^Statement A: (.*)$", prompt, re.MULTILINE)
     p_a = 0.8 if statement_a and " not " in statement_a.group(1) else 0.2
     top = [

@@ -7,7 +7,7 @@ one past it gets the two-part judge's label (the grade of its calibrated directi
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
 about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out, the sources not
-yet read keep the verifier's reading and its gate decides alone (at a threshold fitted for the same precision); the
+yet read keep the verifier's reading and its gate decides alone (agent.judge: ``verifier_threshold``); the
 verdict then counts them as unread and says it is provisional. With JUDGE_DIRECTION=verifier the node does nothing.
 """
 

@@ -6,8 +6,9 @@ same machine.
 
 Per run: Label-Only precision / recall / F1 and Selection+Label F1 (SciFact's official rules), the verdict's ECE and
 its risk–coverage rows, seconds per claim (median, p95) and LLM calls per claim, claims whose LLM time ran out, the
-labelled abstracts SciFact does not cite as evidence, gold abstracts labelled on the wrong side, and the dev claim
-pairs with opposite labels on one abstract (a claim and its reversal) whose verdicts take the same side.
+labelled abstracts SciFact does not cite as evidence, gold abstracts labelled on the wrong side, each side's labels
+(right of given, and recall of SciFact's abstracts of that side), and the dev claim pairs with opposite labels on
+one abstract (a claim and its reversal) whose verdicts take the same side.
 """
 
 from __future__ import annotations
@@ -45,13 +46,19 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
 
     pairs = opposite_pairs(claims)
     labelled = not_gold = wrong_side = 0
+    by_side = {side_: {"gold": 0, "right": 0, "predicted": 0} for side_ in ("SUPPORT", "CONTRADICT")}
     for cid, rec in records.items():
         for doc, pred in rec["predictions"].items():
             labelled += 1
+            by_side[pred["label"]]["predicted"] += 1
             if doc not in gold.get(cid, {}):
                 not_gold += 1
             elif gold[cid][doc] != pred["label"]:
                 wrong_side += 1
+            else:
+                by_side[pred["label"]]["right"] += 1
+        for label in gold.get(cid, {}).values():
+            by_side[label]["gold"] += 1
     seconds = [float(r["seconds"]) for r in records.values()]
     notes = [n for r in records.values() for n in r["result"].get("notes", [])]
     lo = run["abstract"]["label_only"]
@@ -71,11 +78,16 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
                                       if any("DIRECTION_SECONDS" in n for n in r["result"].get("notes", []))),
         "llm_unavailable_notes": sum(1 for n in notes if "LLM is unavailable" in n),
         "labelled": labelled,
+        "by_side": by_side,
         "labelled_not_gold": not_gold,
         "gold_wrong_side": wrong_side,
         "reversed_pairs": len(pairs),
         "reversed_pairs_same_side": [list(p) for p in pairs if taken(p[0]) != 0 and taken(p[0]) == taken(p[1])],
     }
+
+
+def side_cell(s: Mapping[str, int]) -> str:
+    return f"{s['right']} / {s['predicted']}; {s['right'] / s['gold']:.3f} of {s['gold']}" if s["gold"] else "-"
 
 
 def cell(value: Any) -> str:
@@ -95,6 +107,8 @@ def markdown(res: Mapping[str, Any]) -> str:
         ("abstracts labelled", lambda r: r["labelled"]),
         ("of them not SciFact evidence", lambda r: r["labelled_not_gold"]),
         ("of them gold, wrong side", lambda r: r["gold_wrong_side"]),
+        ("SUPPORT labels right / given; recall", lambda r: side_cell(r["by_side"]["SUPPORT"])),
+        ("CONTRADICT labels right / given; recall", lambda r: side_cell(r["by_side"]["CONTRADICT"])),
         ("reversed claim pairs on one side",
          lambda r: f"{len(r['reversed_pairs_same_side'])} of {r['reversed_pairs']}"),
         ("seconds per claim, median", lambda r: r["seconds_median"]),

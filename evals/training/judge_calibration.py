@@ -15,7 +15,9 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
 * The gate's threshold: the best held-out Label-Only F1 whose precision reaches ``--target-precision`` (the best
   precision when none does), with the product's verdict rule at the settings' MIN_CONFIDENCE.
 * The verifier's threshold, for abstracts the LLM did not read: the best Label-Only F1, with the verifier's own
-  labels, whose precision reaches the gate's (the best precision when none does).
+  labels, whose precision reaches the gate's; when none does (the verifier alone cannot tell the paper a claim is
+  about from its neighbours), its best F1 of all, so that a check without the LLM still shows what the verifier
+  reads, in a verdict that says it is provisional.
 * The floor below which the LLM is not asked: the highest verifier P(bears) that keeps at least 97 % of the held-out
   evidence abstracts above it.
 
@@ -191,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     gate_trials = [{"threshold": t, **label_only(rows, judged(t), min_confidence)} for t in grid]
     chosen = pick(gate_trials, args.target_precision)
     fallback_trials = [{"threshold": t, **label_only(rows, verifier_alone(t), min_confidence)} for t in grid]
-    fallback = pick(fallback_trials, chosen["precision"])
+    reaching = [t for t in fallback_trials if t["precision"] >= chosen["precision"]]
+    best_f1 = max(fallback_trials, key=lambda t: (t["f1"], t["precision"]))
+    fallback = pick(reaching, chosen["precision"]) if reaching else best_f1
     out = {
         "verifier_gate": [round(w, 4) for w in verifier_gate],
         "verifier_threshold": fallback["threshold"],
@@ -218,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             "target_reached": chosen["precision"] >= args.target_precision,
             "heldout_label_only": chosen,
             "verifier_alone_label_only": fallback,
+            "verifier_alone_reaches_the_gate_precision": bool(reaching),
             "asked_above_floor": round(float(np.mean(apply(verifier_gate, verifier_x(docs)) >= ask_floor)), 4),
             "direction": {"abstracts": len(bearing), "accuracy_on_fit": round(accuracy, 4)},
         },

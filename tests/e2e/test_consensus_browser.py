@@ -71,7 +71,7 @@ def test_consensus_chart_and_badges_render_offline(browser: Any, server: ChatSer
               .map(li => [...li.querySelectorAll('code')].map(c => c.innerText))"""
     )
     assert len(chips) >= 2 and all(len(c) == 1 for c in chips), chips
-    assert {c[0] for c in chips} == {"cohort study", "meta-analysis / systematic review"}, chips
+    assert {c[0] for c in chips} == {"cohort study", "meta-analysis / systematic review"}, (chips, text)
     assert answer.locator("li code", has_text="cohort study").first.is_visible()
 
     page.wait_for_timeout(500)  # plotly's resize settles

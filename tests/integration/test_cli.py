@@ -119,9 +119,10 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
         "Generally controversial",
         "Not enough evidence",
     }
-    # two calls per source for its direction, the answer (no search questions by default), then one rewrite per
-    # flagged sentence that cites an existing source
-    directions = 2 * sum(a["judged_by"] == "verifier+llm" for a in result["assessments"])
+    # per source the LLM reads, one call for whether it bears and, when it does, two for its direction; the answer
+    # (no search questions by default); then one rewrite per flagged sentence that cites an existing source
+    aside = sum(s["reason"].startswith("Not about the claim") for s in result["silent"])
+    directions = 3 * sum(a["judged_by"] == "verifier+llm" for a in result["assessments"]) + aside
     rewrites = sum(c["action"] != "dropped" for c in result["corrections"])
     assert result["llm"]["calls"] == directions + 1 + rewrites
     assert "decompose" not in result["timings"] and len(result["queries"]) == 2
