@@ -66,6 +66,10 @@ class Evidence(BaseModel):
     retracted: bool = False
     notices: list[str] = Field(default_factory=list)  # erratum, expression of concern
     page: int | None = None  # the page of a full text (the user's library) the sentence is on
+    # the rationale selector's shortlist score (agent.rationale): how likely the sentence carries the paper's finding,
+    # read before the verifier; None for a sentence the shortlist did not score. The check's own working figure, not
+    # part of its result (left out of every dump)
+    shortlist_score: float | None = Field(default=None, exclude=True)
 
 
 class SourceAssessment(BaseModel):

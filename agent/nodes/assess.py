@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 from agent.compose import numbered
 from agent.judge import JudgeCalibration, load_calibration
 from agent.nodes._timing import timed
+from agent.rationale import get_selector
 from agent.scoring import grade, reputation
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment
 from tools.corpus import Abstract
@@ -58,10 +59,18 @@ class JudgeRule:
 
 
 def shown(pairs: list[tuple[Evidence, VerifierResult]], n: int) -> list[tuple[Evidence, VerifierResult]]:
-    """The (at most ``n``) sentences an abstract shows as its evidence: those the verifier reads as bearing on the
-    claim, strongest first; its strongest sentence when none does."""
-    strongest = sorted(pairs, key=lambda p: p[1].p_nei)
-    return ([p for p in strongest if p[1].label != "nei"] or strongest[:1])[:n]
+    """The (at most ``n``) sentences an abstract shows as its evidence, most likely rationale first (the rationale
+    selector's pick, agent.rationale): its likeliest sentence, and the next ones while they reach the selector's
+    ``second_min``."""
+    selector = get_selector()
+    scored = sorted(
+        (
+            (selector.p_rationale(ev.shortlist_score, r.p_supports, r.p_contradicts, r.p_nei), (ev, r))
+            for ev, r in pairs
+        ),
+        key=lambda t: -t[0],
+    )
+    return [pair for k, (p, pair) in enumerate(scored[:n]) if k == 0 or p >= selector.second_min]
 
 
 def premise(ev: Evidence) -> str:

@@ -1,4 +1,5 @@
-"""Select evidence sentences (as in VerT5erini): in each top abstract, the sentences closest to the claim. Sources
+"""Select evidence candidates: in each top abstract, the sentences the rationale selector's shortlist finds most
+likely to carry the finding on the claim (agent.rationale), which the verifier then reads. Sources
 are numbered by paper: the sentences of one abstract share its number [n], which the answer cites. In a
 reformulated search round the abstracts that already bore on the claim are read again beside the new top ones, so a
 second round adds sources and never loses one."""
@@ -7,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from langgraph.runtime import Runtime
 
 from agent.compose import numbered
 from agent.nodes._timing import timed
+from agent.rationale import get_selector
 from agent.state import ClaimState, Deps, Evidence
 from tools.design import classify
 
@@ -26,14 +27,16 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
         return {"evidence": []}
     claim_vec = deps.index.embed([state["claim"]])[0]
     vectors = deps.index.sentence_vectors(top)
+    selector = get_selector()
     evidence: list[Evidence] = []
     for doc_id in top:
         doc = deps.index.docs[doc_id]
         design = classify(doc)
-        sims = vectors[doc_id] @ claim_vec
-        # split fragments such as "0.24 versus 1.15 +/-" carry no claim
-        order = [int(i) for i in np.argsort(-sims) if len(doc.sentences[int(i)]) >= judge.min_sentence_chars]
-        for i in order[: judge.candidates_per_doc]:
+        sims = [float(x) for x in vectors[doc_id] @ claim_vec]
+        shortlist = selector.shortlist(
+            state["claim"], doc.sentences, sims, judge.candidates_per_doc, judge.min_sentence_chars
+        )
+        for i, score in shortlist:
             evidence.append(
                 Evidence(
                     n=0,  # numbered by paper below
@@ -51,6 +54,7 @@ def select_evidence(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]
                     retracted=doc.retracted,
                     notices=list(doc.notices),
                     page=doc.pages[i] if doc.pages else None,
+                    shortlist_score=score,
                 )
             )
     return {"evidence": numbered(evidence)}

@@ -21,6 +21,7 @@ import json
 import math
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 
 import prompts
+from agent.direction import yes_share
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.training.data import NEI, build_eval_pairs, load_data, split_heldout
@@ -38,11 +40,12 @@ WEIGHTS = [round(0.1 * k, 1) for k in range(31)]
 
 
 def p_yes(top_logprobs: Sequence[Mapping[str, Any]]) -> float:
-    """P(Yes) / (P(Yes) + P(No)) over the first token's top alternatives (" Yes", "yes", "YES" all count); 0.5
-    when neither word is among them."""
-    yes = sum(math.exp(t["logprob"]) for t in top_logprobs if t["token"].strip().lower() == "yes")
-    no = sum(math.exp(t["logprob"]) for t in top_logprobs if t["token"].strip().lower() == "no")
-    return yes / (yes + no) if yes + no > 0 else 0.5
+    """P(Yes) / (P(Yes) + P(No)) over the first token's top alternatives, as the product reads it
+    (agent.direction.yes_share: any case, with or without a leading space); 0.5 when neither word is among them."""
+    probs: dict[str, float] = defaultdict(float)
+    for t in top_logprobs:
+        probs[t["token"].strip()] += math.exp(t["logprob"])
+    return yes_share(probs, "")
 
 
 class Asker:
