@@ -72,7 +72,8 @@ def test_answer_shows_sentences_flags_verdict_and_sources():
     assert "_2 of 3 sentence(s) flagged by the verifier._" in md
     assert "- **[1]** _Study 1_ (2019) · [link](https://doi.org/10.1/1) · False · contradicts · Source 1" in md
     assert r"  > The sentence before\. **Evidence sentence 1\.**" in md
-    assert r"_Note: assess\: 1 retrieved abstract\(s\)" in md
+    assert r"_Note: 1 retrieved abstract\(s\) had no sentence bearing on the claim_" in md
+    assert "assess" not in md  # the pipeline node's name is the code's, not the reader's
 
 
 def test_no_verdict_and_no_sources():
@@ -113,7 +114,7 @@ def test_step_markdown_from_node_updates():
     from agent.state import Query, Verdict
 
     update = as_json({"queries": [Query(text="Is X linked to Y?", kind="question")], "notes": ["few questions"]})
-    assert step_markdown("decompose", update) == "- (question) Is X linked to Y\\?\n\n_Note: few questions_"
+    assert step_markdown("decompose", update) == "- (question) Is X linked to Y\\?\n\n_Note: Few questions_"
     verdict = as_json(
         {
             "verdict": Verdict(
@@ -280,3 +281,30 @@ def test_papers_read_but_not_counted_are_listed_with_the_reason():
     assert "- _Starch \\<b\\>after\\<\\/b\\> bypass_ — Not about the claim" in listed  # a title is data, never HTML
     assert "- _Old study_\n" in listed + "\n" and listed.index("Starch") < listed.index("Old study")
     assert "**Read, not counted**" not in answer_markdown(RESULT)
+
+
+def test_notes_are_shown_without_the_name_of_the_node_that_added_them():
+    from agent.graph import NODE_NAMES
+    from ui.chat.render import NODES, note_line, note_text
+    from ui.shared.untrusted import md as md_escape
+
+    assert list(NODES) == NODE_NAMES  # a new node's notes lose their prefix too
+    assert note_text("assess: 2 retrieved abstract(s) had no sentence bearing on the claim") == (
+        "2 retrieved abstract(s) had no sentence bearing on the claim"
+    )
+    assert note_text("direction: 3 source(s) read do not count: not about the claim") == (
+        "3 source(s) read do not count: not about the claim"  # only the leading node name goes
+    )
+    assert note_text("correct: no sentence of the answer survived checking; the answer quotes the evidence instead") \
+        == "No sentence of the answer survived checking; the answer quotes the evidence instead"
+    # a note that does not start with a node's name keeps its words
+    assert note_text("LLM unavailable: timed out: this search used keywords (BM25) only") == (
+        "LLM unavailable: timed out: this search used keywords (BM25) only"
+    )
+    assert note_text("search round 2: the search so far found nothing") == (
+        "Search round 2: the search so far found nothing"
+    )
+    assert note_text("assessment: 1 paper") == "Assessment: 1 paper"  # a word that merely starts like a node's name
+    assert note_line("verify: <b>x</b>") == f"_Note: {md_escape('<b>x</b>')}_"  # still escaped
+    step = step_markdown("assess", {"notes": ["assess: 1 retrieved abstract(s) had no sentence bearing on the claim"]})
+    assert step.endswith("_Note: 1 retrieved abstract\\(s\\) had no sentence bearing on the claim_")

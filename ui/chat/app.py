@@ -27,6 +27,7 @@ from tools.files import storage_problem
 from tools.index import IndexMissingError
 from tools.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
+from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
 from ui.chat.notices import reading_notice
 from ui.chat.passage import PASSAGE_TAG, looks_like_passage, passage_actions, passage_turn
@@ -79,6 +80,18 @@ async def warm_up() -> None:
         return
     log.info("claimtrace is ready")
     preload(get_settings())
+
+
+@cl.set_chat_profiles
+async def chat_profiles(user: cl.User | None, language: str | None) -> list[cl.ChatProfile]:
+    """The one profile, whose icon and description the empty chat shows (ui.chat.first_screen)."""
+    return [PROFILE]
+
+
+@cl.set_starters
+async def starters(user: cl.User | None, language: str | None) -> list[cl.Starter]:
+    """The example claims under the description of an empty chat."""
+    return STARTERS
 
 
 @cl.on_chat_start

@@ -22,6 +22,11 @@ SECRET_FILE = "auth_secret"
 # Chainlit 2.12's login page shows the translation of auth.login.errors.<status text> of a refused sign-in: the
 # guard's 429 gets its message there
 LOGIN_ERRORS = {HTTPStatus.TOO_MANY_REQUESTS.phrase: TOO_MANY_TEXT}
+# the message box says what to send
+PLACEHOLDER = "Type a scientific claim, or paste a passage"
+# Chainlit writes "Using"/"Used" before a step's name; claimtrace's step names read alone ("Searching", "How this
+# was checked"), so both words are empty
+STEP_STATUS = {"using": "", "used": ""}
 
 
 def app_root(settings: Settings) -> Path:
@@ -48,13 +53,17 @@ def auth_secret(settings: Settings, root: Path) -> str:
 
 
 def write_translations(target: Path) -> None:
-    """Chainlit's translations with the login errors claimtrace adds (English in every language)."""
+    """Chainlit's translations with the login errors, the message box's placeholder and the step status words
+    claimtrace sets (English in every language)."""
     spec = importlib.util.find_spec("chainlit")  # found, not imported: the CLI stays quick
     assert spec is not None and spec.origin is not None
     target.mkdir(parents=True, exist_ok=True)
     for source in (Path(spec.origin).parent / "translations").glob("*.json"):
         strings = json.loads(source.read_text(encoding="utf-8"))
         strings.setdefault("auth", {}).setdefault("login", {}).setdefault("errors", {}).update(LOGIN_ERRORS)
+        chat = strings.setdefault("chat", {})
+        chat.setdefault("input", {})["placeholder"] = PLACEHOLDER
+        chat.setdefault("messages", {}).setdefault("status", {}).update(STEP_STATUS)
         (target / source.name).write_text(json.dumps(strings, ensure_ascii=False, indent=2), encoding="utf-8")
 
 

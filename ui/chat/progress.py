@@ -1,5 +1,7 @@
 """Live Chainlit steps for one check: a step opens when its pipeline node starts and closes with the node's update;
-the answer step streams the model's tokens. The verdict and its sources are shown as a message of their own the
+the answer step streams the model's tokens. The steps sit, with their timings, inside one parent step, "How this was
+checked", closed by default so that the verdict, the answer and its sources (messages of their own, outside it) come
+first on screen; a click opens it. The verdict and its sources are shown as a message of their own the
 moment the verdict is reached (marked provisional while the LLM reads which way each source points, or while its
 search questions are to come), and the message is removed when the final answer comes."""
 
@@ -17,6 +19,7 @@ from ui.shared.untrusted import md, md_more
 
 ORDER = [name for name, _ in PIPELINE]
 SECOND_PASS = " (searching again)"
+PARENT = "How this was checked"
 
 
 def following(node: str, update: dict[str, Any]) -> str | None:
@@ -50,7 +53,7 @@ class CheckProgress:
         self.streamed = ""  # the answer's tokens so far, as the model wrote them
 
     async def begin(self, claim: str) -> None:
-        self.parent = cl.Step(name="Checking the claim", type="run", default_open=True)
+        self.parent = cl.Step(name=PARENT, type="run", default_open=False)
         self.claim = claim
         self.parent.start = utc_now()
         await self.parent.send()

@@ -6,6 +6,7 @@ reasons and notes that quote them) goes through ui.shared.untrusted, so it shows
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agent.scoring import describe_reputation
@@ -30,6 +31,27 @@ def cite(text: str, citations: list[int]) -> str:
     end = text[-1] if text[-1:] in ".!?" else ""
     body = text[:-1] if end else text
     return f"{md(body)} [{', '.join(map(str, citations))}]{md(end)}"
+
+
+# A pipeline node starts the notes it adds with its own name (agent.graph.NODE_NAMES: "assess: 2 retrieved ...",
+# "direction: ..."), which other code reads; the chat shows the note without it.
+NODES = (
+    "claim_queries", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict", "direction",
+    "decompose", "reformulate", "answer", "verify", "correct",
+)  # fmt: skip
+NODE_PREFIX = re.compile(rf"^(?:{'|'.join(NODES)}): ")
+
+
+def note_text(note: str) -> str:
+    """A note in a reader's words: without the name of the pipeline node that added it, starting with a capital.
+    Plain text; the caller escapes it."""
+    text = NODE_PREFIX.sub("", note, count=1)
+    return text[:1].upper() + text[1:]
+
+
+def note_line(note: str) -> str:
+    """A note as the chat shows it under an answer or a step."""
+    return f"_Note: {md(note_text(note))}_"
 
 
 ORIGINAL = "Original answer"  # the side panel with the answer before self-correction
@@ -220,7 +242,7 @@ def answer_markdown(result: dict[str, Any]) -> str:
         parts.append("**Sources**\n" + papers_lines(result["sources"]))
     if result.get("silent"):
         parts.append(read_not_counted(result["silent"]))
-    parts.extend(f"_Note: {md(note)}_" for note in result.get("notes", []))
+    parts.extend(note_line(note) for note in result.get("notes", []))
     return "\n\n".join(parts)
 
 

@@ -65,27 +65,29 @@ def turn_deps(deps: Deps, chat_settings: dict[str, Any] | None) -> Deps:
     )
 
 
-async def send_widget(settings: Settings) -> None:
-    """Show the search settings in the chat; a resumed thread keeps the choices it had."""
-    kept = cl.user_session.get("chat_settings") or {}
+def widgets(settings: Settings, kept: dict[str, Any]) -> list[InputWidget]:
+    """The search settings, each with a one-line description (docs/ui.md says more), set to the choices in `kept`
+    (a chat's settings so far) where it has them."""
     current = kept.get(WIDGET_ID)
     values = [v for v in current if v in SOURCE_NAMES] if isinstance(current, list) else []
-    widgets: list[InputWidget] = [
+    return [
         MultiSelect(
             id=WIDGET_ID,
             label="Sources to search",
             items={LABELS[n]: n for n in SOURCE_NAMES},
             initial=values or initial(settings),
-            description="Local index, your own documents (`claimtrace add`) and live literature services; unreachable "
-            "ones are skipped with a note.",
+            description="Where to look: the local index, your library and live literature services.",
         ),
         Switch(
             id=AGAIN_ID,
             label="Search again when the evidence is thin",
             initial=rounds(kept.get(AGAIN_ID), settings) > 0,
-            description="The LLM reformulates the search once when no source bears on the claim with confidence, "
-            "or one source alone does. Slower (about 9 s with the built-in model), and with the built-in model it "
-            "mostly adds sources on the topic rather than on the claim.",
+            description="When no source or only one bears on the claim with confidence, the LLM searches again once "
+            "(slower).",
         ),
     ]
-    await cl.ChatSettings(widgets).send()
+
+
+async def send_widget(settings: Settings) -> None:
+    """Show the search settings in the chat; a resumed thread keeps the choices it had."""
+    await cl.ChatSettings(widgets(settings, cl.user_session.get("chat_settings") or {})).send()

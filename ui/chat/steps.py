@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ui.chat.render import cite, verdict_details
+from ui.chat.render import cite, note_line, verdict_details
 from ui.shared.untrusted import md
 
 Update = dict[str, Any]
@@ -153,5 +153,5 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
 def step_markdown(node: str, update: Update) -> str:
     """What the step of `node` shows; notes the node added are appended."""
     body = RENDERERS[node](update) if node in RENDERERS else ""
-    notes = "\n".join(f"_Note: {md(n)}_" for n in update.get("notes", []))
+    notes = "\n".join(note_line(n) for n in update.get("notes", []))
     return "\n\n".join(p for p in (body, notes) if p)
