@@ -11,16 +11,24 @@ reading), for the readers. The committed set (``evals/bearing_set/labels.jsonl``
 labels and each reader's reason: the abstracts stay in ../shared/data.
 
 ``report`` joins the labels with the replay and reports, per label, the share of papers that count: past the gate
-with a label other than "No Evidence" (the verdict's own abstention aside). "Today" is the judge before the LLM read
-bearing (the verifier's gate at 0.225 and the direction's Platt scaling of agent/judge_calibration.json at commit
-8347942), applied to the replay's readings; "shipped" is agent/judge_calibration.json.
+with a label other than "No Evidence" (the verdict's own abstention aside), under three judges:
+
+* "verifier's gate": the judge before the LLM read bearing (the verifier's gate at 0.225 and the direction's Platt
+  scaling of agent/judge_calibration.json at commit 8347942), on the replay of commit 93d0343 (sentences
+  shortlisted by similarity to the claim);
+* "LLM gate, similarity": the gate that reads the claim as fitted at 93d0343, on that replay;
+* "shipped": agent/judge_calibration.json on today's replay (sentences picked by the rationale selector).
+
+The earlier replay and calibration are read from git, so the report needs the repository's history.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -54,6 +62,17 @@ def batches(claims: int, out: Path, parts: int = 4) -> None:
     print(f"{len(pairs)} pairs in {parts} files under {out}")
 
 
+SIMILARITY_COMMIT = "93d0343"  # the last commit whose replay and gate read the similarity shortlist
+
+
+def at_commit(commit: str, path: Path) -> str:
+    """The text of ``path`` (in this repository) at ``commit``."""
+    rel = path.resolve().relative_to(REPO_ROOT)
+    return subprocess.run(
+        ["git", "show", f"{commit}:{rel.as_posix()}"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout
+
+
 def counts_today(d: Mapping[str, Any]) -> bool:
     from agent.judge import JudgeCalibration
 
@@ -63,10 +82,10 @@ def counts_today(d: Mapping[str, Any]) -> bool:
     )
 
 
-def counts_shipped(d: Mapping[str, Any]) -> bool:
+def counts_shipped(d: Mapping[str, Any], calibration: Path | None = None) -> bool:
     from agent.judge import load_calibration
 
-    cal = load_calibration()
+    cal = load_calibration(calibration) if calibration else load_calibration()
     if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
         return False
     return cal.passes(cal.bearing(d["bearing"], d["llm_p_bears"])) and cal.stance(d["llm_p_claim"]).label != (
@@ -90,12 +109,22 @@ def cohen_kappa(a: list[str], b: list[str]) -> float:
 def report(out: Path, argv: list[str] | None) -> None:
     labels = [json.loads(line) for line in LABELS.read_text().splitlines()]
     replay = {f"{r['claim']}:{d['doc_id']}": d for r in read_replay(REPLAY) for d in r["docs"]}
-    rows = []
-    for lab in labels:
-        d = replay[lab["pair"]]
-        final = final_label(lab["labels"])
-        rows.append({"pair": lab["pair"], "label": final, "gold": d["gold"] is not None,
-                     "today": counts_today(d), "shipped": counts_shipped(d)})
+    earlier = {
+        f"{r['claim']}:{d['doc_id']}": d
+        for line in at_commit(SIMILARITY_COMMIT, REPLAY).splitlines()
+        for r in [json.loads(line)]
+        for d in r["docs"]
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        calibration = Path(tmp) / "judge_calibration.json"
+        calibration.write_text(at_commit(SIMILARITY_COMMIT, REPO_ROOT / "agent" / "judge_calibration.json"))
+        rows = []
+        for lab in labels:
+            d = replay[lab["pair"]]
+            rows.append({"pair": lab["pair"], "label": final_label(lab["labels"]), "gold": d["gold"] is not None,
+                         "today": counts_today(earlier[lab["pair"]]),
+                         "similarity": counts_shipped(earlier[lab["pair"]], calibration),
+                         "shipped": counts_shipped(d)})
     res: dict[str, Any] = experiment_header("evals.studies.bearing_set", argv, "heldout train", [])
     res["pairs"] = len(rows)
     res["claims"] = len({r["pair"].split(":")[0] for r in rows})
@@ -110,9 +139,10 @@ def report(out: Path, argv: list[str] | None) -> None:
             "pairs": len(of),
             "scifact_gold": sum(r["gold"] for r in of),
             "count_today": sum(r["today"] for r in of),
+            "count_similarity": sum(r["similarity"] for r in of),
             "count_shipped": sum(r["shipped"] for r in of),
         }
-    counted = {k: [r for r in rows if r[k]] for k in ("today", "shipped")}
+    counted = {k: [r for r in rows if r[k]] for k in ("today", "similarity", "shipped")}
     res["off_topic_among_counted"] = {
         k: round(sum(r["label"] == "no" for r in v) / len(v), 4) if v else None for k, v in counted.items()
     }
@@ -134,16 +164,20 @@ def markdown(res: Mapping[str, Any]) -> str:
         f"{res['readers_agree']} of the pairs (Cohen's kappa {res['kappa']}); where they differ the weaker label "
         "stands. A paper counts when it passes the gate with a label other than No Evidence.",
         "",
-        "| label | pairs | SciFact gold | count today | count shipped |",
-        "|---|---:|---:|---:|---:|",
+        "| label | pairs | SciFact gold | count: verifier's gate | count: LLM gate, similarity | count: shipped |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for name, v in res["by_label"].items():
         lines.append(
             f"| {name} | {v['pairs']} | {v['scifact_gold']} | {share(v['count_today'], v['pairs'])} | "
-            f"{share(v['count_shipped'], v['pairs'])} |"
+            f"{share(v['count_similarity'], v['pairs'])} | {share(v['count_shipped'], v['pairs'])} |"
         )
     off = res["off_topic_among_counted"]
-    lines += ["", f"Off-topic (\"no\") among the papers that count: today {off['today']}, shipped {off['shipped']}."]
+    lines += [
+        "",
+        f"Off-topic (\"no\") among the papers that count: verifier's gate {off['today']}, LLM gate on the similarity "
+        f"shortlist {off['similarity']}, shipped {off['shipped']}.",
+    ]
     return "\n".join(lines)
 
 
