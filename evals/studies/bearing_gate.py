@@ -46,10 +46,20 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
 
     pairs = opposite_pairs(claims)
     labelled = not_gold = wrong_side = 0
+    by_judge: dict[str, dict[str, int]] = {}
+    right_in: dict[int, list[int]] = {}  # per claim: [labelled, right]
     by_side = {side_: {"gold": 0, "right": 0, "predicted": 0} for side_ in ("SUPPORT", "CONTRADICT")}
     for cid, rec in records.items():
+        judged_by = {a["doc_id"]: a.get("judged_by", "?") for a in rec["result"].get("assessments", [])}
         for doc, pred in rec["predictions"].items():
             labelled += 1
+            right = gold.get(cid, {}).get(doc) == pred["label"]
+            tally = by_judge.setdefault(judged_by.get(doc, "?"), {"labelled": 0, "right": 0})
+            tally["labelled"] += 1
+            tally["right"] += right
+            claim_tally = right_in.setdefault(cid, [0, 0])
+            claim_tally[0] += 1
+            claim_tally[1] += right
             by_side[pred["label"]]["predicted"] += 1
             if doc not in gold.get(cid, {}):
                 not_gold += 1
@@ -78,6 +88,9 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
                                       if any("DIRECTION_SECONDS" in n for n in r["result"].get("notes", []))),
         "llm_unavailable_notes": sum(1 for n in notes if "LLM is unavailable" in n),
         "labelled": labelled,
+        "by_judge": by_judge,
+        "read_whole": sorted(cid for cid, r in records.items() if not r["result"]["verdict"].get("unread")),
+        "right_by_claim": {str(cid): v for cid, v in right_in.items()},
         "by_side": by_side,
         "labelled_not_gold": not_gold,
         "gold_wrong_side": wrong_side,
@@ -88,6 +101,10 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
 
 def side_cell(s: Mapping[str, int]) -> str:
     return f"{s['right']} / {s['predicted']}; {s['right'] / s['gold']:.3f} of {s['gold']}" if s["gold"] else "-"
+
+
+def judge_cell(t: Mapping[str, int] | None) -> str:
+    return f"{t['right']} / {t['labelled']} ({t['right'] / t['labelled']:.3f})" if t and t["labelled"] else "0 / 0"
 
 
 def cell(value: Any) -> str:
@@ -115,12 +132,16 @@ def markdown(res: Mapping[str, Any]) -> str:
         ("seconds per claim, p95", lambda r: r["seconds_p95"]),
         ("LLM calls per claim", lambda r: r["llm_calls_per_claim"]),
         ("claims whose LLM time ran out", lambda r: r["claims_out_of_llm_time"]),
+        ("labels the LLM read: right / given", lambda r: judge_cell(r["by_judge"].get("verifier+llm"))),
+        ("labels the verifier gave alone: right / given", lambda r: judge_cell(r["by_judge"].get("verifier"))),
+        (f"labels on the {len(res['read_whole_in_all'])} claims every run read whole: right / given",
+         lambda r: judge_cell(r["on_read_whole"])),
     ]
     lines = [
         "# Only papers about the claim count — SciFact dev, all 300 claims, judgement only",
         "",
         f"`{res['command']}` — {res['date']}. Each run: `claimtrace eval scifact --split dev --judgement-only`, the "
-        "product's default settings, one after the other on the same machine "
+        f"product's default settings, {res.get('when') or 'one after the other on the same machine'} "
         f"({res['machine']}). Commits: " + ", ".join(f"{n} {runs[n]['git_commit'][:10]}" for n in names) + ".",
         "",
         "| | " + " | ".join(names) + " |",
@@ -138,15 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", action="append", required=True, help="NAME=FOLDER of a judgement-only dev run")
     p.add_argument("--machine", default="", help="the machine both runs were made on, in words")
+    p.add_argument("--when", default="", help="when the runs were made, if not one after the other")
     p.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
     args = p.parse_args(argv)
     claims = [json.loads(line) for line in (DATA_DIR / "claims_dev.jsonl").read_text().splitlines()]
     res: dict[str, Any] = experiment_header("evals.studies.bearing_gate", argv, "dev", claims)
     res["machine"] = args.machine
+    res["when"] = args.when
     res["runs"] = {}
     for spec in args.run:
         name, _, folder = spec.partition("=")
         res["runs"][name] = summarise(Path(folder), claims)
+    # the claims whose papers the LLM read to the end in every run: the judges compared without the time limit
+    whole = set.intersection(*(set(r["read_whole"]) for r in res["runs"].values()))
+    res["read_whole_in_all"] = sorted(whole)
+    for r in res["runs"].values():
+        tallies = [v for cid, v in r["right_by_claim"].items() if int(cid) in whole]
+        r["on_read_whole"] = {"labelled": sum(v[0] for v in tallies), "right": sum(v[1] for v in tallies)}
     write_experiment(args.out, "bearing_gate", res, markdown)
     return 0
 
