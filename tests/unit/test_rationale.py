@@ -85,3 +85,29 @@ def test_a_paper_shows_its_likeliest_sentence_and_a_second_only_when_it_reaches_
     weak = [_pair(0, -3.0, 0.9), _pair(4, -1.0, 0.8)]
     # the first is always shown, however weak; a second below second_min is not
     assert [ev.sentence_index for ev, _ in assess.shown(weak, 2)] == [4]
+
+
+def test_the_shortlist_score_reaches_the_pick_through_the_graph(make_deps, monkeypatch):
+    """select_evidence scores each candidate and assess's pick reads that score, in a real run of the claim graph."""
+    from agent.service import run_claim
+    from tests.conftest import decompose_rule, direction_rules
+
+    seen: list[float | None] = []
+
+    class Recording(RationaleSelector):
+        def p_rationale(self, shortlist_score, p_supports, p_contradicts, p_nei):  # type: ignore[no-untyped-def]
+            seen.append(shortlist_score)
+            return super().p_rationale(shortlist_score, p_supports, p_contradicts, p_nei)
+
+    shipped = get_selector()
+    monkeypatch.setattr(assess, "get_selector", lambda: Recording(shipped.shortlist_weights, shipped.pick_weights))
+    deps = make_deps(
+        [
+            decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
+            *direction_rules("The MMR vaccine causes autism.", supports=False),
+            {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."},
+        ],
+        verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"},
+    )
+    run_claim("The MMR vaccine causes autism.", deps)
+    assert seen and all(isinstance(s, float) for s in seen)
