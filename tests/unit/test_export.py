@@ -112,6 +112,23 @@ def test_markdown_report_structure():
     assert not any("javascript" in h for h in hrefs)
 
 
+def test_markdown_report_lists_the_papers_read_when_none_counts():
+    """A check where no paper counts still says which papers were read and why each does not count."""
+    result = hostile_result().model_copy(
+        update={
+            "sources": [],
+            "assessments": [],
+            "silent": [SilentSource(doc_id="d9", title="Statins and cancer", reputation=0.6,
+                                    reason="Not about the claim: the LLM reads no finding on it here")],
+        }
+    )
+    text = export_text(result, "md")
+    assert "No source bears on the claim." in text
+    headings = [t for t in tokens(text) if t.type == "inline"]
+    assert any(h.content == "Read, not counted" for h in headings)
+    assert "Statins and cancer (weight 0.60): Not about the claim" in text
+
+
 def test_markdown_report_shows_untrusted_text_literally():
     result = hostile_result()
     markdown = export_text(result, "md")

@@ -135,8 +135,14 @@ def _design(src: Source) -> str:
 
 
 def _sources(result: CheckResult) -> str:
+    # the papers read that do not count, with why: listed whether or not any paper counts
+    silent = [
+        f"- {md(s.title)} (weight {s.reputation:.2f})" + (f": {md(s.reason)}" if s.reason else "")
+        for s in result.silent
+    ]
+    tail = "\n\n### Read, not counted\n\n" + "\n".join(silent) if silent else ""
     if not result.sources:
-        return "## Sources\n\nNo source bears on the claim."
+        return "## Sources\n\nNo source bears on the claim." + tail
     head = "| " + " | ".join(SOURCE_COLUMNS) + " |\n|" + "---|" * len(SOURCE_COLUMNS)
     papers = by_paper(result.sources, lambda s: s.n)  # one number per paper, its evidence sentences under it
     rows = [
@@ -146,11 +152,6 @@ def _sources(result: CheckResult) -> str:
     ]
     explanations = {a.doc_id: a.explanation for a in result.assessments}
     details = [_source_detail(p, explanations.get(p[0].doc_id, "")) for p in papers]
-    silent = [
-        f"- {md(s.title)} (weight {s.reputation:.2f})" + (f": {md(s.reason)}" if s.reason else "")
-        for s in result.silent
-    ]
-    tail = "\n\n### Read, not counted\n\n" + "\n".join(silent) if silent else ""
     return "## Sources\n\n" + head + "\n" + "\n".join(rows) + "\n\n" + "\n\n".join(details) + tail
 
 
