@@ -38,11 +38,11 @@ from agent.scoring import grade
 CALIBRATION_FILE = Path(__file__).with_name("judge_calibration.json")
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
 
 
-def _logit(p: float) -> float:
+def logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
 
@@ -75,12 +75,12 @@ class JudgeCalibration:
     def verifier_bearing(self, strongest: float) -> float:
         """P(the abstract bears on the claim) from its strongest sentence's 1 - P(nei) alone."""
         a0, a1 = self.verifier_gate
-        return round(_sigmoid(a0 + a1 * _logit(strongest)), 4)
+        return round(sigmoid(a0 + a1 * logit(strongest)), 4)
 
     def bearing(self, strongest: float, llm_p_bears: float) -> float:
         """P(the abstract bears on the claim) from its strongest sentence's 1 - P(nei) and the LLM's P(Yes)."""
         b0, b1, b2 = self.gate_weights
-        return round(_sigmoid(b0 + b1 * _logit(strongest) + b2 * _logit(llm_p_bears)), 4)
+        return round(sigmoid(b0 + b1 * logit(strongest) + b2 * logit(llm_p_bears)), 4)
 
     def passes(self, bearing: float) -> bool:
         return bearing >= self.gate_threshold
@@ -94,7 +94,7 @@ class JudgeCalibration:
     def direction(self, llm_p_claim: float) -> float:
         """P(claim) from the LLM's choice between the claim and its opposite, calibrated."""
         c0, c1 = self.direction_weights
-        return round(_sigmoid(c0 + c1 * _logit(llm_p_claim)), 4)
+        return round(sigmoid(c0 + c1 * logit(llm_p_claim)), 4)
 
     def stance(self, llm_p_claim: float) -> Stance:
         """The label of an abstract that passed the gate, from the LLM's reading of its direction."""

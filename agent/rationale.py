@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from agent.judge import logit, sigmoid
+
 SELECTOR_FILE = Path(__file__).with_name("rationale_selector.json")
 
 FEATURES = (
@@ -99,15 +101,6 @@ def sentence_features(
     return rows
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
-def _sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
-
-
 @dataclass(frozen=True)
 class RationaleSelector:
     # (intercept, one weight per FEATURES entry); empty: the similarity ranking
@@ -146,9 +139,15 @@ class RationaleSelector:
         if not self.pick_weights or shortlist_score is None:
             return 1.0 - p_nei
         w0, w_short, w_bears, w_lean = self.pick_weights
-        return _sigmoid(
-            w0 + w_short * shortlist_score + w_bears * _logit(1.0 - p_nei) + w_lean * abs(p_supports - p_contradicts)
+        return sigmoid(
+            w0 + w_short * shortlist_score + w_bears * logit(1.0 - p_nei) + w_lean * abs(p_supports - p_contradicts)
         )
+
+    def shown(self, probs: Sequence[float], n: int) -> list[int]:
+        """Which of the shortlisted sentences (positions into ``probs``, their P(rationale)) a paper shows, likeliest
+        first: the likeliest always, the next ones while they reach ``second_min``, ``n`` at most."""
+        order = sorted(range(len(probs)), key=lambda k: -probs[k])[:n]
+        return [k for j, k in enumerate(order) if j == 0 or probs[k] >= self.second_min]
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> RationaleSelector:

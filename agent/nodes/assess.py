@@ -63,14 +63,8 @@ def shown(pairs: list[tuple[Evidence, VerifierResult]], n: int) -> list[tuple[Ev
     selector's pick, agent.rationale): its likeliest sentence, and the next ones while they reach the selector's
     ``second_min``."""
     selector = get_selector()
-    scored = sorted(
-        (
-            (selector.p_rationale(ev.shortlist_score, r.p_supports, r.p_contradicts, r.p_nei), (ev, r))
-            for ev, r in pairs
-        ),
-        key=lambda t: -t[0],
-    )
-    return [pair for k, (p, pair) in enumerate(scored[:n]) if k == 0 or p >= selector.second_min]
+    probs = [selector.p_rationale(ev.shortlist_score, r.p_supports, r.p_contradicts, r.p_nei) for ev, r in pairs]
+    return [pairs[k] for k in selector.shown(probs, n)]
 
 
 def premise(ev: Evidence) -> str:

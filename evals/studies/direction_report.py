@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from agent.judge import logit
 from evals.experiments import git_commit
 from evals.scifact.records import PREDICTIONS_SUFFIX, replay_records
 from evals.training.direction_data import Cache, bare, direction_rows
-from evals.training.judge_calibration import apply, direction_features, fit_logistic, logit
+from evals.training.judge_calibration import apply, direction_features, fit_logistic
 from evals.training.train import metrics
 
 NEI = 2

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agent.judge import logit
 from evals.experiments import git_commit
 from evals.training.bearing_replay import REPLAY, read_replay
 
@@ -45,16 +46,11 @@ OUT = REPO / "agent" / "judge_calibration.json"
 FLOOR_KEEPS = 0.97  # the share of held-out evidence abstracts the LLM must still be asked about
 
 
-def logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
-    """(intercept, weights...) of an L2-regularised logistic regression (C=10)."""
+def fit_logistic(x: np.ndarray, y: np.ndarray, c: float = 10.0) -> tuple[float, ...]:
+    """(intercept, weights...) of an L2-regularised logistic regression (inverse strength ``c``)."""
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=10.0).fit(x, y)
+    model = LogisticRegression(C=c, max_iter=5000).fit(x, y)
     return (float(model.intercept_[0]), *(float(w) for w in model.coef_[0]))
 
 

@@ -30,8 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from agent.judge import logit
 from evals.experiments import git_commit
 from evals.training.data import Claim, Doc, load_data, split_heldout
+from evals.training.judge_calibration import fit_logistic
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO.parent / "shared" / "data" / "scifact"
@@ -76,14 +78,6 @@ def reads(claims: Sequence[Claim], corpus: dict[int, Doc], deps: Any, with_verif
     return out
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
-    """(intercept, weights...) of an L2-regularised logistic regression (C=1)."""
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression(C=1.0, max_iter=5000).fit(x, y)
-    return (float(model.intercept_[0]), *(float(w) for w in model.coef_[0]))
-
-
 def shortlist_data(rows: Sequence[Read], min_chars: int) -> tuple[np.ndarray, np.ndarray]:
     from agent.rationale import sentence_features
 
@@ -104,8 +98,8 @@ def selector_shown(selector: Any, k: int, n: int, min_chars: int) -> Shown:
 
     def shown(r: Read) -> list[int]:
         shortlist = selector.shortlist(r.claim, r.sentences, r.sims, k, min_chars)
-        scored = sorted(((selector.p_rationale(score, *r.verifier[i]), i) for i, score in shortlist), reverse=True)
-        return [i for j, (p, i) in enumerate(scored[:n]) if j == 0 or p >= selector.second_min]
+        probs = [selector.p_rationale(score, *r.verifier[i]) for i, score in shortlist]
+        return [shortlist[j][0] for j in selector.shown(probs, n)]
 
     return shown
 
@@ -167,16 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     dev_rows = reads(dev, corpus, deps, with_verifier=True)
 
     x, y = shortlist_data(fit_rows, min_chars)
-    shortlist = fit_logistic(x, y)
+    shortlist = fit_logistic(x, y, c=1.0)
     with_shortlist = RationaleSelector(shortlist_weights=shortlist)
     px, py = [], []
     for r in held_rows:
         gold = {i for s in r.gold_sets for i in s}
         for i, score in with_shortlist.shortlist(r.claim, r.sentences, r.sims, k, min_chars):
             ps, pc, pn = r.verifier[i]
-            px.append([score, float(np.log(max(1 - pn, 1e-4) / max(pn, 1e-4))), abs(ps - pc)])
+            px.append([score, logit(1.0 - pn), abs(ps - pc)])
             py.append(int(i in gold))
-    pick = fit_logistic(np.array(px), np.array(py))
+    pick = fit_logistic(np.array(px), np.array(py), c=1.0)
     trials = []
     for t in [round(float(t), 2) for t in np.linspace(0.0, 0.9, 19)]:
         sel = RationaleSelector(shortlist, pick, t)
