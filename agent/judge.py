@@ -3,10 +3,12 @@ together) and which way (the LLM's choice between the claim and its opposite, ag
 probability, and the 7-grade label they make together.
 
 * The verifier's gate: P(the abstract bears on the claim) from the verifier's strongest sentence of the abstract
-  (1 - P(nei), as a logit), by logistic regression. It decides alone when the LLM did not read the abstract (down,
-  or its time ran out), at ``verifier_threshold``: the full gate's precision when the verifier alone reaches it, else
-  its own best F1 (it does not reach it: the verdict then says it is provisional); and it screens
-  what the LLM is asked: below ``ask_floor`` the abstract does not bear and the LLM is not asked.
+  (1 - P(nei), as a logit), by logistic regression. It decides alone with JUDGE_DIRECTION=verifier, at
+  ``verifier_threshold`` (the full gate's precision when the verifier alone reaches it, else its own best F1). It
+  stands in for the LLM on an abstract the LLM did not read (down, or its time ran out) only when it reaches the
+  full gate's precision (``verifier_stands_in``); otherwise such an abstract is listed as not read, never counted,
+  and the verdict says it is provisional. It also screens what the LLM is asked: below ``ask_floor`` the abstract
+  does not bear and the LLM is not asked.
 * The gate: P(the abstract bears on the claim) from the verifier's strongest sentence and the LLM's P(Yes) to "does
   the evidence report a finding on whether the claim is true?", by logistic regression on both logits. The verifier
   reads shared topic as bearing; the LLM reads the claim as a question. Below ``gate_threshold`` (chosen for a
@@ -63,7 +65,10 @@ class Stance:
 class JudgeCalibration:
     # the verifier's gate: intercept, weight of logit(strongest sentence's 1 - P(nei))
     verifier_gate: tuple[float, float] = (0.0, 1.0)
-    verifier_threshold: float = 0.5  # what counts when the LLM did not read the abstract
+    verifier_threshold: float = 0.5  # what the verifier's gate passes when it decides alone
+    # whether the verifier alone stands in for the LLM on an abstract the LLM did not read (down, or out of time):
+    # only when at ``verifier_threshold`` it reaches the full gate's held-out precision
+    verifier_stands_in: bool = True
     ask_floor: float = 0.0  # below this verifier P(bears) the LLM is not asked: the abstract does not bear
     # the gate: intercept, weight of logit(strongest sentence's 1 - P(nei)), weight of logit(the LLM's P(Yes))
     gate_weights: tuple[float, float, float] = (0.0, 1.0, 1.0)
@@ -112,6 +117,7 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
     return JudgeCalibration(
         verifier_gate=tuple(raw["verifier_gate"]),
         verifier_threshold=float(raw["verifier_threshold"]),
+        verifier_stands_in=bool(raw["verifier_stands_in"]),
         ask_floor=float(raw["ask_floor"]),
         gate_weights=tuple(raw["gate_weights"]),
         gate_threshold=float(raw["gate_threshold"]),

@@ -32,8 +32,8 @@ class JudgeSettings(SettingsGroup):
     # the evidence gate (agent.judge): an abstract counts only when its calibrated P(bears) reaches the threshold
     # fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
     gate: bool = Field(True, validation_alias="EVIDENCE_GATE")
-    # seconds of LLM time the direction may take per check; sources left when they run out keep the verifier's
-    # reading, with a note
+    # seconds of LLM time the direction may take per check; sources left when they run out are listed as not read,
+    # with the verifier's reading, and do not count (a note and a provisional verdict say so)
     direction_seconds: float = Field(8.0, gt=0)
     # an answer sentence the verifier passes is asked of the LLM too (agent/sentence_judge.py): below this P(the cited
     # papers support the sentence rather than its opposite) it is not supported (0 = not asked); the seconds the

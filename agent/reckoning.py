@@ -33,14 +33,29 @@ def sides(v: Verdict) -> str:
     return f"{support} and {against}{neither}"
 
 
-def verdict_statement(v: Verdict, min_confidence: float, read: int) -> str:
+def verdict_statement(v: Verdict, min_confidence: float, read: int, unread_listed: int = 0) -> str:
     """The verdict and its basis in one or two plain sentences: the label, its confidence, the papers on each side
     and those read that bear on neither; for "Cannot decide", the leaning and the confidence against the threshold;
-    for "Not enough evidence", what was read and why it does not settle the claim; and a warning when every paper
-    counted has a weak design. ``read``: the abstracts read (labelled and silent)."""
+    for "Not enough evidence", what was read and why it does not settle the claim; a warning when every paper
+    counted has a weak design; and, when the LLM did not read some papers, that the verdict is provisional.
+    ``read``: the abstracts read (labelled and silent); ``unread_listed``: those of them the LLM did not read and
+    that are listed, not counted."""
     if v.label == NOT_ENOUGH:
         if read == 0:
             return "Not enough evidence: the search found no paper that addresses the claim."
+        if unread_listed:
+            rest = read - unread_listed
+            others = (
+                f", and none of the other {papers(rest)} states a finding for or against the claim clearly enough "
+                "to count"
+                if rest
+                else ""
+            )
+            return (
+                f"Not enough evidence so far (provisional): the LLM did not read {papers(unread_listed)} of the "
+                f"{read} found, so {'it is' if unread_listed == 1 else 'they are'} listed, not counted{others}. "
+                "Checking again may settle it."
+            )
         return (
             f"Not enough evidence: {papers(read)} {'was' if read == 1 else 'were'} read, and none of them states a "
             "finding for or against the claim clearly enough to count, so they do not settle it."
@@ -61,11 +76,17 @@ def verdict_statement(v: Verdict, min_confidence: float, read: int) -> str:
     if v.weak_designs:
         names = listing([DESIGN_PLURALS.get(d, d) for d in v.weak_designs])
         text += f" Every paper it counts is one of the {names}, so it rests on indirect evidence."
-    if v.unread:
-        they = "it counts" if v.unread == 1 else "they count"
+    on_verifier = v.unread - unread_listed
+    if on_verifier:
+        they = "it counts" if on_verifier == 1 else "they count"
         text += (
-            f" Provisional: the LLM did not read {papers(v.unread)} it counts, so {they} on the verifier's "
+            f" Provisional: the LLM did not read {papers(on_verifier)} it counts, so {they} on the verifier's "
             "reading alone."
+        )
+    if unread_listed:
+        text += (
+            f" Provisional: the LLM did not read {papers(unread_listed)} more, so "
+            f"{'it is' if unread_listed == 1 else 'they are'} listed, not counted."
         )
     return text
 
@@ -154,7 +175,9 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
     )
     return {
         "kind": "why",
-        "summary": verdict_statement(v, min_confidence, len(result.assessments) + len(result.silent)),
+        "summary": verdict_statement(
+            v, min_confidence, len(result.assessments) + len(result.silent), sum(s.unread for s in result.silent)
+        ),
         "counted": rows,
         "rule": rule,
         "confidence": sure,

@@ -103,6 +103,7 @@ class SilentSource(BaseModel):
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
     bearing: float | None = None  # the gate's P(the abstract bears on the claim), when a gate read it
     reason: str = ""  # why it does not count, in a reader's words
+    unread: bool = False  # the LLM did not read it (down, or out of time): the verdict is provisional
 
 
 class Attribution(BaseModel):
@@ -157,8 +158,8 @@ class Verdict(BaseModel):
     # each source's direction, or its search questions)
     provisional: bool = False
     awaiting: Literal["direction", "questions"] | None = None
-    # sources it counts on the verifier's reading alone because the LLM did not read them (down, or its time ran
-    # out): a verdict that says so is provisional however final the check
+    # sources the LLM did not read (down, or its time ran out), counted on the verifier's reading alone or listed
+    # as not read (SilentSource.unread): a verdict that says so is provisional however final the check
     unread: int = 0
 
     def describe(self) -> str:

@@ -42,7 +42,8 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     verdict = state.get("verdict")
     assessments = state.get("assessments", [])
     read = len(assessments) + state.get("silent_sources", 0)
-    summary = verdict_statement(verdict, settings.judge.min_confidence, read) if verdict else ""
+    unread = sum(1 for s in state.get("silent", []) if s.unread)
+    summary = verdict_statement(verdict, settings.judge.min_confidence, read, unread) if verdict else ""
     evidence = bearing_evidence(state.get("evidence", []), assessments)
     if not evidence:
         text = summary or prompts.load("answer_no_evidence")

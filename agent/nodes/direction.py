@@ -7,8 +7,9 @@ one past it gets the two-part judge's label (the grade of its calibrated directi
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
 about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out, the sources not
-yet read keep the verifier's reading and its gate decides alone (agent.judge: ``verifier_threshold``); the
-verdict then counts them as unread and says it is provisional. With JUDGE_DIRECTION=verifier the node does nothing.
+yet read are listed as read and not counted, with the verifier's reading and the reason, unless the verifier alone
+reaches the gate's precision (agent.judge: ``verifier_stands_in``; on SciFact it does not); the verdict then says it
+is provisional. A later search round reads them again. With JUDGE_DIRECTION=verifier the node does nothing.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceA
     )
 
 
-def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str) -> SilentSource:
-    """An assessed source that does not count after all: read, and why not."""
+def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str, unread: bool = False) -> SilentSource:
+    """An assessed source that does not count after all: read (by the verifier only, when ``unread``), and why
+    not."""
     return SilentSource(
         doc_id=a.doc_id,
         title=title,
@@ -59,20 +61,24 @@ def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str) -> S
         reputation_inputs=a.reputation_inputs,
         bearing=bearing,
         reason=reason,
+        unread=unread,
     )
 
 
 def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: str) -> SourceAssessment | SilentSource:
-    """A source the LLM did not read: the verifier's label when its gate passes it alone, else set aside."""
+    """A source the LLM did not read: the verifier's label where the verifier alone stands in for the LLM and its
+    gate passes the source, else listed as not read, with what the verifier reads, and not counted."""
     bearing = a.bearing if a.bearing is not None else 1.0
-    if cal.verifier_passes(bearing):
+    if cal.verifier_stands_in and cal.verifier_passes(bearing):
         return a
+    leaning = "supporting the claim" if a.score > 0 else "against the claim" if a.score < 0 else "on neither side"
     return set_aside(
         a,
         title,
         bearing,
-        f"Not read by the LLM ({why}), and the verifier alone does not count it "
-        f"(P(about the claim) {bearing:.2f} < {cal.verifier_threshold:.2f}).",
+        f"Not read by the LLM: {why}. The verifier alone is not trusted to count it (it reads the paper as "
+        f"{leaning}, P(about the claim) {bearing:.2f}).",
+        unread=True,
     )
 
 
@@ -140,23 +146,30 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         except LLMUnavailableError as e:
             error = str(e)
         left += 1
-        why = "the LLM is unavailable" if error else f"its time, DIRECTION_SECONDS={judge.direction_seconds:g}, ran out"
+        why = (
+            "it was unavailable"
+            if error
+            else f"the time allowed for its reading (DIRECTION_SECONDS, {judge.direction_seconds:g} s) ran out "
+            "before it reached this paper"
+        )
         kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
         if isinstance(kept, SilentSource):
             aside.append(kept)
         else:
             judged.append(kept)
     notes: list[str] = []
+    fate = "keep the verifier's reading" if cal.verifier_stands_in else "are listed as not read, not counted"
     if error:
-        notes.append(f"direction: the LLM is unavailable ({error}); {left} source(s) keep the verifier's reading")
+        notes.append(f"direction: the LLM is unavailable ({error}); {left} source(s) {fate}")
         update["llm_error"] = error
     elif left:
         notes.append(
             f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={judge.direction_seconds:g}) ran "
-            f"out; {left} source(s) keep the verifier's reading"
+            f"out; {left} source(s) {fate}"
         )
-    if aside:
-        notes.append(f"direction: {len(aside)} source(s) read do not count: not about the claim")
+    off_topic = sum(1 for s in aside if not s.unread)
+    if off_topic:
+        notes.append(f"direction: {off_topic} source(s) read do not count: not about the claim")
     # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's;
     # the sentences of a source set aside leave the evidence, and the papers are numbered again
     sides = {

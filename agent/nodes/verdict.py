@@ -69,9 +69,10 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     )
     settings = runtime.context.settings
     awaiting = awaited(state, settings)
-    # sources counted on the verifier's reading because the LLM did not read them (down, or out of time)
+    # sources the LLM did not read (down, or out of time): counted on the verifier's reading, or listed, not counted
     unread = (
         sum(1 for a in state.get("assessments", []) if a.judged_by == "verifier" and a.score != 0)
+        + sum(1 for s in state.get("silent", []) if s.unread)
         if settings.judge.direction == "llm" and state.get("directed", False)
         else 0
     )

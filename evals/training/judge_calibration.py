@@ -14,10 +14,11 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
   is no reading of direction, and fitting on them would amplify it.
 * The gate's threshold: the best held-out Label-Only F1 whose precision reaches ``--target-precision`` (the best
   precision when none does), with the product's verdict rule at the settings' MIN_CONFIDENCE.
-* The verifier's threshold, for abstracts the LLM did not read: the best Label-Only F1, with the verifier's own
-  labels, whose precision reaches the gate's; when none does (the verifier alone cannot tell the paper a claim is
-  about from its neighbours), its best F1 of all, so that a check without the LLM still shows what the verifier
-  reads, in a verdict that says it is provisional.
+* The verifier's threshold, for the verifier alone: the best Label-Only F1, with the verifier's own labels, whose
+  precision reaches the gate's; when none does (the verifier alone cannot tell the paper a claim is about from its
+  neighbours), its best F1 of all, for JUDGE_DIRECTION=verifier. Whether the verifier stands in for the LLM on an
+  abstract the LLM did not read (``verifier_stands_in``): only when it reaches the gate's precision; otherwise such
+  an abstract is listed as not read and never counts.
 * The floor below which the LLM is not asked: the highest verifier P(bears) that keeps at least 97 % of the held-out
   evidence abstracts above it.
 
@@ -195,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {
         "verifier_gate": [round(w, 4) for w in verifier_gate],
         "verifier_threshold": fallback["threshold"],
+        "verifier_stands_in": bool(reaching),
         "ask_floor": ask_floor,
         "gate_weights": [round(w, 4) for w in gate],
         "gate_threshold": chosen["threshold"],

@@ -66,14 +66,18 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, tex
 
 
 def assert_answered_without_llm(proc: subprocess.CompletedProcess[str], why: str) -> None:
-    """A dead or slow LLM costs the search questions and the written answer, not the check: the claim and its
-    negation are searched, and the answer quotes the evidence (the extractive floor), with a note saying why."""
+    """A dead or slow LLM costs the search questions, the judge's reading and the written answer, not the check: the
+    claim and its negation are searched, every source found is listed with the verifier's reading as not read by
+    the LLM (the verifier alone does not stand in for it), and the verdict says it is provisional, with a note
+    saying why."""
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["queries"] == [CLAIM, f"It is not true that {CLAIM[0].lower()}{CLAIM[1:]}"]
     assert any(why in note for note in result["notes"]), result["notes"]
-    assert result["sentences"] and all(s["reason"].startswith("quotes [") for s in result["sentences"])
-    assert result["verdict"]["label"] and "Traceback" not in proc.stderr
+    unread = [s for s in result["silent"] if s["unread"]]
+    assert unread and result["assessments"] == [] and result["verdict"]["unread"] == len(unread)
+    assert result["answer"].startswith("Not enough evidence so far (provisional): the LLM did not read")
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.fixture(scope="module")

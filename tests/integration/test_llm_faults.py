@@ -1,6 +1,7 @@
 """An OpenAI-compatible LLM server that fails (tests/fake_llm.py, on loopback) under `claimtrace ask`, through the real
-ChatOpenAI client: every failure ends in one note that says what happened, and the check still gives its verdict
-and an answer that quotes the evidence. (Unreachable and too slow: tests/integration/test_cli.py.)"""
+ChatOpenAI client: every failure ends in one note that says what happened, and the check still ends, in a
+provisional verdict that lists every source as not read by the LLM. (Unreachable and too slow:
+tests/integration/test_cli.py.)"""
 
 from __future__ import annotations
 
@@ -26,14 +27,14 @@ def ask_with(behaviour: str, env: dict[str, str], retries: int) -> tuple[object,
         pytest.param("500", "the LLM server failed (HTTP 500)", id="http_500"),
     ],
 )
-def test_llm_refusing_is_retried_then_the_answer_quotes_the_evidence(
+def test_llm_refusing_is_retried_then_the_verdict_is_provisional(
     indexed_env: dict[str, str],  # noqa: F811
     behaviour: str,
     message: str,
 ):
     proc, requests = ask_with(behaviour, indexed_env, retries=1)
     assert_answered_without_llm(proc, message)  # type: ignore[arg-type]
-    assert requests == 2  # the answer's request and its one retry; nothing asks a refusing LLM again
+    assert requests == 2  # the first request and its one retry; nothing asks a refusing LLM again
 
 
 def test_llm_sending_malformed_json_is_one_note(indexed_env: dict[str, str]):  # noqa: F811
