@@ -1,8 +1,8 @@
 """Route one turn. No LLM for "sources behind sentence N", for "why this verdict?", for the first message of a
-thread (a claim to check) or for a message that states a new claim (agent.followup.intent.states_claim: checked as
-typed, never rewritten); otherwise the model decides between answering from the evidence held and searching again:
-native tool calls with OpenAI-style models, a JSON object with the embedded model (the local GGUF model emits no
-native tool calls)."""
+thread (a claim to check), for a message that states a new claim (agent.followup.intent.states_claim: checked as
+typed, never rewritten) or for one the user asks to have checked as typed (``verbatim``); otherwise the model
+decides between answering from the evidence held and searching again: native tool calls with OpenAI-style models,
+a JSON object with the embedded model (the local GGUF model emits no native tool calls)."""
 
 from __future__ import annotations
 
@@ -67,6 +67,8 @@ def decide(deps: Deps, result: CheckResult, message: str) -> dict[str, Any]:
 def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     message = state["message"]
     turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0}
+    if state.get("verbatim"):  # the user asked for these words to be checked, not the router's reading of them
+        return turn
     held = current(state)
     sentence = asked_sentence(message)
     if sentence is not None:  # before any check too: the sources node says there is no answer yet

@@ -12,6 +12,9 @@ Action = Literal["check", "sources", "why", "answer"]
 
 class ThreadState(TypedDict, total=False):
     message: str  # this turn's user text, already validated (agent.service.validate_claim)
+    # this turn checks `message` exactly as typed, asking no router (the chat's "Check my words instead"); every
+    # turn's input sets it, so it never carries over to the next turn
+    verbatim: bool
     action: Action
     query: str  # the claim to check when action == "check"
     draft: str  # the router's answer from held evidence when action == "answer"

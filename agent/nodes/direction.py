@@ -149,8 +149,8 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         why = (
             "it was unavailable"
             if error
-            else f"the time allowed for its reading (DIRECTION_SECONDS, {judge.direction_seconds:g} s) ran out "
-            "before it reached this paper"
+            else f"the time allowed for its reading ({judge.direction_seconds:g} s) ran out before it reached this "
+            "paper"
         )
         kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
         if isinstance(kept, SilentSource):

@@ -198,7 +198,7 @@ def test_a_slow_llm_runs_out_of_direction_time(make_deps):
     # listed as not read and does not count
     assert [a.judged_by for a in state["assessments"]] == ["verifier+llm"]
     (unread,) = [s for s in state["silent"] if s.unread]
-    assert "DIRECTION_SECONDS, 0.1 s" in unread.reason and "against the claim" in unread.reason
+    assert "the time allowed for its reading (0.1 s) ran out" in unread.reason and "against the claim" in unread.reason
     assert state["verdict"].unread == 1 and state["verdict"].contradicting == 1
     assert "Provisional: the LLM did not read 1 paper more, so it is listed, not counted." in state["summary"]
     assert any("DIRECTION_SECONDS=0.1" in n and "1 source(s) are listed as not read" in n

@@ -86,6 +86,22 @@ def test_a_new_claim_after_a_check_is_checked_as_typed_without_the_router(make_d
     assert not any("Follow-up from the user" in str(call[-1].content) for call in deps.llm.calls)
 
 
+def test_a_follow_up_the_router_rewrites_can_be_checked_in_the_users_own_words(make_deps: Any):
+    """The router turns a question into its own claim; "Check my words instead" sends the same text with
+    ``verbatim``: checked exactly as typed, the router not asked; the next turn is routed again."""
+    graph, deps, cfg = thread(make_deps, {"action": "search", "claim": "Macrolides and myocardial infarction"})
+    graph.invoke({"message": CLAIM}, cfg, context=deps)
+    typed = "what about macrolides and heart attacks?"
+    routed = graph.invoke({"message": typed, "verbatim": False}, cfg, context=deps)
+    assert routed["results"][-1]["claim"] == "Macrolides and myocardial infarction"
+    asked = sum("Follow-up from the user" in str(call[-1].content) for call in deps.llm.calls)
+    own = graph.invoke({"message": typed, "verbatim": True}, cfg, context=deps)
+    assert own["reply"]["kind"] == "check" and own["results"][-1]["claim"] == typed
+    assert sum("Follow-up from the user" in str(call[-1].content) for call in deps.llm.calls) == asked == 1
+    graph.invoke({"message": typed, "verbatim": False}, cfg, context=deps)
+    assert sum("Follow-up from the user" in str(call[-1].content) for call in deps.llm.calls) == 2
+
+
 def test_why_is_answered_from_the_checks_own_figures_without_the_llm(make_deps: Any):
     graph, deps, cfg = thread(make_deps)
     first = graph.invoke({"message": CLAIM}, cfg, context=deps)["results"][0]

@@ -29,7 +29,7 @@ from tools.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
 from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
-from ui.chat.notices import reading_notice
+from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice
 from ui.chat.passage import PASSAGE_TAG, looks_like_passage, passage_actions, passage_turn
 from ui.chat.paste import PasteDataLayer, accept_large_pastes
 from ui.chat.persistence import database_url
@@ -39,9 +39,9 @@ from ui.chat.runtime import chat_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
 from ui.chat.views import (
     ANSWER_TAG,
-    answer_message,
     consensus_chart,
     followup_message,
+    send_answer,
     sentence_actions,
     source_panels,
     sources_message,
@@ -103,9 +103,11 @@ def thread_id() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
+async def run_turn(text: str | None, resuming: str | None = None, verbatim: bool = False) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
-    text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted)."""
+    text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
+    text exactly as typed. When the LLM turns the text into another claim to check, say so, with the user's own
+    words on offer instead."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
     progress: CheckProgress | None = None
@@ -116,7 +118,8 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
     try:
         with running(thread_id()):
             async for ns, mode, data in rt.graph.astream(
-                None if text is None else {"message": text}, thread_config(thread_id()), context=deps,
+                None if text is None else {"message": text, "verbatim": verbatim}, thread_config(thread_id()),
+                context=deps,
                 stream_mode=["updates", "messages"], subgraphs=True,
             ):
                 if mode == "messages" and progress:
@@ -124,6 +127,8 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
                 elif mode == "updates" and not ns and "route" in data and working is not None:
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
+                    if text is not None and data["route"]["query"] != text:
+                        await rewritten_notice(text, data["route"]["query"]).send()
                     progress = CheckProgress()
                     await progress.begin(data["route"]["query"])
                 elif mode == "updates" and ns and progress:
@@ -142,14 +147,14 @@ async def run_turn(text: str | None, resuming: str | None = None) -> dict[str, A
     return dict(snapshot.values)
 
 
-async def queued_turn(text: str | None, resuming: str | None = None) -> dict[str, Any]:
+async def queued_turn(text: str | None, resuming: str | None = None, verbatim: bool = False) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
     stored result and never waits."""
     if text is not None and asked_sentence(text) is not None:
         return await run_turn(text)
     async with queue_slot():
-        return await run_turn(text, resuming)
+        return await run_turn(text, resuming, verbatim)
 
 
 def failure_text(e: BaseException) -> str | None:
@@ -195,7 +200,7 @@ async def on_message(message: cl.Message) -> None:
     reply = values.get("reply", {})
     if reply.get("kind") == "check":
         results = values["results"]
-        await answer_message(results[-1], len(results) - 1, notes).send()
+        await send_answer(results[-1], len(results) - 1, notes)
     elif reply.get("kind") == "sources":
         await sources_message(reply).send()
     elif reply.get("kind") == "why":
@@ -223,7 +228,20 @@ async def on_rerun(action: cl.Action) -> None:
         await report_failure(e)
         return
     results = values["results"]
-    await answer_message(results[-1], len(results) - 1, []).send()
+    await send_answer(results[-1], len(results) - 1, [])
+
+
+@cl.action_callback(OWN_WORDS)
+async def on_own_words(action: cl.Action) -> None:
+    """Check the message the LLM rewrote exactly as the user typed it (it was validated when it was sent)."""
+    await action.remove()
+    try:
+        values = await queued_turn(str(action.payload["text"]), verbatim=True)
+    except Exception as e:
+        await report_failure(e)
+        return
+    results = values["results"]
+    await send_answer(results[-1], len(results) - 1, [])
 
 
 @cl.action_callback("sentence_sources")

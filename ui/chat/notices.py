@@ -1,4 +1,5 @@
-"""What the chat shows while the LLM reads a follow-up: without it the user sees a silent dot for seconds."""
+"""What the chat shows while the LLM reads a follow-up (without it the user sees a silent dot for seconds), and the
+claim it checks when the LLM turned a follow-up into a new search, with the user's own words on offer instead."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import chainlit as cl
 
 from agent.followup.intent import asked_sentence, asks_why
 from ui.chat.runtime import thread_values
+from ui.shared.untrusted import md
+
+OWN_WORDS = "own_words"  # the action that checks the user's message exactly as typed
 
 
 class ReadingNotice:
@@ -41,3 +45,13 @@ async def reading_notice(text: str | None, thread: str) -> ReadingNotice | None:
     message = cl.Message(content=ReadingNotice.READING)
     await message.send()
     return ReadingNotice(message)
+
+
+def rewritten_notice(asked: str, claim: str) -> cl.Message:
+    """Said before a check of a claim the LLM wrote from a follow-up: which claim it checks, and a button that checks
+    the user's own words instead."""
+    return cl.Message(
+        content=f"🔎 I read your message as a new claim to check: “{md(claim)}”.",
+        actions=[cl.Action(name=OWN_WORDS, label="Check my words instead", payload={"text": asked},
+                           tooltip="Check your message exactly as you typed it")],
+    )

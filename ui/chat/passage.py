@@ -27,7 +27,7 @@ from ui.chat.passage_view import claims_markdown, report_markdown, stored_passag
 from ui.chat.queued import queue_slot
 from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
 from ui.chat.sources import turn_deps
-from ui.chat.views import answer_message
+from ui.chat.views import send_answer
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
 
@@ -198,7 +198,7 @@ async def on_open(action: cl.Action) -> None:
     await add_to_thread(_thread(), {"focus": index})
     claim = results[index].get("claim", "")
     note = f"claim {n} of the passage, “{claim}”: your follow-up questions are now about this claim"
-    await answer_message(results[index], index, [note]).send()
+    await send_answer(results[index], index, [note])
 
 
 @cl.action_callback(EXPORT)

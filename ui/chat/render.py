@@ -42,10 +42,15 @@ NODES = (
 NODE_PREFIX = re.compile(rf"^(?:{'|'.join(NODES)}): ")
 
 
+# a setting named in brackets, with or without its value: "(DIRECTION_SECONDS=8)", "(LLM_TIMEOUT)"; the CLI and the
+# JSON keep it for whoever runs claimtrace, the chat's reader is not asked to know it
+SETTING = re.compile(r" ?\([A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[^()]*)?\)")
+
+
 def note_text(note: str) -> str:
-    """A note in a reader's words: without the name of the pipeline node that added it, starting with a capital.
-    Plain text; the caller escapes it."""
-    text = NODE_PREFIX.sub("", note, count=1)
+    """A note in a reader's words: without the name of the pipeline node that added it or of the settings it
+    names, starting with a capital. Plain text; the caller escapes it."""
+    text = SETTING.sub("", NODE_PREFIX.sub("", note, count=1))
     return text[:1].upper() + text[1:]
 
 

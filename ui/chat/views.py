@@ -28,6 +28,7 @@ ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread re
 CHART = "consensus chart"  # the name of the consensus figure under an answer (no word of the answer's text)
 # a chart to read, not to edit: no mode bar (its buttons and the plotly.com logo link)
 CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
+TITLE_CHARS = 90  # the longest claim the side panel's title quotes whole
 
 
 def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
@@ -75,6 +76,22 @@ def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.M
         actions=sentence_actions(result, index),
         metadata={ANSWER_TAG: index},
     )
+
+
+async def send_answer(result: dict[str, Any], index: int, notes: list[str]) -> None:
+    """Show a check's answer, and point the side panel at its sources.
+
+    Chainlit opens the side panel by itself whenever a message brings side panels, with every side panel of the
+    thread in it and the newest one's name as its title, so after a second check it would show the first check's
+    Source 1 under the title "Source 2". Setting the panel to this check's sources (copies drawn inline there, so
+    that they do not set it off again) makes it follow the check being read; a check with no source closes it.
+    Clicking "Source n" in any answer still opens that answer's own source n."""
+    await answer_message(result, index, notes).send()
+    panels = [cl.Text(name=p.name, content=p.content, display="inline") for p in source_panels(result["sources"])]
+    await cl.ElementSidebar.set_elements(panels, key=f"check-{index}")
+    if panels:
+        claim = result["claim"] if len(result["claim"]) <= TITLE_CHARS else result["claim"][: TITLE_CHARS - 1] + "…"
+        await cl.ElementSidebar.set_title(f"Sources of “{claim}”")
 
 
 def sources_message(reply: dict[str, Any]) -> cl.Message:
