@@ -77,7 +77,7 @@ def yes_share(probs: dict[str, float], reply: str) -> float:
 
 def bears(llm: BaseChatModel, evidence: str, claim: str) -> Bearing:
     """Whether ``evidence`` reports a finding on whether ``claim`` is true. Raises LLMUnavailableError."""
-    user = prompts.render("bears", evidence=prompts.inert(evidence), claim=prompts.inert(claim))
+    user = prompts.render("bears", evidence=evidence, claim=claim)
     reply, probs, usage = first_token(llm, prompts.load("judge_system"), user)
     return Bearing(p_bears=round(yes_share(probs, reply), 4), usage=usage)
 
@@ -85,12 +85,11 @@ def bears(llm: BaseChatModel, evidence: str, claim: str) -> Bearing:
 def choose(llm: BaseChatModel, evidence: str, claim: str, opposite: str, both_orders: bool = True) -> Choice:
     """Which of ``claim`` and ``opposite`` the ``evidence`` supports. Raises LLMUnavailableError."""
     system = prompts.load("judge_system")
-    text = prompts.inert(evidence)
     orders: list[float] = []
     usage = Usage()
     for claim_first in (True, False) if both_orders else (True,):
         a, b = (claim, opposite) if claim_first else (opposite, claim)
-        reply, probs, used = first_token(llm, system, prompts.render("direction", evidence=text, a=a, b=b))
+        reply, probs, used = first_token(llm, system, prompts.render("direction", evidence=evidence, a=a, b=b))
         share = letter_share(probs, reply)
         orders.append(share if claim_first else 1.0 - share)
         usage = usage + used
@@ -103,7 +102,7 @@ def llm_opposite(llm: BaseChatModel, claim: str) -> tuple[str, Usage]:
     reply, usage = chat(
         llm,
         prompts.load("opposite_system"),
-        prompts.render("opposite", claim=prompts.inert(claim)),
+        prompts.render("opposite", claim=claim),
         max_tokens=OPPOSITE_TOKENS,
     )
     line = next((ln.strip().strip("\"'") for ln in reply.splitlines() if ln.strip()), "")

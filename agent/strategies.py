@@ -31,28 +31,30 @@ STANCE = {"supports": "supports the claim", "contradicts": "contradicts the clai
 _NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$")  # "1: ..." or "[1] ..."
 
 
-def findings_block(evidence: Sequence[Evidence]) -> str:
+def findings_block(evidence: Sequence[Evidence]) -> prompts.Fragment:
     """The evidence as the answer prompts show it: one ``<finding>`` per item with its number, the study's year, the
     abstract section it comes from when the abstract names one, and the verifier's stance; inside, the sentence
-    without its section heading (agent.compose.finding) and without tag-like text (prompts.inert: a planted
-    ``</finding>`` or chat-template token can neither close the item nor open a turn)."""
+    without its section heading (agent.compose.finding), fenced by ``prompts.fence`` (a planted ``</finding>`` or
+    chat-template token can neither close the item nor open a turn)."""
     items = []
     for ev in evidence:
-        year = f' year="{ev.year}"' if ev.year else ""
-        section = f' section="{ev.section.split(";")[0]}"' if ";" in ev.section else ""
-        stance = STANCE.get(ev.stance, "unclear")
-        text = prompts.inert(finding(ev.sentence))
-        items.append(f'<finding n="{ev.n}"{year}{section} stance="{stance}">{text}</finding>')
-    return "\n".join(items)
+        attributes: dict[str, str | int] = {"n": ev.n}
+        if ev.year:
+            attributes["year"] = ev.year
+        if ";" in ev.section:
+            attributes["section"] = ev.section.split(";")[0]
+        attributes["stance"] = STANCE.get(ev.stance, "unclear")
+        items.append(prompts.fence("finding", finding(ev.sentence), **attributes))
+    return prompts.lines(items)
 
 
-def papers_block(evidence: Sequence[Evidence]) -> str:
+def papers_block(evidence: Sequence[Evidence]) -> prompts.Fragment:
     """The evidence as the per-paper prompt shows it: one ``<paper>`` per number [n], holding that paper's evidence
-    sentences in order, each as ``findings_block`` shows it (no heading, no tag-like text)."""
+    sentences in order, each without its heading, fenced as ``findings_block`` fences them."""
     sentences: dict[int, list[str]] = {}
     for ev in evidence:
-        sentences.setdefault(ev.n, []).append(prompts.inert(finding(ev.sentence)))
-    return "\n".join(f'<paper n="{n}">{" ".join(texts)}</paper>' for n, texts in sentences.items())
+        sentences.setdefault(ev.n, []).append(finding(ev.sentence))
+    return prompts.lines([prompts.fence("paper", " ".join(texts), n=n) for n, texts in sentences.items()])
 
 
 def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:

@@ -2,7 +2,10 @@
 
 A prompt's `{placeholders}` are its contract with the code: `render` fills them in one pass and raises
 `PromptError` when a placeholder gets no value or a value has no placeholder, so a prompt and its caller cannot
-drift apart silently. `inert` readies source text for the data fences the prompts put it in."""
+drift apart silently. Every value is data and goes in through `inert`, so source text, a claim or a user's message
+can never close one of the prompts' data fences, open another, or start a chat turn, whichever call site renders
+it. The one exception is a `Fragment`: prompt text made here (`part`: another prompt file) or by `fence`, which
+builds a fenced item from data that it makes inert itself."""
 
 from __future__ import annotations
 
@@ -21,6 +24,10 @@ _TAG_LIKE = re.compile(
 
 class PromptError(ValueError):
     """A prompt rendered with missing or unknown values."""
+
+
+class Fragment(str):
+    """Prompt text that ``render`` inserts as it is: made only by ``part`` and ``fence``, never from data alone."""
 
 
 def names() -> list[str]:
@@ -42,10 +49,27 @@ def placeholders(name: str) -> set[str]:
     return set(_PLACEHOLDER.findall(load(name)))
 
 
+def part(name: str) -> Fragment:
+    """A prompt file that goes inside another prompt (a reply format)."""
+    return Fragment(load(name))
+
+
+def fence(tag: str, text: str, **attributes: str | int) -> Fragment:
+    """One fenced item, ``<tag a="v">text</tag>``, its text and attribute values made inert (attribute values lose
+    their quotes too, so that they cannot end the attribute)."""
+    attrs = "".join(f' {k}="{inert(str(v)).replace(chr(34), "")}"' for k, v in attributes.items())
+    return Fragment(f"<{tag}{attrs}>{inert(text)}</{tag}>")
+
+
+def lines(items: list[Fragment]) -> Fragment:
+    """Fenced items, one per line."""
+    return Fragment("\n".join(items))
+
+
 def render(name: str, **values: str) -> str:
-    """Fill `{placeholders}` in one pass: values are inserted verbatim and never read as templates themselves, so
-    source text that happens to contain "{claim}" stays data. Raises PromptError naming any placeholder without a
-    value and any value without a placeholder."""
+    """Fill `{placeholders}` in one pass: every value goes through `inert` unless it is a `Fragment`, and no value
+    is read as a template itself, so source text that happens to contain "{claim}" stays data. Raises PromptError
+    naming any placeholder without a value and any value without a placeholder."""
     wanted = placeholders(name)
     missing, unknown = wanted - set(values), set(values) - wanted
     if missing or unknown:
@@ -54,7 +78,8 @@ def render(name: str, **values: str) -> str:
             f"unknown {', '.join(sorted(unknown))}" if unknown else "",
         ]
         raise PromptError(f"prompt {name!r}: {'; '.join(p for p in parts if p)}")
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], load(name))
+    safe = {k: v if isinstance(v, Fragment) else inert(v) for k, v in values.items()}
+    return _PLACEHOLDER.sub(lambda m: safe[m.group(1)], load(name))
 
 
 def inert(text: str) -> str:

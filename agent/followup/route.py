@@ -40,7 +40,7 @@ def prompt(result: CheckResult, message: str, native_tools: bool, max_title_char
         "answer": result.answer,
         "evidence": evidence_block(result.sources, max_title_chars) or "(none)",
         "message": message,
-        "format": prompts.load("route_format_tools" if native_tools else "route_format_json"),
+        "format": prompts.part("route_format_tools" if native_tools else "route_format_json"),
     }
     return prompts.load("route_system"), prompts.render("route", **values)
 

@@ -49,11 +49,11 @@ def rewrite(s: AnswerSentence, cited: Sequence[Evidence], deps: Deps) -> tuple[A
     """The LLM's one rewrite of ``s`` from its cited evidence, with the citations of ``s`` (whatever numbers the
     model writes are removed); None when the reply holds no sentence. Evidence and draft go into the prompt without
     tag-like text (prompts.inert)."""
-    block = "\n".join(f'- "{prompts.inert(ev.sentence)}"' for ev in cited)
+    block = "\n".join(f'- "{ev.sentence}"' for ev in cited)
     reply, usage = chat(
         deps.llm,
         prompts.load("correct_system"),
-        prompts.render("correct", evidence=block, sentence=prompts.inert(s.text)),
+        prompts.render("correct", evidence=block, sentence=s.text),
         max_tokens=deps.settings.llm.max_tokens,
     )
     parsed = parse_answer(reply.strip().strip('"'), set())

@@ -100,7 +100,7 @@ def plan(deps: Deps, claim: str, verdict: Verdict | None, searched: Sequence[str
         claim=claim,
         found=found(verdict),
         searched="\n".join(f"- {q}" for q in searched),
-        format=prompts.load("reformulate_format_tools" if native else "reformulate_format_json"),
+        format=prompts.part("reformulate_format_tools" if native else "reformulate_format_json"),
     )
     system = prompts.load("reformulate_system")
     if native:

@@ -58,7 +58,7 @@ def resolve(llm: BaseChatModel, claim: str, word: str, context: str) -> tuple[st
     reply, usage = chat(
         llm,
         prompts.load("standalone_system"),
-        prompts.render("standalone", context=prompts.inert(context), sentence=claim, word=word),
+        prompts.render("standalone", context=context, sentence=claim, word=word),
         json_mode=True,
         max_tokens=REWRITE_TOKENS,
     )
