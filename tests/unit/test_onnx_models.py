@@ -4,6 +4,7 @@ the run-time path free of torch."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -140,16 +141,20 @@ def test_index_fingerprint_and_queries_follow_the_embedder_variant(tiny_index: o
     assert set(manifest["stage_seconds"]) >= {"corpus_load", "embedding", "chroma_add", "bm25"}
 
 
-def test_run_time_path_imports_neither_torch_nor_transformers() -> None:
-    get_embedder("onnx-int8")
-    Verifier(backend="onnx", precision="int8")  # exported beforehand: exporting needs torch
+def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Path) -> None:
+    """A fresh cache: the embedder and both verifiers are built from their weights (tools.onnx_bert), quantised and
+    run, and neither torch nor transformers is ever imported."""
     code = (
         "import sys\n"
         "from tools.embedder import get_embedder\n"
+        "from tools.onnx_models import export_all\n"
         "from tools.verifier import Verifier\n"
+        "export_all()\n"
         "get_embedder('onnx-int8').encode(['a text'])\n"
         "Verifier(backend='onnx', precision='int8').predict([('a', 'b')])\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    env = {**os.environ, "ONNX_CACHE_DIR": str(tmp_path / "onnx"), "EMBED_CACHE_PATH": str(tmp_path / "e.sqlite")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "[]"
+    assert len(list((tmp_path / "onnx").glob("*-fp32.onnx"))) == 3
