@@ -3,6 +3,7 @@ verifier stand-in and the scripted chat model. SciFact-based tests skip with a r
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -22,9 +23,36 @@ from tools.onnx_models import ModelRuntimeSettings
 os.environ["SOURCES"] = "local"
 # The exported ONNX graphs are files derived from the committed weights, named by their digest: the CLI and chat
 # servers the tests start on data folders of their own read the ones `make setup` exported instead of exporting
-# them again in each folder (torch and an export: about 10 s per process). tests/unit/test_onnx_models.py exports
+# them again in each folder (an export: a few seconds per process). tests/unit/test_onnx_models.py exports
 # into a cache of its own.
 os.environ.setdefault("ONNX_CACHE_DIR", str(ModelRuntimeSettings().cache_dir))
+
+# PyTorch is for training and for comparing the ONNX graphs with it (pip install -e '.[train]'; `make test` installs
+# it where its CPU wheel is, Python 3.11). Without it, the tests marked `torch` and the test modules that import it
+# are left out, and the run's summary says how many.
+TORCH = importlib.util.find_spec("torch") is not None
+TORCH_MODULES = ["unit/test_verifier_frozen.py", "unit/test_nli_pretrain.py", "integration/test_verifier_precision.py"]
+collect_ignore = [] if TORCH else TORCH_MODULES
+LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if TORCH:
+        return
+    needing = [item for item in items if item.get_closest_marker("torch")]
+    if needing:
+        items[:] = [item for item in items if not item.get_closest_marker("torch")]
+        config.hook.pytest_deselected(items=needing)
+    config.stash[LEFT_OUT] = len(needing)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if not TORCH:
+        terminalreporter.write_line(
+            f"PyTorch is not installed: {config.stash.get(LEFT_OUT, 0)} test(s) marked torch deselected and "
+            f"{len(TORCH_MODULES)} module(s) not collected ({', '.join(TORCH_MODULES)}); pip install -e '.[train]'"
+        )
+
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCIFACT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"

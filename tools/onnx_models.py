@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from tools.config import SettingsGroup
 from tools.files import sha256_file
@@ -67,6 +67,15 @@ class ModelRuntimeSettings(SettingsGroup):
     embed_cache_path: Path | None = None
     # rows run in parallel by the ONNX backends (and PyTorch threads); 0 = min(2, CPU count)
     model_threads: int = Field(0, ge=0)
+
+    @field_validator("model_backend")
+    @classmethod
+    def torch_installed(cls, backend: Backend) -> Backend:
+        import importlib.util
+
+        if backend == "torch" and importlib.util.find_spec("torch") is None:
+            raise ValueError("torch needs PyTorch, which is not installed (pip install -e '.[train]')")
+        return backend
 
     @property
     def cache_dir(self) -> Path:

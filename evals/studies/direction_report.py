@@ -20,7 +20,7 @@ from evals.experiments import git_commit
 from evals.scifact.records import PREDICTIONS_SUFFIX, replay_records
 from evals.training.direction_data import Cache, bare, direction_rows
 from evals.training.judge_calibration import apply, direction_features, fit_logistic
-from evals.training.train import metrics
+from evals.training.label_metrics import metrics
 
 NEI = 2
 

@@ -33,7 +33,7 @@ from agent.direction import yes_share
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.training.data import NEI, build_eval_pairs, load_data, split_heldout
-from evals.training.train import metrics
+from evals.training.label_metrics import metrics
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 WEIGHTS = [round(0.1 * k, 1) for k in range(31)]

@@ -29,7 +29,7 @@ import numpy as np
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.reliability import reliability
 from evals.training.data import build_eval_pairs, load_data
-from evals.training.train import metrics
+from evals.training.label_metrics import metrics
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 VERIFIER_VARIANTS = (("torch", "fp32"), ("onnx", "fp32"), ("onnx", "int8"))

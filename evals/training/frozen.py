@@ -18,8 +18,8 @@ from typing import Any
 import torch
 
 from evals.training.data import Claim, Doc
+from evals.training.label_metrics import metrics
 from evals.training.recipe import Selection, optimiser, start, training_data, update
-from evals.training.train import metrics
 from tools.verifier_net import CrossEncoderNet
 
 

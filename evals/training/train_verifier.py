@@ -72,7 +72,8 @@ from evals.experiments import REPO_ROOT
 from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
 from evals.training.frozen import train_cached
 from evals.training.joint import joint_eval_pairs, joint_pairs
-from evals.training.train import metrics, speed, train, write_md
+from evals.training.label_metrics import metrics
+from evals.training.train import speed, train, write_md
 from tools.verifier import Verifier
 from tools.verifier_net import save_artifact
 

@@ -35,8 +35,8 @@ from evals.training.augment import self_pair_examples
 from evals.training.calibration import fit_temperature, softmax
 from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
 from evals.training.joint import joint_eval_pairs, joint_pairs, sentence_rule
+from evals.training.label_metrics import direction_accuracy, metrics
 from evals.training.probes import probe_results
-from evals.training.train import direction_accuracy, metrics
 from evals.training.trials_report import markdown
 from tools.distortion import negations
 

@@ -45,6 +45,7 @@ def torch_vectors() -> np.ndarray:
     return get_embedder("torch-fp32").encode(TEXTS)
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize(("variant", "min_cos"), [("onnx-fp32", 0.999), ("onnx-int8", 0.97)])
 def test_onnx_embeddings_match_torch(variant: str, min_cos: float, torch_vectors: np.ndarray) -> None:
     vecs = get_embedder(variant).encode(TEXTS)
@@ -61,6 +62,7 @@ def test_onnx_vector_does_not_depend_on_its_neighbours() -> None:
         assert np.array_equal(emb.encode([text])[0], together[i])
 
 
+@pytest.mark.torch
 def test_fast_tokenizer_truncates_pairs_like_transformers() -> None:
     from transformers import AutoTokenizer
 
@@ -79,12 +81,14 @@ def torch_probs() -> np.ndarray:
     return np.asarray(Verifier(backend="torch").predict_proba(PAIRS))
 
 
+@pytest.mark.torch
 def test_onnx_fp32_verifier_matches_torch(torch_probs: np.ndarray) -> None:
     probs = np.asarray(Verifier(backend="onnx", precision="fp32").predict_proba(PAIRS))
     assert np.array_equal(probs.argmax(axis=1), torch_probs.argmax(axis=1))
     assert np.abs(probs - torch_probs).max() < 1e-3
 
 
+@pytest.mark.torch
 def test_onnx_int8_verifier_stays_close_to_torch(torch_probs: np.ndarray) -> None:
     probs = np.asarray(Verifier(backend="onnx", precision="int8").predict_proba(PAIRS))
     assert np.abs(probs - torch_probs).max() < 0.1
@@ -158,3 +162,19 @@ def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Pat
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "[]"
     assert len(list((tmp_path / "onnx").glob("*-fp32.onnx"))) == 3
+
+
+def test_the_torch_backend_without_pytorch_is_one_clear_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from pydantic import ValidationError
+
+    from tools.onnx_models import ModelRuntimeSettings
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    monkeypatch.setenv("MODEL_BACKEND", "torch")
+    with pytest.raises(ValidationError, match=r"torch needs PyTorch, which is not installed \(pip install -e"):
+        ModelRuntimeSettings()
+    monkeypatch.setenv("MODEL_BACKEND", "onnx")
+    assert ModelRuntimeSettings().model_backend == "onnx"
