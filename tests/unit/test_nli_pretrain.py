@@ -45,7 +45,7 @@ def test_head_targets_follow_the_verifier_labels() -> None:
 def test_direction_accuracy_reads_supports_against_contradicts_on_bearing_pairs_only() -> None:
     import numpy as np
 
-    from evals.training.train import direction_accuracy
+    from evals.training.label_metrics import direction_accuracy
 
     logits = np.array([[2.0, 1.0, 5.0], [0.0, 1.0, 9.0], [1.0, 3.0, 0.0], [4.0, 0.0, 0.0]])
     # pair 1 (supports, nei argmax) reads the right way; pair 2 (contradicts) the right way; pair 3 the wrong way;
