@@ -36,6 +36,8 @@ SECRETS = {
     "S2_API_KEY": "s2-e2e-key-Gy6Rw4Ue8",
 }
 CLAIM = "The MMR vaccine causes autism."
+# a follow-up question the scripted router turns into a claim of its own (tests/e2e/test_followup_browser.py)
+TWINS, REWRITTEN = "what about twins?", "MMR vaccination and autism in twins"
 SCRIPT = [
     {
         "when": "search questions",
@@ -46,6 +48,7 @@ SCRIPT = [
             }
         ),
     },
+    {"when": f'Follow-up from the user: "{TWINS}"', "reply": json.dumps({"action": "search", "claim": REWRITTEN})},
     {
         "when": "Follow-up from the user",
         "reply": json.dumps({"action": "answer", "answer": "The cohort study found no association with autism [1]."}),
