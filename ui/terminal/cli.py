@@ -61,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     ui.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
 
+    mcp = sub.add_parser("mcp", help="serve checks to MCP clients (stdio; --http: streamable HTTP)")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp, not stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
+    mcp.add_argument("--port", type=int, default=8765, help="port for --http (default 8765)")
+
     feedback = sub.add_parser("feedback", help="user feedback on verification")
     fb_sub = feedback.add_subparsers(dest="feedback_command", required=True, parser_class=_Parser)
     export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
@@ -227,6 +232,16 @@ def cmd_ui(args: argparse.Namespace) -> int:
     os.execve(argv[0], argv, env)  # Chainlit takes over this process: signals reach it directly
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ui.mcp.server import serve
+
+    try:
+        serve(args.http, args.host, args.port)
+    except ValueError as e:
+        raise CliError(str(e), EXIT_INPUT) from e
+    return 0
+
+
 def cmd_feedback(args: argparse.Namespace) -> int:
     from agent.feedback import export_jsonl
     from agent.settings import get_settings
@@ -255,6 +270,7 @@ COMMANDS = {
     "export": cmd_export,
     "add": cmd_add,
     "check-text": cmd_check_text,
+    "mcp": cmd_mcp,
 }
 
 

@@ -1,0 +1,1 @@
+"""claimtrace for other assistants: a Model Context Protocol server (`claimtrace mcp`)."""
