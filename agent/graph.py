@@ -25,10 +25,11 @@ retrieve exist only in a span holding retrieve and the node that loops (decompos
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
 from agent.nodes.answer import answer
 from agent.nodes.assess import assess
@@ -93,9 +94,24 @@ def after_reformulate(state: ClaimState) -> str:
     return "retrieve" if unsearched(state) else "final"
 
 
-def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: str = "correct") -> Any:
-    """The pipeline from node `first` to node `last` (both included), compiled. Raises ValueError for a name
-    that is not a node or a span that runs backwards."""
+def with_default_deps(node: Callable[..., dict[str, Any]], default: Callable[[], Deps]) -> Callable[..., Any]:
+    """The node, given ``default()`` as its dependencies when a run brings none (LangGraph Studio)."""
+
+    def run(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+        return node(state, runtime if isinstance(runtime.context, Deps) else runtime.override(context=default()))
+
+    return run
+
+
+def build_graph(
+    checkpointer: Any = None,
+    first: str = "claim_queries",
+    last: str = "correct",
+    default_deps: Callable[[], Deps] | None = None,
+) -> Any:
+    """The pipeline from node `first` to node `last` (both included), compiled. With ``default_deps``, a run that
+    brings no context gets those dependencies. Raises ValueError for a name that is not a node or a span that runs
+    backwards."""
     start, end = NODE_NAMES.index(first), NODE_NAMES.index(last)
     if start > end:
         raise ValueError(f"{first!r} comes after {last!r} in the pipeline")
@@ -107,7 +123,7 @@ def build_graph(checkpointer: Any = None, first: str = "claim_queries", last: st
     builder = StateGraph(ClaimState, context_schema=Deps)
     for name, node in PIPELINE:
         if name in names:
-            builder.add_node(name, node)
+            builder.add_node(name, with_default_deps(node, default_deps) if default_deps else node)
     following = dict(zip(names, names[1:], strict=False))
     builder.add_edge(START, names[0])
     for name in names:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic (LangGraph Studio's input schema) needs it on Python < 3.12
 
 from agent.settings import Settings
 
