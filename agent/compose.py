@@ -12,10 +12,14 @@ support, and the answer when every LLM sentence is flagged.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TypeVar
 
 from agent.state import AnswerSentence, Evidence, Verdict
 from tools.premise import heading_section
+
+T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 MAX_QUOTE_CHARS = 400
 _LEAD = re.compile(
@@ -86,12 +90,23 @@ def extractive_answer(
     return [extractive_sentence(ev) for ev in ordered_for(evidence, verdict)[:max_sentences]]
 
 
+def grouped(items: Iterable[T], key: Callable[[T], K]) -> dict[K, list[T]]:
+    """The items grouped by ``key``, in the order each key first appears: the evidence sentences of a paper under
+    its number [n] or its doc id."""
+    groups: dict[K, list[T]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return groups
+
+
+def by_number(evidence: Iterable[Evidence]) -> dict[int, list[Evidence]]:
+    """Each paper's evidence sentences by its number [n]."""
+    return grouped(evidence, lambda ev: ev.n)
+
+
 def paper_texts(evidence: Sequence[Evidence]) -> dict[int, str]:
     """Each paper's evidence sentences as one text, by its number [n]: what a citation of [n] points to."""
-    texts: dict[int, list[str]] = {}
-    for ev in evidence:
-        texts.setdefault(ev.n, []).append(ev.sentence)
-    return {n: " ".join(sentences) for n, sentences in texts.items()}
+    return {n: " ".join(ev.sentence for ev in evs) for n, evs in by_number(evidence).items()}
 
 
 def numbered(evidence: Sequence[Evidence]) -> list[Evidence]:

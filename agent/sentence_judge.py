@@ -21,6 +21,7 @@ import re
 import time
 from collections.abc import Sequence
 
+from agent.compose import by_number, grouped
 from agent.direction import choose, evidence_text
 from agent.llm import LLMUnavailableError
 from agent.state import AnswerSentence, Deps, Evidence, Usage
@@ -54,9 +55,7 @@ def read_direction(
     if judge.direction != "llm" or judge.sentence_direction_below <= 0:
         return list(sentences), Usage(), []
     until = deadline if deadline is not None else time.perf_counter() + judge.sentence_direction_seconds
-    by_n: dict[int, list[Evidence]] = {}
-    for ev in evidence:
-        by_n.setdefault(ev.n, []).append(ev)
+    by_n = by_number(evidence)
     out: list[AnswerSentence] = []
     usage, left, error = Usage(), 0, ""
     for s in sentences:
@@ -68,9 +67,7 @@ def read_direction(
             left += 1
             out.append(s)
             continue
-        papers: dict[str, list[Evidence]] = {}
-        for ev in cited:
-            papers.setdefault(ev.doc_id, []).append(ev)
+        papers = grouped(cited, lambda ev: ev.doc_id)
         text = "\n".join(evidence_text(deps, doc_id, evs) for doc_id, evs in papers.items())
         opposite = sentence_opposite(s.text)
         try:

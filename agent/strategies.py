@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import prompts
 from agent.calls import chat
-from agent.compose import extractive_answer, finding
+from agent.compose import by_number, extractive_answer, finding
 from agent.state import AnswerSentence, Deps, Evidence, Usage, Verdict
 from tools.citations import ParsedSentence, parse_answer
 
@@ -51,10 +51,8 @@ def findings_block(evidence: Sequence[Evidence]) -> prompts.Fragment:
 def papers_block(evidence: Sequence[Evidence]) -> prompts.Fragment:
     """The evidence as the per-paper prompt shows it: one ``<paper>`` per number [n], holding that paper's evidence
     sentences in order, each without its heading, fenced as ``findings_block`` fences them."""
-    sentences: dict[int, list[str]] = {}
-    for ev in evidence:
-        sentences.setdefault(ev.n, []).append(finding(ev.sentence))
-    return prompts.lines([prompts.fence("paper", " ".join(texts), n=n) for n, texts in sentences.items()])
+    texts = {n: " ".join(finding(ev.sentence) for ev in evs) for n, evs in by_number(evidence).items()}
+    return prompts.lines([prompts.fence("paper", text, n=n) for n, text in texts.items()])
 
 
 def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:

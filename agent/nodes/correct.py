@@ -28,7 +28,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.calls import chat
-from agent.compose import extractive_answer, extractive_sentence, paper_texts
+from agent.compose import by_number, extractive_answer, extractive_sentence, paper_texts
 from agent.llm import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.nodes.answer import answer_text
@@ -115,9 +115,7 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     repeated = len({s.text for s in sentences}) < len(sentences)
     if not evidence or (all(s.status == "supported" for s in sentences) and not repeated):
         return {}
-    by_n: dict[int, list[Evidence]] = {}
-    for ev in evidence:
-        by_n.setdefault(ev.n, []).append(ev)
+    by_n = by_number(evidence)
     top = deps.settings.answer.top_attribution
     usage, llm_ok = Usage(), not state.get("llm_error")
     notes: list[str] = []

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.consensus import SIDES, Consensus
-from ui.shared.consensus import retracted_note, sources_text
+from agent.reckoning import papers
+from ui.shared.consensus import retracted_note
 
 if TYPE_CHECKING:
     from plotly import graph_objects as go
@@ -45,7 +46,7 @@ def consensus_figure(c: Consensus) -> go.Figure:
                 hovertemplate=f"{SIDE_NAMES[side]}: %{{customdata}} of {c.sources} · %{{x}}%<extra>%{{y}}</extra>",
             )
         )
-    title = f"Consensus over {sources_text(c.sources)}"
+    title = f"Consensus over {papers(c.sources)}"
     if c.retracted:
         title += f" · {retracted_note(c)}"
     fig.update_layout(

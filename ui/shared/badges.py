@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent.reckoning import listing
 from tools.design import DESIGN_NAMES, DESIGN_PLURALS
 from ui.shared.untrusted import md, plain
 
@@ -46,5 +47,4 @@ def weak_designs_text(verdict: Mapping[str, Any] | None) -> str:
     designs = [DESIGN_PLURALS.get(d, plain(d)) for d in (verdict or {}).get("weak_designs") or []]
     if not designs:
         return ""
-    names = designs[0] if len(designs) == 1 else f"{', '.join(designs[:-1])} and {designs[-1]}"
-    return f"rests only on {names}"
+    return f"rests only on {listing(designs)}"

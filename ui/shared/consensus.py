@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.consensus import Consensus, tally
+from agent.reckoning import papers  # every count the user sees is of papers, as the verdict's
 from agent.state import SilentSource, SourceAssessment
 
 
@@ -17,11 +18,6 @@ def consensus_of(result: Mapping[str, Any]) -> Consensus:
         [SourceAssessment.model_validate(a) for a in result.get("assessments") or []],
         [SilentSource.model_validate(s) for s in result.get("silent") or []],
     )
-
-
-def sources_text(n: int) -> str:
-    """"1 paper", "3 papers": every count the user sees is of papers (abstracts), as the verdict's."""
-    return f"{n} paper{'' if n == 1 else 's'}"
 
 
 def _count(c: Consensus) -> str:
@@ -46,5 +42,5 @@ def consensus_line(c: Consensus) -> str:
         weighted = "weighted " + " / ".join(f"{p}%" for p in c.percentages(weighted=True))
     else:
         weighted = "no weighted share: every source weighs 0"
-    line = f"Consensus over {sources_text(c.sources)}: {_count(c)} ({weighted})"
+    line = f"Consensus over {papers(c.sources)}: {_count(c)} ({weighted})"
     return f"{line}; {retracted}" if retracted else line

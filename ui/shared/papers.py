@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from agent.compose import grouped
+
 T = TypeVar("T")
 
 
 def by_paper(sources: Sequence[T], number: Callable[[T], int] = lambda s: s["n"]) -> list[list[T]]:  # type: ignore[index]
     """The sources grouped by their number, in the order each number first appears."""
-    groups: dict[int, list[T]] = {}
-    for src in sources:
-        groups.setdefault(number(src), []).append(src)
-    return list(groups.values())
+    return list(grouped(sources, number).values())
 
