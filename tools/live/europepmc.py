@@ -11,7 +11,7 @@ from typing import Any
 from tools.corpus import Abstract
 from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, user_agent
-from tools.live.normalize import keyword_query, make_abstract
+from tools.live.normalize import each_record, keyword_query, make_abstract
 
 NAME = "europepmc"
 LABEL = "Europe PMC"
@@ -69,7 +69,7 @@ def parse_search(body: str) -> list[Abstract]:
         raise MalformedResponse(f"not a Europe PMC search result ({type(e).__name__})") from e
     if not isinstance(results, list):
         raise MalformedResponse("resultList.result is not a list")
-    return [a for a in (parse_record(r) for r in results if isinstance(r, dict)) if a is not None]
+    return each_record(parse_record, (r for r in results if isinstance(r, dict)), LABEL)
 
 
 async def search(http: LiveHttp, settings: LiveSettings, query: str, k: int) -> list[Abstract]:

@@ -4,10 +4,16 @@ splitter the BEIR loader uses), normalised DOI/PMID, and a stable, namespaced do
 from __future__ import annotations
 
 import html
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from tools.corpus import Abstract, split_sentences
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+P = TypeVar("P")
 
 MAX_SENTENCES = 60  # a longer "abstract" is usually a full text or a table dump; keep the head of it
 
@@ -125,3 +131,20 @@ def make_abstract(
 def _distinct(values: Sequence[str]) -> list[str]:
     """Cleaned, non-empty values, each once, in their first order."""
     return list(dict.fromkeys(v for v in (clean_text(x) for x in values) if v))
+
+
+def each_record(parse: Callable[[R], P | None], records: Iterable[R], source: str) -> list[P]:
+    """``parse`` applied to every record of a response, keeping what it returns: a record whose fields have types
+    the source does not document (a list where a title belongs, a number for a journal) is skipped with a log
+    line, so that one bad record costs that record, not the source's whole answer."""
+    out: list[P] = []
+    for record in records:
+        try:
+            parsed = parse(record)
+        except (TypeError, AttributeError, ValueError, KeyError, IndexError) as e:
+            log.warning("%s: skipped a record that is not in the documented format (%s: %s)", source,
+                        type(e).__name__, e)
+            continue
+        if parsed is not None:
+            out.append(parsed)
+    return out

@@ -14,7 +14,7 @@ from typing import Any
 from tools.corpus import Abstract
 from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, SourceError, user_agent
-from tools.live.normalize import keyword_query, make_abstract
+from tools.live.normalize import each_record, keyword_query, make_abstract
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def parse_works(body: str) -> list[tuple[Abstract, str | None]]:
         raise MalformedResponse(f"not an OpenAlex works list ({type(e).__name__})") from e
     if not isinstance(results, list):
         raise MalformedResponse("results is not a list")
-    return [p for p in (parse_work(w) for w in results if isinstance(w, dict)) if p is not None]
+    return each_record(parse_work, (w for w in results if isinstance(w, dict)), LABEL)
 
 
 def parse_sources(body: str) -> dict[str, float | None]:

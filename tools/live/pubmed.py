@@ -15,7 +15,7 @@ from typing import Any
 from tools.corpus import Abstract
 from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, user_agent
-from tools.live.normalize import keyword_query, make_abstract
+from tools.live.normalize import each_record, keyword_query, make_abstract
 
 NAME = "pubmed"
 LABEL = "PubMed"
@@ -108,7 +108,7 @@ def parse_efetch(body: str) -> list[Abstract]:
         raise MalformedResponse(f"not XML ({e})") from e
     if root.tag != "PubmedArticleSet":
         raise MalformedResponse(f"root element is <{root.tag}>, not <PubmedArticleSet>")
-    return [a for a in (parse_article(n) for n in root.findall("PubmedArticle")) if a is not None]
+    return each_record(parse_article, root.findall("PubmedArticle"), LABEL)
 
 
 def _params(settings: LiveSettings, **extra: Any) -> dict[str, Any]:

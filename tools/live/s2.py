@@ -10,7 +10,7 @@ from typing import Any
 from tools.corpus import Abstract
 from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, MalformedResponse, user_agent
-from tools.live.normalize import keyword_query, make_abstract
+from tools.live.normalize import each_record, keyword_query, make_abstract
 
 NAME = "s2"
 LABEL = "Semantic Scholar"
@@ -46,7 +46,7 @@ def parse_search(body: str) -> list[Abstract]:
         raise MalformedResponse(f"not a Semantic Scholar search result ({type(e).__name__})") from e
     if not isinstance(papers, list):
         raise MalformedResponse("data is not a list")
-    return [a for a in (parse_paper(p) for p in papers if isinstance(p, dict)) if a is not None]
+    return each_record(parse_paper, (p for p in papers if isinstance(p, dict)), LABEL)
 
 
 async def search(http: LiveHttp, settings: LiveSettings, query: str, k: int) -> list[Abstract]:
