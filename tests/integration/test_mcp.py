@@ -102,6 +102,25 @@ def test_stdio_server_through_the_sdk_client(indexed_env: dict[str, str]):  # no
     asyncio.run(asyncio.wait_for(main(), timeout=600))
 
 
+def test_an_unreachable_llm_costs_the_reading_not_the_server(indexed_env: dict[str, str]):  # noqa: F811
+    """Nothing listens at the LLM's address: each check still ends (its papers listed with the verifier's reading,
+    a provisional verdict, a note), and the server answers the next call."""
+    env = {**indexed_env, "LLM_PROVIDER": "openai", "LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
+           "LLM_MAX_RETRIES": "0"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.terminal.cli", "mcp"], env=env,
+                                   cwd=str(REPO))
+
+    async def main() -> list[dict[str, Any]]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return [dict(payload(await session.call_tool("check_claim", {"claim": CLAIM}))) for _ in range(2)]
+
+    for checked in asyncio.run(asyncio.wait_for(main(), timeout=600)):
+        assert any("the LLM is unreachable" in n for n in checked["notes"]), checked["notes"]
+        assert checked["answer"].startswith("Not enough evidence so far (provisional)")
+        assert checked["silent"] and checked["thread_id"]
+
+
 def test_http_server_needs_its_token_and_serves_the_sdk_client(indexed_env: dict[str, str]):  # noqa: F811
     port = free_port()
     env = {**indexed_env, "CLAIMTRACE_MCP_TOKEN": TOKEN}
