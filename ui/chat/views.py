@@ -3,6 +3,7 @@ the buttons under an answer (sources of a sentence, feedback, export)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -29,6 +30,8 @@ CHART = "consensus chart"  # the name of the consensus figure under an answer (n
 # a chart to read, not to edit: no mode bar (its buttons and the plotly.com logo link)
 CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
 TITLE_CHARS = 90  # the longest claim the side panel's title quotes whole
+SIDEBAR_AGAIN_S = (1.0, 2.0)  # seconds before each later pointing of the side panel at the check just shown
+_pointing: set[asyncio.Task[None]] = set()  # those pointings, kept until done
 
 
 def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
@@ -78,20 +81,35 @@ def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.M
     )
 
 
-async def send_answer(result: dict[str, Any], index: int, notes: list[str]) -> None:
-    """Show a check's answer, and point the side panel at its sources.
-
-    Chainlit opens the side panel by itself whenever a message brings side panels, with every side panel of the
-    thread in it and the newest one's name as its title, so after a second check it would show the first check's
-    Source 1 under the title "Source 2". Setting the panel to this check's sources (copies drawn inline there, so
-    that they do not set it off again) makes it follow the check being read; a check with no source closes it.
-    Clicking "Source n" in any answer still opens that answer's own source n."""
-    await answer_message(result, index, notes).send()
+async def point_sidebar(result: dict[str, Any], index: int) -> None:
+    """Set the side panel to this check's sources, under its claim (copies drawn inline there, so that they do not
+    set off Chainlit's own opening of the panel again); a check with no source closes it."""
     panels = [cl.Text(name=p.name, content=p.content, display="inline") for p in source_panels(result["sources"])]
     await cl.ElementSidebar.set_elements(panels, key=f"check-{index}")
     if panels:
         claim = result["claim"] if len(result["claim"]) <= TITLE_CHARS else result["claim"][: TITLE_CHARS - 1] + "…"
         await cl.ElementSidebar.set_title(f"Sources of “{claim}”")
+
+
+async def point_sidebar_again(result: dict[str, Any], index: int) -> None:
+    for wait in SIDEBAR_AGAIN_S:
+        await asyncio.sleep(wait)
+        await point_sidebar(result, index)
+
+
+async def send_answer(result: dict[str, Any], index: int, notes: list[str]) -> None:
+    """Show a check's answer, and point the side panel at its sources.
+
+    Chainlit opens the side panel by itself whenever a message brings side panels, with every side panel of the
+    thread in it and the newest one's name as its title, so after a second check it would show the first check's
+    Source 1 under the title "Source 2" (or "Original answer"). It does so once the browser has drawn the message,
+    which can come after this call's own setting of the panel, so the panel is pointed again a moment later.
+    Clicking "Source n" in any answer still opens that answer's own source n."""
+    await answer_message(result, index, notes).send()
+    await point_sidebar(result, index)
+    task = asyncio.create_task(point_sidebar_again(result, index))
+    _pointing.add(task)
+    task.add_done_callback(_pointing.discard)
 
 
 def sources_message(reply: dict[str, Any]) -> cl.Message:
