@@ -69,7 +69,7 @@ lint: $(DEPS)
 
 # Speed lives here, never in timed tests: a check's seconds, tokens and the LLM's own rates; the CPU models and the
 # index build, PyTorch fp32 beside ONNX Runtime in the same run.
-bench: setup
+bench: setup $(TRAIN)  # the index benchmark runs PyTorch beside ONNX Runtime
 	$(PY) -m evals.bench.ask --claims 10 --out evals/results
 	$(PY) -m evals.bench.index --texts 3000 --out evals/results
 	$(PY) -m evals.bench.passage --out evals/results --order single-first
