@@ -70,11 +70,8 @@ def mutated(draw: st.DrawFn, recorded: Any) -> str:
     return body
 
 
-def check(parse: Callable[[str], list[Any]], body: str) -> None:
-    try:
-        out = parse(body)
-    except MalformedResponse:
-        return
+def abstracts(out: Any) -> None:
+    """Parsed abstracts (or (abstract, venue id) pairs) whose fields have their types."""
     assert isinstance(out, list)
     for item in out:
         abstract = item[0] if isinstance(item, tuple) else item
@@ -82,6 +79,26 @@ def check(parse: Callable[[str], list[Any]], body: str) -> None:
         assert isinstance(abstract.title, str) and isinstance(abstract.doc_id, str) and abstract.doc_id
         assert all(isinstance(s, str) for s in abstract.sentences)
         assert abstract.year is None or isinstance(abstract.year, int)
+
+
+def check(parse: Callable[[str], Any], body: str, holds: Callable[[Any], None] = abstracts) -> None:
+    """``parse(body)`` raises MalformedResponse, or its output ``holds``."""
+    try:
+        out = parse(body)
+    except MalformedResponse:
+        return
+    holds(out)
+
+
+def under_mutation(fixture: str, parse: Callable[[str], Any], holds: Callable[[Any], None] = abstracts) -> None:
+    """``check`` over hypothesis's mutations of a recorded response."""
+
+    @RUNS
+    @given(mutated(recorded(fixture)))
+    def hostile(body: str) -> None:
+        check(parse, body, holds)
+
+    hostile()
 
 
 def recorded(name: str) -> Any:
@@ -99,26 +116,14 @@ def recorded(name: str) -> Any:
 )
 def test_json_parsers_return_abstracts_or_one_malformed_error(fixture: str, parse: Callable[[str], list[Any]]):
     check(parse, (LIVE / fixture).read_text())  # the recorded response parses as it is
-
-    @RUNS
-    @given(mutated(recorded(fixture)))
-    def hostile(body: str) -> None:
-        check(parse, body)
-
-    hostile()
+    under_mutation(fixture, parse)
 
 
 def test_pubmed_esearch_returns_ids_or_one_malformed_error():
-    @RUNS
-    @given(mutated(recorded("pubmed_esearch.json")))
-    def hostile(body: str) -> None:
-        try:
-            ids = pubmed.parse_esearch(body)
-        except MalformedResponse:
-            return
-        assert all(isinstance(i, str) and i.isdigit() for i in ids)
+    def ids(out: Any) -> None:
+        assert all(isinstance(i, str) and i.isdigit() for i in out)
 
-    hostile()
+    under_mutation("pubmed_esearch.json", pubmed.parse_esearch, ids)
 
 
 def test_thousands_of_results_parse_like_one():
@@ -137,16 +142,10 @@ def test_a_record_of_the_wrong_shape_costs_that_record_not_the_answer():
 
 
 def test_openalex_venue_citedness_survives_hostile_sources_lists():
-    @RUNS
-    @given(mutated(recorded("openalex_sources.json")))
-    def hostile(body: str) -> None:
-        try:
-            out = openalex.parse_sources(body)
-        except MalformedResponse:
-            return
+    def citedness(out: Any) -> None:
         assert all(isinstance(k, str) and (v is None or isinstance(v, float)) for k, v in out.items())
 
-    hostile()
+    under_mutation("openalex_sources.json", openalex.parse_sources, citedness)
 
 
 XML_NOISE = st.sampled_from([
