@@ -1,5 +1,5 @@
 """`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
-(ui/terminal/library.py), check-text (ui/terminal/passage.py).
+(ui/terminal/library.py), check-text (ui/terminal/passage.py), mcp (ui/terminal/mcp.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -20,6 +20,7 @@ from agent.settings import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 from ui.terminal.library import add_library_parser, cmd_add
+from ui.terminal.mcp import add_mcp_parser, cmd_mcp
 from ui.terminal.passage import add_passage_parser, cmd_check_text
 
 
@@ -61,11 +62,6 @@ def _parser() -> argparse.ArgumentParser:
     ui.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     ui.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
 
-    mcp = sub.add_parser("mcp", help="serve checks to MCP clients (stdio; --http: streamable HTTP)")
-    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at http://HOST:PORT/mcp, not stdio")
-    mcp.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
-    mcp.add_argument("--port", type=int, default=8765, help="port for --http (default 8765)")
-
     feedback = sub.add_parser("feedback", help="user feedback on verification")
     fb_sub = feedback.add_subparsers(dest="feedback_command", required=True, parser_class=_Parser)
     export = fb_sub.add_parser("export", help="write every feedback record as JSONL")
@@ -74,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     add_export_parsers(sub)
     add_library_parser(sub)
     add_passage_parser(sub)
+    add_mcp_parser(sub)
     return p
 
 
@@ -230,16 +227,6 @@ def cmd_ui(args: argparse.Namespace) -> int:
         )
     sys.stderr.flush()
     os.execve(argv[0], argv, env)  # Chainlit takes over this process: signals reach it directly
-
-
-def cmd_mcp(args: argparse.Namespace) -> int:
-    from ui.mcp.server import serve
-
-    try:
-        serve(args.http, args.host, args.port)
-    except ValueError as e:
-        raise CliError(str(e), EXIT_INPUT) from e
-    return 0
 
 
 def cmd_feedback(args: argparse.Namespace) -> int:
