@@ -18,7 +18,6 @@ import asyncio
 import hmac
 import json
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
@@ -26,7 +25,8 @@ from typing import Any, Literal
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
-from agent.settings import Settings, get_settings
+from agent.followup.deps import process_deps
+from agent.settings import get_settings
 
 TOKEN_ENV = "CLAIMTRACE_MCP_TOKEN"
 INSTRUCTIONS = (
@@ -38,23 +38,13 @@ INSTRUCTIONS = (
 PROGRESS_TOTAL = 4.0  # sources found, provisional verdict, judged verdict, answer
 
 
-class Checks:
-    """What the tools share: the settings, the dependencies (index, verifier, LLM) loaded once on first use, and
-    one check at a time (the embedded LLM answers one request at a time)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._deps: Any = None
-        self._load = threading.Lock()
-        self.one_at_a_time = asyncio.Semaphore(1)
-
-    def deps(self) -> Any:
-        from agent.service import load_deps
-
-        with self._load:
-            if self._deps is None:
-                self._deps = load_deps(self.settings)
-            return self._deps
+async def loaded_deps() -> Any:
+    """The index, verifiers and LLM from the settings, loaded once per process (agent.followup.deps), off the
+    event loop; ToolError when one cannot load."""
+    try:
+        return await asyncio.to_thread(process_deps)
+    except Exception as e:
+        raise unavailable(e) from e
 
 
 def unavailable(e: Exception) -> ToolError:
@@ -91,9 +81,11 @@ def progress_reporter(ctx: Context[Any, Any, Any], loop: asyncio.AbstractEventLo
     return on_update
 
 
-def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
-    """The MCP server with its tools and resources."""
-    checks = Checks(settings or get_settings())
+def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
+    """The MCP server with its tools and resources. Checks run one at a time: the embedded LLM answers one request
+    at a time."""
+    settings = get_settings()
+    one_at_a_time = asyncio.Semaphore(1)
     mcp = FastMCP("claimtrace", instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
 
     @mcp.tool()
@@ -111,7 +103,6 @@ def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port
         from agent.threads import keep_check
         from tools.live.config import parse_sources
 
-        settings = checks.settings
         try:
             text, notes = validate_claim(claim, settings.answer.max_claim_chars)
         except InputError as e:
@@ -120,11 +111,8 @@ def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port
             chosen = parse_sources(sources) if sources is not None else None
         except ValueError as e:
             raise ToolError(f"sources: {e}") from e
-        async with checks.one_at_a_time:
-            try:
-                deps = await asyncio.to_thread(checks.deps)
-            except Exception as e:
-                raise unavailable(e) from e
+        async with one_at_a_time:
+            deps = await loaded_deps()
             if chosen is not None:
                 deps = replace(deps, settings=deps.settings.with_values(live={"sources": chosen}))
             on_update = progress_reporter(ctx, asyncio.get_running_loop())
@@ -152,7 +140,7 @@ def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port
         from agent.service import InputError
 
         try:
-            passage, notes = validate_passage(text, checks.settings.answer.max_passage_chars)
+            passage, notes = validate_passage(text, settings.answer.max_passage_chars)
         except InputError as e:
             raise ToolError(f"I cannot check this passage: {e}") from e
         loop = asyncio.get_running_loop()
@@ -163,11 +151,8 @@ def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port
                 report = ctx.report_progress(row.n, None, f"claim {row.n}: {v.label} ({v.confidence:.2f})")
                 asyncio.run_coroutine_threadsafe(report, loop)
 
-        async with checks.one_at_a_time:
-            try:
-                deps = await asyncio.to_thread(checks.deps)
-            except Exception as e:
-                raise unavailable(e) from e
+        async with one_at_a_time:
+            deps = await loaded_deps()
             check = await asyncio.to_thread(
                 check_passage, passage, deps, notes, on_event, run_info(deps.settings, deps.llm)
             )
@@ -202,7 +187,7 @@ def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port
         if limit < 1:
             raise ToolError("limit must be at least 1")
         try:
-            found = await asyncio.to_thread(threads, checks.settings)
+            found = await asyncio.to_thread(threads, settings)
         except Exception as e:
             raise unavailable(e) from e
         return [
@@ -224,7 +209,7 @@ def build_server(settings: Settings | None = None, host: str = "127.0.0.1", port
         from agent.threads import ThreadNotFoundError, checks_of
 
         try:
-            _, results = await asyncio.to_thread(checks_of, checks.settings, thread_id)
+            _, results = await asyncio.to_thread(checks_of, settings, thread_id)
         except ThreadNotFoundError as e:
             raise ToolError(f"no kept check has the thread id {thread_id!r} (list_checks names them)") from e
         except Exception as e:
