@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.settings import Settings
-from tools.embedder import MODEL_NAME as EMBEDDER
-from tools.verifier_artifact import ARTIFACT_DIR, read_config
+from agent.settings.app import Settings
+from tools.models.embedder import MODEL_NAME as EMBEDDER
+from tools.models.verifier_artifact import ARTIFACT_DIR, read_config
 
 # the groups that shape a result; `stores` (URLs that may carry a password) and `ui` (login) are left out
 SHAPING_GROUPS = ("retrieval", "judge", "answer", "live")

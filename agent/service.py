@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.graph import build_graph
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import ClaimState, Deps
-from tools.claim_rules import checkable
-from tools.passage import read_passage
+from tools.text.claim_rules import checkable
+from tools.text.passage import read_passage
 
 
 class InputError(ValueError):
@@ -78,7 +78,7 @@ def mostly_latin(text: str) -> bool:
 
 
 def findings(text: str) -> int:
-    """How many sentences of the text state a checkable finding (tools.claim_rules, no LLM): two or more make it
+    """How many sentences of the text state a checkable finding (tools.text.claim_rules, no LLM): two or more make it
     a passage, whose claims are checked one by one."""
     return sum(checkable(s.bare)[0] for s in read_passage(text).sentences)
 
@@ -103,9 +103,9 @@ def claim_notes(claim: str) -> list[str]:
 
 def load_deps(settings: Settings) -> Deps:
     """Index, the two verifiers and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
-    from agent.llm import make_chat_model
-    from tools.index import CorpusIndex
-    from tools.verifier import get_sentence_verifier, get_verifier
+    from agent.llm.client import make_chat_model
+    from tools.index.local import CorpusIndex
+    from tools.models.verifier import get_sentence_verifier, get_verifier
 
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     return Deps(

@@ -11,19 +11,19 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic (LangGraph Studio's input schema) needs it on Python < 3.12
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 
 if TYPE_CHECKING:  # the protocols only name these types; importing them loads torch and Chroma
     import numpy as np
 
-    from tools.bm25 import Hit
     from tools.corpus import Abstract
-    from tools.verifier import VerifierResult
+    from tools.index.bm25 import Hit
+    from tools.models.verifier import VerifierResult
 
 QueryKind = Literal["claim", "question", "opposite", "reformulated"]
 Status = Literal["supported", "contradicted", "unsupported", "uncited"]
 # rewritten: the LLM restated the sentence from its cited evidence alone; replaced: an extractive statement of the
-# cited finding (agent.compose) took its place
+# cited finding (agent.answer.compose) took its place
 Revision = Literal["recited", "hedged", "rewritten", "replaced"]
 # What self-correction can do to a flagged sentence, cheapest faithful fix first (agent/nodes/correct.py).
 CORRECTION_ACTIONS: tuple[str, ...] = ("recited", "hedged", "rewritten", "replaced", "dropped")
@@ -53,8 +53,8 @@ class Evidence(BaseModel):
     title: str
     sentence: str
     sentence_index: int
-    context: str = ""  # the sentence before, as the verifier reads it (tools.premise.before)
-    section: str = ""  # where the sentence sits: "results; sentence 5 of 9" (tools.premise.where)
+    context: str = ""  # the sentence before, as the verifier reads it (tools.text.premise.before)
+    section: str = ""  # where the sentence sits: "results; sentence 5 of 9" (tools.text.premise.where)
     neighbours: list[str] = Field(default_factory=list)
     url: str | None = None
     year: int | None = None
@@ -62,12 +62,13 @@ class Evidence(BaseModel):
     pmid: str | None = None
     venue: str | None = None
     stance: Literal["supports", "contradicts", "nei"] = "nei"
-    design: str = "unclassified"  # its abstract's study design (tools.design)
+    design: str = "unclassified"  # its abstract's study design (tools.documents.design)
     design_basis: str = "none"  # what decided it: publication type, MeSH, text or none
     retracted: bool = False
     notices: list[str] = Field(default_factory=list)  # erratum, expression of concern
     page: int | None = None  # the page of a full text (the user's library) the sentence is on
-    # the rationale selector's shortlist score (agent.rationale): how likely the sentence carries the paper's finding,
+    # the rationale selector's shortlist score (agent.judge.rationale): how likely the sentence carries the paper's
+    # finding,
     # read before the verifier; None for a sentence the shortlist did not score. The check's own working figure, not
     # part of its result (left out of every dump)
     shortlist_score: float | None = Field(default=None, exclude=True)
@@ -83,7 +84,8 @@ class SourceAssessment(BaseModel):
     reputation_inputs: dict[str, Any] = Field(default_factory=dict)
     explanation: str
     stance_confidence: float = 0.0  # calibrated probability of its stance (the two-part judge: bears and that way)
-    # the evidence gate (agent.judge): calibrated P(the abstract bears on the claim); None before the gate existed
+    # the evidence gate (agent.judge.calibration): calibrated P(the abstract bears on the claim); None before the gate
+    # existed
     bearing: float | None = None
     # the strongest sentence's 1 - P(nei): what the gate reads of the verifier
     verifier_bearing: float | None = None
@@ -140,7 +142,8 @@ class Correction(BaseModel):
 
 
 class Verdict(BaseModel):
-    """The claim's verdict over every source whose stance counts (agent.scoring.weighted_verdict), with how sure it
+    """The claim's verdict over every source whose stance counts (agent.judge.scoring.weighted_verdict), with how sure
+    it
     is (calibrated) and how many sources took each side. ``leaning`` is the label it would give when its confidence
     is below the threshold and the label is "Cannot decide"."""
 
@@ -213,13 +216,13 @@ class ClaimState(TypedDict, total=False):
     silent_sources: int  # abstracts read whose sentences bear on the claim neither way
     silent: list[SilentSource]  # those abstracts, with their weights
     no_stance_confidence: float  # calibrated P(nei) of the candidate sentence most likely to bear on the claim
-    opposite: str  # the claim's opposite the judge sets against it (agent/direction.py)
+    opposite: str  # the claim's opposite the judge sets against it (agent/judge/direction.py)
     opposite_source: str  # what made it: direction, negation (rules), llm or template
     directions: dict[str, float]  # "<doc_id>|<sentence indices>|<opposite>" -> the LLM's raw P(claim), asked once
     bearings: dict[str, float]  # "<doc_id>|<sentence indices>" -> the LLM's raw P(Yes, it bears), asked once
     directed: bool  # the LLM has read the direction of the current assessments (or the judge did without it)
     verdict: Verdict
-    summary: str  # the answer's first sentence: the verdict in words, from its figures (agent.reckoning)
+    summary: str  # the answer's first sentence: the verdict in words, from its figures (agent.judge.reckoning)
     answer: str
     sentences: list[AnswerSentence]
     original_answer: str  # the answer as first written, when self-correction changed it
@@ -231,7 +234,7 @@ class ClaimState(TypedDict, total=False):
 
 
 class SearchIndex(Protocol):
-    """What the nodes use of the local index (tools.index.CorpusIndex)."""
+    """What the nodes use of the local index (tools.index.local.CorpusIndex)."""
 
     docs: dict[str, Abstract]
 
@@ -249,7 +252,7 @@ class SearchIndex(Protocol):
 
 
 class StanceJudge(Protocol):
-    """What the nodes use of the stance verifier (tools.verifier.Verifier)."""
+    """What the nodes use of the stance verifier (tools.models.verifier.Verifier)."""
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]: ...
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from agent.scripted import ScriptedChatModel
-from agent.settings import Settings
+from agent.llm.scripted import ScriptedChatModel
+from agent.settings.app import Settings
 from agent.state import Deps
-from tools.onnx_models import ModelRuntimeSettings
+from tools.models.onnx_models import ModelRuntimeSettings
 
 # Every test searches the local index only, unless it selects live sources itself (tests/unit/test_live_*.py and
 # tests/integration/test_live_path.py, against MockTransport or loopback servers): no test probes the network, and
@@ -66,7 +66,7 @@ class RuleVerifier:
         self.seen: list[tuple[str, str]] = []
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[Any]:
-        from tools.verifier import VerifierResult
+        from tools.models.verifier import VerifierResult
 
         out = []
         for hyp, prem in pairs:
@@ -84,7 +84,7 @@ class RuleVerifier:
 
 @pytest.fixture(scope="session")
 def tiny_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tools.index_build import build_index
+    from tools.index.build import build_index
 
     out = tmp_path_factory.mktemp("tiny_index")
     build_index(FIXTURES / "tiny_corpus.jsonl", out, progress=False)
@@ -93,7 +93,7 @@ def tiny_index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_index(tiny_index_dir: Path) -> Any:
-    from tools.index import CorpusIndex
+    from tools.index.local import CorpusIndex
 
     return CorpusIndex(tiny_index_dir)
 
@@ -134,7 +134,7 @@ def direction_rules(
 ) -> list[dict[str, Any]]:
     """Scripted replies of an LLM that reads the evidence as reporting a finding on the claim (``bears``) and as
     supporting the claim (or, ``supports=False``, its opposite) in both orders of the contrastive choice
-    (agent/direction.py). ``evidence_end``: the last words of the evidence the rules apply to (all evidence when
+    (agent/judge/direction.py). ``evidence_end``: the last words of the evidence the rules apply to (all evidence when
     empty)."""
     fence = f"{evidence_end}\n</evidence>\n\n" if evidence_end else ""
     return [
@@ -144,7 +144,8 @@ def direction_rules(
     ]
 
 
-# A scripted LLM that reads every source as reporting a finding on the claim (agent.direction.bears), as sure of it as
+# A scripted LLM that reads every source as reporting a finding on the claim (agent.judge.direction.bears), as sure of
+# it as
 # the embedded model is of a paper that bears (its P(Yes) rarely passes 0.8): the verifier's reading still tells
 # a paper about the claim from one that only shares its words
 BEARS = {

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from tools.live.http import LiveHttp, RateLimiter, ResponseCache, RetryPolicy
 
 LIVE_FIXTURES = Path(__file__).parent / "fixtures" / "live"

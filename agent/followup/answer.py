@@ -9,12 +9,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent import stages
+from agent.answer.strategies import answer_sentences
 from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState, current
 from agent.result import CheckResult
 from agent.state import ClaimState, Evidence
-from agent.strategies import answer_sentences
-from tools.citations import parse_answer
+from tools.text.citations import parse_answer
 
 
 def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.service import load_deps
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from agent.state import Deps
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tools.claim_rules import checkable
+from tools.text.claim_rules import checkable
 
 _ASKS_SOURCES = re.compile(r"\b(sources?|evidence|cit\w*|behind|support\w*|references?|based)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"\bsentence\s*(?:#|no\.?|number)?\s*([-+]?\d+)\b", re.IGNORECASE)
@@ -68,7 +68,7 @@ _ABOUT_THE_CHECK = re.compile(
 
 
 def states_claim(text: str) -> bool:
-    """Whether the message states a new checkable finding (tools.claim_rules: a relation stated as fact, not a
+    """Whether the message states a new checkable finding (tools.text.claim_rules: a relation stated as fact, not a
     question, an aim or a hedge) rather than asking about the check held: such a message is checked exactly as
     typed, and the router never rewrites it."""
     if _REQUEST_HEAD.search(text) or _ABOUT_THE_CHECK.search(text):

@@ -1,4 +1,5 @@
-"""How the last check's verdict was reached (agent.reckoning), for "why?", "how sure?" and "what would change it?".
+"""How the last check's verdict was reached (agent.judge.reckoning), for "why?", "how sure?" and "what would change
+it?".
 No LLM: every figure is the check's own."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState, current
-from agent.reckoning import reckoning
+from agent.judge.reckoning import reckoning
 from agent.result import CheckResult
 
 

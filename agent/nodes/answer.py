@@ -1,11 +1,12 @@
 """Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list, written by
-the strategy ANSWER_STRATEGY names (agent.strategies).
+the strategy ANSWER_STRATEGY names (agent.answer.strategies).
 
-The answer opens with the verdict in words, written by code from the verdict's figures (agent.reckoning), so it
+The answer opens with the verdict in words, written by code from the verdict's figures (agent.judge.reckoning), so it
 never disagrees with the badge; the LLM writes only what follows, from the abstracts the verdict counts.
 Citations are valid by construction: numbers that name no evidence are stripped and the sentence is flagged; the
 answer text the user sees carries only real citations. Without a working LLM the answer is the extractive floor
-(agent.compose), which quotes the evidence. ``evidence_block`` is the evidence with titles, as the follow-up router
+(agent.answer.compose), which quotes the evidence. ``evidence_block`` is the evidence with titles, as the follow-up
+router
 reads it."""
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
-from agent.llm import LLMUnavailableError
+from agent.answer.strategies import write
+from agent.judge.reckoning import bearing_evidence, verdict_statement
+from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.reckoning import bearing_evidence, verdict_statement
 from agent.state import AnswerSentence, ClaimState, Deps, Evidence
-from agent.strategies import write
-from tools.citations import ParsedSentence, render
+from tools.text.citations import ParsedSentence, render
 
 
 def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
@@ -36,7 +37,8 @@ def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
 
 @timed("answer")
 def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    """The verdict in words (agent.reckoning), then what the LLM writes from the abstracts the verdict counts; with
+    """The verdict in words (agent.judge.reckoning), then what the LLM writes from the abstracts the verdict counts;
+    with
     none counted, the verdict's words are the whole answer and the LLM is not asked."""
     settings = runtime.context.settings
     verdict = state.get("verdict")

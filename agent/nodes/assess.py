@@ -1,5 +1,6 @@
 """Assess each source (FRSC's local labels), the judge's first part: the independent verifier judges every candidate
-sentence against the claim, and its gate (agent.judge) screens each abstract. With the LLM reading the sources
+sentence against the claim, and its gate (agent.judge.calibration) screens each abstract. With the LLM reading the
+sources
 (agent/nodes/direction.py), every abstract the verifier does not rule out (``ask_floor``) goes on to it, and only
 those the verifier's gate passes alone count in the provisional verdict; without it, the verifier's gate decides.
 Abstracts screened out are listed as read, with the reason, and never count. Each remaining abstract gets a local
@@ -19,15 +20,15 @@ from typing import Any, NamedTuple
 
 from langgraph.runtime import Runtime
 
-from agent.compose import numbered
-from agent.judge import JudgeCalibration, load_calibration
+from agent.answer.compose import numbered
+from agent.judge.calibration import JudgeCalibration, load_calibration
+from agent.judge.rationale import get_selector
+from agent.judge.scoring import grade, reputation
 from agent.nodes._timing import timed
-from agent.rationale import get_selector
-from agent.scoring import grade, reputation
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment
 from tools.corpus import Abstract
-from tools.premise import premise as placed_premise
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
+from tools.text.premise import premise as placed_premise
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class JudgeRule:
 
 def shown(pairs: list[tuple[Evidence, VerifierResult]], n: int) -> list[tuple[Evidence, VerifierResult]]:
     """The (at most ``n``) sentences an abstract shows as its evidence, most likely rationale first (the rationale
-    selector's pick, agent.rationale): its likeliest sentence, and the next ones while they reach the selector's
+    selector's pick, agent.judge.rationale): its likeliest sentence, and the next ones while they reach the selector's
     ``second_min``."""
     selector = get_selector()
     probs = [selector.p_rationale(ev.shortlist_score, r.p_supports, r.p_contradicts, r.p_nei) for ev, r in pairs]

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
-from tools.opposite import negation
+from tools.text.opposite import negation
 
 
 @timed("claim_queries")

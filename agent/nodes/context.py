@@ -1,7 +1,7 @@
 """Supplementary context (as in the supplementary-context paper): the neighbouring sentences of each evidence
 sentence (CONTEXT_WINDOW on each side), an extractive context that lets the sentence stand alone (the sentence
 before it), and where the sentence sits (its section in a structured abstract or a full text, its position). The
-verifier reads the last two with the sentence (tools.premise).
+verifier reads the last two with the sentence (tools.text.premise).
 
 Extractive, not generated: an LLM-written context costs one call per evidence sentence (about 6-8 s each with the
 embedded model on this CPU, 40+ s per claim), which alone breaks the 60 s budget of a turn.
@@ -15,8 +15,8 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps
-from tools.fulltext import place
-from tools.premise import before, where
+from tools.documents.fulltext import place
+from tools.text.premise import before, where
 
 
 @timed("context")

@@ -8,7 +8,8 @@ is, in this order of preference,
    supported (no LLM call: the small model asked to keep a hedge mostly writes the same sentence again);
 3. rewritten once by the LLM against its cited evidence alone (prompts/correct*.md), keeping its citations, and
    kept if verify's checks (the verifier, then the LLM's reading of direction) then find it supported;
-4. replaced by an extractive statement of the cited finding (agent.compose: the evidence quoted, with its number),
+4. replaced by an extractive statement of the cited finding (agent.answer.compose: the evidence quoted, with its
+number),
    the cited sentence the verifier found closest to it;
 5. dropped, when it states nothing or cites no existing source, or when its replacement repeats a sentence
    already shown. Any sentence whose words are already shown is dropped too.
@@ -27,17 +28,17 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
-from agent.calls import chat
-from agent.compose import by_number, extractive_answer, extractive_sentence, paper_texts
-from agent.llm import LLMUnavailableError
+from agent.answer.compose import by_number, extractive_answer, extractive_sentence, paper_texts
+from agent.judge.reckoning import bearing_evidence
+from agent.llm.calls import chat
+from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.nodes.answer import answer_text
 from agent.nodes.verify import check_sentences, verified
-from agent.reckoning import bearing_evidence
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
-from tools.citations import ParsedSentence, parse_answer, render
-from tools.distortion import DROPPED_HEDGE
-from tools.overlap import repeated_source, words
+from tools.text.citations import ParsedSentence, parse_answer, render
+from tools.text.distortion import DROPPED_HEDGE
+from tools.text.overlap import repeated_source, words
 
 
 def shown(s: AnswerSentence) -> str:

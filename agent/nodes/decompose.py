@@ -9,8 +9,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
-from agent.calls import chat, parse_json_object
-from agent.llm import LLMUnavailableError
+from agent.llm.calls import chat, parse_json_object
+from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
 

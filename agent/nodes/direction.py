@@ -1,14 +1,16 @@
 """The LLM reads each source, the judge's second part: for every abstract the verifier did not rule out, whether its
-evidence reports a finding on the claim at all (agent.direction.bears; with the verifier's reading, the gate of
-agent.judge), and for those past the gate which of the claim and its opposite the evidence supports
-(agent.direction.choose). An abstract below the gate is moved to the sources read that do not count, with the reason;
+evidence reports a finding on the claim at all (agent.judge.direction.bears; with the verifier's reading, the gate of
+agent.judge.calibration), and for those past the gate which of the claim and its opposite the evidence supports
+(agent.judge.direction.choose). An abstract below the gate is moved to the sources read that do not count, with the
+reason;
 one past it gets the two-part judge's label (the grade of its calibrated direction).
 
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
 about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out, the sources not
 yet read are listed as read and not counted, with the verifier's reading and the reason, unless the verifier alone
-reaches the gate's precision (agent.judge: ``verifier_stands_in``; on SciFact it does not); the verdict then says it
+reaches the gate's precision (agent.judge.calibration: ``verifier_stands_in``; on SciFact it does not); the verdict
+then says it
 is provisional. A later search round reads them again. With JUDGE_DIRECTION=verifier the node does nothing.
 """
 
@@ -20,10 +22,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.compose import numbered
-from agent.direction import bears, choose, evidence_text, opposite_of
-from agent.judge import JudgeCalibration, load_calibration
-from agent.llm import LLMUnavailableError
+from agent.answer.compose import numbered
+from agent.judge.calibration import JudgeCalibration, load_calibration
+from agent.judge.direction import bears, choose, evidence_text, opposite_of
+from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage
 

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, RankedDoc
-from tools.search import reciprocal_rank_fusion
+from tools.index.search import reciprocal_rank_fusion
 
 
 @timed("fuse")

@@ -16,10 +16,10 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 import prompts
-from agent.calls import chat, parse_json_object, usage_of, with_tools
-from agent.llm import LLMUnavailableError
+from agent.judge.scoring import counted
+from agent.llm.calls import chat, parse_json_object, usage_of, with_tools
+from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.scoring import counted
 from agent.state import ClaimState, Deps, Query, SourceAssessment, Usage, Verdict
 
 MAX_QUERIES = 3

@@ -21,8 +21,8 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, RankedDoc
-from tools.premise import abstract_premise
-from tools.search import rerank_scores
+from tools.index.search import rerank_scores
+from tools.text.premise import abstract_premise
 
 
 def evidence_scores(claim: str, doc_ids: list[str], index: Any, verifier: Any, per_doc: int) -> dict[str, float]:

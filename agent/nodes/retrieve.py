@@ -9,7 +9,7 @@ on the same lists as the corpus and gains one more list (its source's ranking) i
 several retrievers find. Follow-ups and later checks find fetched abstracts locally.
 
 The user's library (`claimtrace add`) lives in the same index: `local` and `library` choose which of its documents
-the local tools rank (tools.library_search).
+the local tools rank (tools.index.library_search).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
-from tools.dense_store import DenseStoreError
-from tools.search import make_search_tools
+from tools.index.dense_store import DenseStoreError
+from tools.index.search import make_search_tools
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _live(new: list[Query], deps: Deps, local: bool, sources: list[Any]) -> tupl
 def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     """Searches the queries not searched yet (the claim queries first, then the LLM's questions) and adds their
     ranked lists to those already found."""
-    from tools.library_search import scoped
+    from tools.index.library_search import scoped
     from tools.live.config import AUTO
     from tools.live.sources import select_sources
 

@@ -1,5 +1,5 @@
 """Select evidence candidates: in each top abstract, the sentences the rationale selector's shortlist finds most
-likely to carry the finding on the claim (agent.rationale), which the verifier then reads. Sources
+likely to carry the finding on the claim (agent.judge.rationale), which the verifier then reads. Sources
 are numbered by paper: the sentences of one abstract share its number [n], which the answer cites. In a
 reformulated search round the abstracts that already bore on the claim are read again beside the new top ones, so a
 second round adds sources and never loses one."""
@@ -10,11 +10,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.compose import numbered
+from agent.answer.compose import numbered
+from agent.judge.rationale import get_selector
 from agent.nodes._timing import timed
-from agent.rationale import get_selector
 from agent.state import ClaimState, Deps, Evidence
-from tools.design import classify
+from tools.documents.design import classify
 
 
 @timed("select_evidence")

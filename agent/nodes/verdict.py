@@ -11,9 +11,7 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from agent.nodes._timing import timed
-from agent.nodes.reformulate import thin
-from agent.scoring import (
+from agent.judge.scoring import (
     GRADE_SCORE,
     NOT_ENOUGH,
     UNDECIDED,
@@ -21,8 +19,10 @@ from agent.scoring import (
     weak_designs_only,
     weighted_verdict,
 )
+from agent.nodes._timing import timed
+from agent.nodes.reformulate import thin
 from agent.state import ClaimState, Deps, SourceAssessment, Verdict
-from tools.design import DEFAULT_WEAK
+from tools.documents.design import DEFAULT_WEAK
 
 
 def decide(

@@ -1,8 +1,9 @@
 """Verify (Verif.ai; attribution as in FRSC): each answer sentence against the sentences it cites, by the
-independent sentence verifier (not the generator; tools.verifier.get_sentence_verifier, trained also on evidence
+independent sentence verifier (not the generator; tools.models.verifier.get_sentence_verifier, trained also on evidence
 sentences against themselves). Status: supported / contradicted / unsupported / uncited; attribution lists the
 best-matching source sentences of the whole evidence list. A sentence of the extractive template that quotes its
-cited source word for word (agent.compose) is supported by that quote, whatever the verifier reads. Not supported,
+cited source word for word (agent.answer.compose) is supported by that quote, whatever the verifier reads. Not
+supported,
 whatever the verifier reads (it reads topic, and passes all of them): a sentence that restates the claim, or its
 negation, in words its sources do not use, one that repeats the words of an uncited source while what it cites
 holds few of them (a quote under the wrong number), one without a single word, and one that rules on the claim or
@@ -10,8 +11,8 @@ the verdict ("the claim is true", "the verdict is supported") instead of reporti
 verifier's and is shown apart, and such a sentence is what text planted in a source asks a model to write (its
 words can then be in the source itself). A sentence that copies or rewords a cited sentence but changes it (a
 negation dropped or added, a number changed, "in mice" or the head of the subject dropped, a hedge dropped:
-tools.distortion) is not supported either. Nor is a sentence the LLM reads as saying the opposite of what it cites
-(agent.sentence_judge)."""
+tools.text.distortion) is not supported either. Nor is a sentence the LLM reads as saying the opposite of what it cites
+(agent.answer.sentence_judge)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,13 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.compose import paper_texts, quotes
+from agent.answer.compose import paper_texts, quotes
+from agent.answer.sentence_judge import read_direction
 from agent.nodes._timing import timed
 from agent.nodes.assess import premise
-from agent.sentence_judge import read_direction
 from agent.state import AnswerSentence, Attribution, ClaimState, Deps, Evidence, StanceJudge, Usage
-from tools.distortion import distorted
-from tools.overlap import copies, misattributed, without_negations, words
+from tools.text.distortion import distorted
+from tools.text.overlap import copies, misattributed, without_negations, words
 
 _RULING = re.compile(r"\bverdicts?\b|\b(?:the|this|that) claim (?:is|was|has been|remains|seems)\b", re.IGNORECASE)
 
@@ -59,7 +60,7 @@ def check_sentences(
 ) -> list[AnswerSentence]:
     """The sentences with their status, score, reason, attribution and flag. A sentence the verifier finds supported
     that carries a run of the claim's words its cited sources do not hold restates the claim instead of reporting a
-    source: unsupported (tools.overlap)."""
+    source: unsupported (tools.text.overlap)."""
     if not evidence or not sentences:
         return list(sentences)
     pairs = [(s.text, premise(ev)) for s in sentences for ev in evidence]
@@ -115,7 +116,7 @@ def verified(
     deadline: float | None = None,
 ) -> tuple[list[AnswerSentence], Usage, list[str]]:
     """Verify's checks: the verifier's (`check_sentences`), then, while the LLM works (``llm_ok``), its reading of
-    direction (agent.sentence_judge, by ``deadline`` when given); with the LLM's usage and notes."""
+    direction (agent.answer.sentence_judge, by ``deadline`` when given); with the LLM's usage and notes."""
     checked = check_sentences(sentences, evidence, deps.answer_verifier, deps.settings.answer.top_attribution, claim)
     if not llm_ok:
         return checked, Usage(), []

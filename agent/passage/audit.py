@@ -7,8 +7,8 @@ from __future__ import annotations
 from agent.passage.model import CitationAudit, PassageClaim
 from agent.stages import run_span
 from agent.state import ClaimState, Deps, Query, RankedDoc
-from tools.cited import match
-from tools.passage import Passage, citations
+from tools.text.cited import match
+from tools.text.passage import Passage, citations
 
 
 def judge_one(claim: str, doc_id: str, deps: Deps) -> ClaimState:

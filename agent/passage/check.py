@@ -19,7 +19,7 @@ from agent.result import CheckResult
 from agent.service import RAW_FACTOR, InputError, mostly_latin, run_claim, visible_text
 from agent.stages import run_span
 from agent.state import Deps
-from tools.passage import read_passage
+from tools.text.passage import read_passage
 
 Event = Literal["claim", "provisional", "result"]
 OnEvent = Callable[[Event, PassageClaim], None]

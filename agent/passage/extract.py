@@ -1,10 +1,10 @@
-"""Claims from a passage: its checkable sentences (tools.claim_rules), each rewritten as a claim that stands alone.
+"""Claims from a passage: its checkable sentences (tools.text.claim_rules), each rewritten as a claim that stands alone.
 
 The rules pick the sentences and make each a claim at once (no LLM): the frame "These results suggest that" goes,
 abbreviations the passage defines are written out. Only a claim that still points back into the passage ("It
 lowers ...", "these patients ...") is sent to the LLM, with the text before it, to name what it refers to. A
 rewrite is kept only when it resolves the reference, draws its words from the passage, keeps the sentence's own
-words and changes no negation or number (tools.distortion); otherwise the rule claim stands, marked as not
+words and changes no negation or number (tools.text.distortion); otherwise the rule claim stands, marked as not
 standing alone. The LLM sees at most ``CONTEXT_SENTENCES`` sentences before the one it rewrites, so a long text is
 read in windows of that size.
 
@@ -18,14 +18,14 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 import prompts
-from agent.calls import chat, parse_json_object
-from agent.llm import LLMUnavailableError
+from agent.llm.calls import chat, parse_json_object
+from agent.llm.client import LLMUnavailableError
 from agent.passage.model import PassageClaim, SkippedSentence
 from agent.state import Usage
-from tools.claim_rules import abbreviations, checkable, expanded, frame_removed, unresolved
-from tools.distortion import distortion, negation_changed, negations, numbers
-from tools.overlap import content_stems, support_share
-from tools.passage import Passage, Sentence
+from tools.text.claim_rules import abbreviations, checkable, expanded, frame_removed, unresolved
+from tools.text.distortion import distortion, negation_changed, negations, numbers
+from tools.text.overlap import content_stems, support_share
+from tools.text.passage import Passage, Sentence
 
 CONTEXT_SENTENCES = 6  # sentences before a claim that the LLM reads to resolve it
 REWRITE_TOKENS = 120

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.graph import build_graph
+from agent.llm.scripted import ScriptedChatModel
 from agent.result import CheckResult
-from agent.scripted import ScriptedChatModel
 from agent.service import load_deps, run_claim
-from agent.settings import Settings, get_settings
+from agent.settings.app import Settings, get_settings
 from agent.state import Deps
 from evals.experiments import git_commit
 
@@ -41,7 +41,7 @@ GENERIC_SCRIPT = [
 ]
 STARTUP = (
     "import time; t = time.perf_counter(); "
-    "from agent.service import load_deps; from agent.settings import get_settings; "
+    "from agent.service import load_deps; from agent.settings.app import get_settings; "
     "d = load_deps(get_settings()); d.index.embed(['warm']); d.verifier.predict([('a', 'b')]); "
     "print(round(time.perf_counter() - t, 3))"
 )
@@ -108,7 +108,7 @@ def llm_rates(settings: Settings) -> dict[str, float]:
     what the LLM itself does on this machine now, whatever our code does."""
     import httpx
 
-    from agent.llm import EmbeddedServer
+    from agent.llm.client import EmbeddedServer
 
     server = EmbeddedServer.get(settings)
     server.wait_ready()

@@ -28,14 +28,14 @@ from evals.experiments import REPO_ROOT, cpu_kind, git_commit
 SCIFACT = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
 COLD_START = {
-    "embedder": "from tools.embedder import get_embedder; get_embedder().encode(['warm'])",
-    "verifier": "from tools.verifier import Verifier; Verifier().predict([('a', 'b')])",
+    "embedder": "from tools.models.embedder import get_embedder; get_embedder().encode(['warm'])",
+    "verifier": "from tools.models.verifier import Verifier; Verifier().predict([('a', 'b')])",
 }
 
 
 def sample_texts(corpus: Path, n: int, seed: int) -> list[str]:
     from tools.corpus import load_corpus
-    from tools.dense_store import sentence_text
+    from tools.index.dense_store import sentence_text
 
     docs, _ = load_corpus(corpus)
     texts = [sentence_text(d, i) for d in docs for i in range(len(d.sentences))]
@@ -82,8 +82,8 @@ def pair(torch_s: float, onnx_s: float, n: int, unit: str) -> dict[str, Any]:
 
 
 def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    from tools.embedder import get_embedder
-    from tools.verifier import Verifier
+    from tools.models.embedder import get_embedder
+    from tools.models.verifier import Verifier
 
     torch_emb, onnx_emb = get_embedder("torch-fp32"), get_embedder()
     torch_emb.encode(texts[:32])  # warm-up: first calls allocate

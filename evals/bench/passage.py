@@ -24,11 +24,11 @@ from typing import Any
 from agent.passage.check import check_passage
 from agent.passage.extract import extract
 from agent.service import load_deps, run_claim
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from evals.bench.ask import llm_rates
 from evals.experiments import git_commit
-from tools.claim_rules import checkable
-from tools.passage import read_passage, strip_citations
+from tools.text.claim_rules import checkable
+from tools.text.passage import read_passage, strip_citations
 
 PASSAGES = Path(__file__).resolve().parents[1] / "passages" / "cited_passages.jsonl"
 

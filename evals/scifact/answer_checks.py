@@ -1,11 +1,11 @@
 """Checks of an answer sentence that do not use the verifier: whether its words are in what it cites (the
 independent support check), and whether it copies a title, restates the claim or copies the prompt.
 
-* content-word support (tools.overlap.support_share): the share of the sentence's content words found in the
+* content-word support (tools.text.overlap.support_share): the share of the sentence's content words found in the
   sentences it cites; a sentence is supported when at least ``SUPPORT_SHARE`` of them are. It cannot see direction,
   so it is a floor, not a judge. (verify uses the same overlap to catch a sentence quoting an uncited source.)
 * a copied title or a restated claim: a run of ``RUN`` consecutive words of the title (or the claim) that the
-  cited sentences do not contain; for a claim shorter than ``RUN`` words, the whole claim (tools.overlap; verify
+  cited sentences do not contain; for a claim shorter than ``RUN`` words, the whole claim (tools.text.overlap; verify
   flags a restated claim in the product, so shown answers should carry none).
 * copied prompt text: the prompts' own phrases (the evidence tags and attributes, the verifier's stance phrases,
   any run of ``RUN`` words of an answer prompt's instructions).
@@ -22,8 +22,8 @@ from functools import lru_cache
 from typing import Any
 
 import prompts
-from agent.compose import QUOTED
-from tools.overlap import RUN, copies, runs, support_share, words
+from agent.answer.compose import QUOTED
+from tools.text.overlap import RUN, copies, runs, support_share, words
 
 SUPPORT_SHARE = 0.75
 COPY_SHARE = 0.9
@@ -70,7 +70,8 @@ def check_answer(
 
 
 def copied_passage(sentence: str, sources: Sequence[str]) -> bool:
-    """Whether the sentence is a quoted passage (agent.compose's template) or an evidence sentence nearly word for
+    """Whether the sentence is a quoted passage (agent.answer.compose's template) or an evidence sentence nearly word
+    for
     word: ``COPY_SHARE`` of its content words in that sentence, and at least 80 % of its length."""
     if QUOTED.match(sentence.strip()):
         return True

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, side
 from agent.nodes.verdict import abstain
 from agent.result import Source
-from agent.scoring import NOT_ENOUGH, UNDECIDED, side
 from agent.state import SourceAssessment, Verdict
 from evals.reliability import confidence_reliability
 from evals.scifact.records import scifact_predictions

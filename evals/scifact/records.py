@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Literal, TextIO, cast
 
 from agent.errors import EXIT_INPUT
+from agent.judge.scoring import NO_EVIDENCE, UNDECIDED, to_scifact
 from agent.result import CheckResult
-from agent.scoring import NO_EVIDENCE, UNDECIDED, to_scifact
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import Evidence, SourceAssessment, Verdict
 from evals.scifact.data import REPO_ROOT, EvalError
 from evals.scifact.scifact_metrics import DocPrediction, Label, Prediction
@@ -32,7 +32,7 @@ PIPELINE_SOURCES = ("agent", "tools", "prompts")
 PIPELINE_SUFFIXES = {".py", ".md", ".json"}
 PIPELINE_EXCLUDED = {"MODEL_CARD.md"}
 RANK_DEPTH = 20  # documents of each ranking kept per claim (nDCG@10 needs 10)
-# The retrieval tools whose single-query lists are the baselines (tool names of tools.search).
+# The retrieval tools whose single-query lists are the baselines (tool names of tools.index.search).
 BASELINE_TOOLS = {"bm25": "bm25_search", "dense": "dense_sentence_search"}
 PREDICTIONS_SUFFIX = ".predictions.jsonl.gz"  # what a run writes: <name> + this
 
@@ -85,7 +85,7 @@ def verifier_id(verifier: Any) -> str:
     """The trained artifact's checksum (a retrained verifier must not be mixed into a resumed run), or the class
     name of a stand-in."""
     from tools.files import sha256_file
-    from tools.verifier import ARTIFACT_DIR, DELTA_FILE, Verifier
+    from tools.models.verifier import ARTIFACT_DIR, DELTA_FILE, Verifier
 
     if isinstance(verifier, Verifier) and (ARTIFACT_DIR / DELTA_FILE).is_file():
         return f"sha256:{sha256_file(ARTIFACT_DIR / DELTA_FILE)[:16]}"
@@ -95,7 +95,7 @@ def verifier_id(verifier: Any) -> str:
 def llm_name(settings: Settings) -> str:
     provider = settings.llm.resolved_provider()
     if provider == "embedded":
-        from agent.llm import GGUF_NAME
+        from agent.llm.client import GGUF_NAME
 
         return f"embedded:{GGUF_NAME}"
     if provider == "scripted":

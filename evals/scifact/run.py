@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE
-from agent.settings import Settings
+from agent.settings.app import Settings
 from evals.experiments import git_commit
 from evals.scifact import report
 from evals.scifact.data import REPO_ROOT, RESULTS_DIR, EvalError, load_claims
@@ -114,10 +114,10 @@ def run_retrieval_only(
     opts: EvalOptions, settings: Settings, claims: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     from agent import stages
-    from agent.scripted import ScriptedChatModel
+    from agent.llm.scripted import ScriptedChatModel
     from agent.state import Deps, Query
-    from tools.index import CorpusIndex, IndexMissingError
-    from tools.verifier import VerifierArtifactError, get_verifier
+    from tools.index.local import CorpusIndex, IndexMissingError
+    from tools.models.verifier import VerifierArtifactError, get_verifier
 
     try:
         index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
@@ -146,10 +146,10 @@ def run_full(
 ) -> tuple[list[dict[str, Any]], list[int]]:
     """Run the graph on every claim not yet in the predictions file; returns (records of ``claims``, failed ids)."""
     from agent.graph import build_graph
-    from agent.llm import LLMUnavailableError
+    from agent.llm.client import LLMUnavailableError
     from agent.service import load_deps, run_claim
-    from tools.index import IndexMissingError
-    from tools.verifier import VerifierArtifactError
+    from tools.index.local import IndexMissingError
+    from tools.models.verifier import VerifierArtifactError
 
     try:
         deps = load_deps(settings)
@@ -199,7 +199,7 @@ def run_full(
 def run_info(
     opts: EvalOptions, settings: Settings, claims: Sequence[Mapping[str, Any]], evaluated: int
 ) -> dict[str, Any]:
-    from tools.index import read_manifest
+    from tools.index.local import read_manifest
 
     manifest = read_manifest(settings.stores.index_dir) or {}
     r, j = settings.retrieval, settings.judge
@@ -246,7 +246,7 @@ def run_info(
 def eval_settings(opts: EvalOptions) -> Settings:
     """The settings of the run: the environment's, with the preset applied; never live sources (SciFact is judged
     against its own corpus, and a live paper must not enter it)."""
-    from agent.settings import get_settings, load_preset
+    from agent.settings.app import get_settings, load_preset
 
     settings = load_preset(opts.preset) if opts.preset else get_settings()
     return settings.with_values(live={"sources": "local"})

@@ -1,6 +1,6 @@
 """Which answer strategy gives the best-supported answers on the same evidence?
 
-For each recorded claim of a full run, the answer stage of every strategy (agent.strategies) is replayed on the
+For each recorded claim of a full run, the answer stage of every strategy (agent.answer.strategies) is replayed on the
 evidence and verdict that run recorded (no retrieval), then verified and self-corrected as the product does.
 
     python -m evals.studies.answer_strategies --replay evals/results/scifact_dev_full.predictions.jsonl.gz --claims 100
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.compose import QUOTED
+from agent.answer.compose import QUOTED
 from evals.experiments import experiment_header, write_experiment
 from evals.scifact.answer_checks import SUPPORT_SHARE, check_answer, only_copied
 from evals.scifact.data import RESULTS_DIR
@@ -119,7 +119,7 @@ def measure(
         "answers_copying_prompt_text": round(problems["prompt"] / n, 4),
         "answers_with_any_copy": round(problems["any"] / n, 4),
         "corrections": dict(Counter(a for row in rows for a in row["corrections"])),
-        # draft sentences the verifier passed that the LLM's reading of direction flagged (agent.sentence_judge)
+        # draft sentences the verifier passed that the LLM's reading of direction flagged (agent.answer.sentence_judge)
         "read_the_other_way": sum("reads the other way" in str(d.get("reason", "")) for d in drafts),
         "completion_tokens_per_claim": round(sum(r["completion_tokens"] for r in rows) / n, 1),
         "llm_calls_per_claim": round(sum(r["calls"] for r in rows) / n, 2),
@@ -202,15 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args(argv)
 
-    from agent.compose import numbered
+    from agent.answer.compose import numbered
     from agent.result import CheckResult
     from agent.service import load_deps
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from agent.state import Deps
     from evals.scifact.records import llm_name
 
     chosen = [r for r in replay_records(args.replay) if r["result"]["sources"]][: args.claims]
-    # numbered by paper, as the product numbers its sources now (agent.compose.numbered)
+    # numbered by paper, as the product numbers its sources now (agent.answer.compose.numbered)
     records = {r["id"]: CheckResult.model_validate(r["result"]) for r in chosen}
     for r in chosen:
         record = records[r["id"]]

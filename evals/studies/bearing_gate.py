@@ -34,7 +34,7 @@ def p95(values: list[float]) -> float:
 
 
 def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
-    from agent.scoring import side
+    from agent.judge.scoring import side
 
     run = json.loads((folder / f"{RUN_NAME}.json").read_text())
     records = {int(r["id"]): r for r in replay_records(folder / f"{RUN_NAME}{PREDICTIONS_SUFFIX}")}

@@ -14,10 +14,10 @@ labels and each reader's reason: the abstracts stay in ../shared/data.
 with a label other than "No Evidence" (the verdict's own abstention aside), under three judges:
 
 * "verifier's gate": the judge before the LLM read bearing (the verifier's gate at 0.225 and the direction's Platt
-  scaling of agent/judge_calibration.json at commit 8347942), on the replay of commit 93d0343 (sentences
+  scaling of agent/judge/judge_calibration.json at commit 8347942), on the replay of commit 93d0343 (sentences
   shortlisted by similarity to the claim);
 * "LLM gate, similarity": the gate that reads the claim as fitted at 93d0343, on that replay;
-* "shipped": agent/judge_calibration.json on today's replay (sentences picked by the rationale selector).
+* "shipped": agent/judge/judge_calibration.json on today's replay (sentences picked by the rationale selector).
 
 The earlier replay and calibration are read from git, so the report needs the repository's history.
 """
@@ -40,7 +40,7 @@ from evals.training.bearing_replay import DATA_DIR, REPLAY, read_replay
 SET_DIR = REPO_ROOT / "evals" / "bearing_set"
 LABELS = SET_DIR / "labels.jsonl"
 ORDER = ("bears", "partly", "no")
-# today's judge (agent/judge_calibration.json at 8347942): the verifier's gate and the direction's Platt scaling
+# today's judge (agent/judge/judge_calibration.json at 8347942): the verifier's gate and the direction's Platt scaling
 TODAY_GATE, TODAY_THRESHOLD, TODAY_DIRECTION = (-2.3107, 0.9467), 0.225, (-0.0716, 10.0619)
 
 
@@ -74,7 +74,7 @@ def at_commit(commit: str, path: Path) -> str:
 
 
 def counts_today(d: Mapping[str, Any]) -> bool:
-    from agent.judge import JudgeCalibration
+    from agent.judge.calibration import JudgeCalibration
 
     cal = JudgeCalibration(verifier_gate=TODAY_GATE, direction_weights=TODAY_DIRECTION)
     return cal.verifier_bearing(d["bearing"]) >= TODAY_THRESHOLD and cal.stance(d["llm_p_claim"]).label != (
@@ -83,7 +83,7 @@ def counts_today(d: Mapping[str, Any]) -> bool:
 
 
 def counts_shipped(d: Mapping[str, Any], calibration: Path | None = None) -> bool:
-    from agent.judge import load_calibration
+    from agent.judge.calibration import load_calibration
 
     cal = load_calibration(calibration) if calibration else load_calibration()
     if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):

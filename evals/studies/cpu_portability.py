@@ -5,7 +5,7 @@ into int32, AVX2 adds pairs of them into saturating int16 first (VPMADDUBSW). Th
 verifier and the embedder natively and again under ``qemu-x86_64 -cpu MODEL`` (Debian's qemu-user), whose CPUID
 offers only that model's instruction sets (EPYC-Milan: AVX2, no AVX-512, no VNNI), so ONNX Runtime takes the kernels
 a real CPU of that model takes; qemu computes floating point exactly as the hardware does. Graphs: fp32, int8 with
-7-bit weights (the run time's, tools.onnx_models.quantise) and int8 with 8-bit weights (the recipe before it).
+7-bit weights (the run time's, tools.models.onnx_models.quantise) and int8 with 8-bit weights (the recipe before it).
 Inputs: the contrast probes (evals/training/probes.py) and every ``--every``-th SciFact dev pair (placed premises),
 and the first ``--sentences`` dev claims for the embedder.
 
@@ -39,8 +39,8 @@ RECIPES = {"fp32": None, "int8 7-bit weights (run time)": True, "int8 8-bit weig
 
 def graphs(tmp: Path) -> dict[str, dict[str, str]]:
     """{"verifier" | "embedder": {recipe: path}}, the 8-bit copies quantised into ``tmp``."""
-    from tools.onnx_models import embedder_model, quantise, verifier_model
-    from tools.verifier_artifact import ARTIFACT_DIR
+    from tools.models.onnx_models import embedder_model, quantise, verifier_model
+    from tools.models.verifier_artifact import ARTIFACT_DIR
 
     out: dict[str, dict[str, str]] = {}
     for kind, fp32, int8 in (
@@ -69,8 +69,8 @@ def inputs(data_dir: Path, every: int, sentences: int) -> dict[str, Any]:
 
 def child(spec_file: Path, out_file: Path) -> None:
     """Run every graph of the spec on its inputs, one row per call as the run time does, and save the outputs."""
-    from tools.minilm import base_model_path
-    from tools.onnx_runtime import RowRunner, load_tokenizer
+    from tools.models.minilm import base_model_path
+    from tools.models.onnx_runtime import RowRunner, load_tokenizer
 
     spec = json.loads(spec_file.read_text())
     pair_tok, text_tok = load_tokenizer(base_model_path(), spec["max_len"]), load_tokenizer(base_model_path(), 256)
@@ -96,7 +96,7 @@ def run_on(cpu: str | None, spec_file: Path, out_file: Path) -> dict[str, np.nda
 
 
 def compare(native: dict[str, np.ndarray], other: dict[str, np.ndarray], spec: dict[str, Any]) -> dict[str, Any]:
-    from tools.verifier_artifact import LABELS
+    from tools.models.verifier_artifact import LABELS
 
     n_probes = len(spec["inputs"]["probes"])
     out: dict[str, Any] = {}
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if not shutil.which("qemu-x86_64"):
         raise SystemExit("qemu-x86_64 is missing: apt-get install qemu-user")
-    from tools.verifier_artifact import ARTIFACT_DIR, read_config
+    from tools.models.verifier_artifact import ARTIFACT_DIR, read_config
 
     config = read_config(ARTIFACT_DIR)
     with tempfile.TemporaryDirectory() as tmp_dir:

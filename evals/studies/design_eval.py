@@ -1,4 +1,4 @@
-"""How well does tools/design.py name the study design of real SciFact abstracts?
+"""How well does tools/documents/design.py name the study design of real SciFact abstracts?
 
 Measured against the hand labels in evals/design_labels (README.md there gives the classes and the decision rules).
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from evals.experiments import REPO_ROOT, git_commit, write_experiment
 from tools.corpus import iter_corpus
-from tools.design import DESIGNS, classify
+from tools.documents.design import DESIGNS, classify
 
 LABELS_DIR = REPO_ROOT / "evals" / "design_labels"
 CORPUS = REPO_ROOT.parent / "shared" / "data" / "scifact" / "corpus.jsonl"
@@ -113,7 +113,8 @@ def evaluate(labels: Sequence[Mapping[str, str]], corpus: Path) -> dict[str, Any
 def markdown(res: Mapping[str, Any]) -> str:
     clf, base = res["classifier"], res["majority_baseline"]
     lines = [
-        f"# Study-design classifier (tools/design.py) on SciFact {res['split']} hand labels ({res['n']} abstracts)",
+        f"# Study-design classifier (tools/documents/design.py) on SciFact {res['split']} hand labels "
+        f"({res['n']} abstracts)",
         "",
         f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. Labels: `{res['labels']}` "
         "(classes and decision rules in evals/design_labels/README.md). "

@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent.judge.scoring import NOT_ENOUGH, reputation, side
 from agent.nodes.verdict import decide
 from agent.result import Source
-from agent.scoring import NOT_ENOUGH, reputation, side
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from agent.state import SourceAssessment
 from evals.experiments import REPO_ROOT
 from evals.scifact.calibration import claim_label
@@ -30,7 +30,7 @@ from evals.scifact.data import load_claims
 from evals.scifact.records import replay_records, scifact_predictions
 from evals.scifact.scifact_metrics import abstract_metrics
 from tools.corpus import Abstract, load_corpus
-from tools.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
+from tools.documents.design import DEFAULT_WEAK, DEFAULT_WEIGHTS, DESIGNS
 
 DATA = REPO_ROOT.parent / "shared" / "data" / "scifact"
 FLAT: dict[str, float] = dict.fromkeys(DESIGNS, 1.0)

@@ -4,11 +4,11 @@ do the two make together? Measured on the verifier's SciFact pair sets (held-out
     python -m evals.studies.direction_judge collect [--sets heldout,dev] [--context-sample 160]
     python -m evals.studies.direction_judge report [--out evals/results]
 
-``collect`` asks the embedded LLM, through the product's own call (agent.direction.choose), and keeps every answer
+``collect`` asks the embedded LLM, through the product's own call (agent.judge.direction.choose), and keeps every answer
 in ``<cache>/direction_judge_<set>.jsonl`` (resumable: a rerun asks only what is missing). Per pair of a set
 (evals/training/data.build_eval_pairs: each gold rationale, and up to three other sentences of the same abstracts as
 not-enough-info) it records the verifier's calibrated probabilities on the premise the run time reads, the claim's
-rule-made opposite (tools.opposite; the template "It is not true that ..." where no rule applies), and the LLM's
+rule-made opposite (tools.text.opposite; the template "It is not true that ..." where no rule applies), and the LLM's
 choice in both orders for every pair that bears or that the verifier thinks may bear (P(nei) below ``NEI_CUT``; the
 gate never passes a pair above it), on the evidence without its context; a balanced sample of bearing dev pairs is
 also asked with the context (the sentence before), and the claims no rule can turn are asked again with the LLM's
@@ -50,14 +50,14 @@ def pair_sets(data_dir: Path) -> dict[str, tuple[list[tuple[str, str]], list[int
 
 
 class Asker:
-    """The product's contrastive choice (agent.direction.choose), each answer kept in ``cache``."""
+    """The product's contrastive choice (agent.judge.direction.choose), each answer kept in ``cache``."""
 
     def __init__(self, llm: Any, cache: Cache, name: str) -> None:
         self.llm, self.cache, self.name = llm, cache, name
         self.start, self.asked = time.perf_counter(), 0
 
     def __call__(self, variant: str, evidence: str, claim: str, opposite: str) -> None:
-        from agent.direction import choose
+        from agent.judge.direction import choose
 
         key = Cache.key(variant, evidence, claim, opposite)
         if key in self.cache.rows:
@@ -81,11 +81,11 @@ class Asker:
 
 
 def collect(args: argparse.Namespace) -> int:
-    from agent.direction import llm_opposite
-    from agent.llm import EmbeddedServer, make_chat_model
-    from agent.settings import Settings
-    from tools.opposite import negation, rule_opposite
-    from tools.verifier import Verifier
+    from agent.judge.direction import llm_opposite
+    from agent.llm.client import EmbeddedServer, make_chat_model
+    from agent.settings.app import Settings
+    from tools.models.verifier import Verifier
+    from tools.text.opposite import negation, rule_opposite
 
     sets = pair_sets(args.data_dir)
     settings = Settings()

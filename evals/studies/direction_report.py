@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.judge import logit
+from agent.judge.calibration import logit
 from evals.experiments import git_commit
 from evals.scifact.records import PREDICTIONS_SUFFIX, replay_records
 from evals.training.direction_data import Cache, bare, direction_rows
@@ -83,7 +83,7 @@ def opposite_pairs(claims: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
 def runs_table(results: Any, claims_path: Any) -> list[dict[str, Any]]:
     """Label-Only P / R / F1, the verdict's ECE, seconds and LLM calls per claim, and the opposite claim pairs given
     the same side, of each dev run that exists."""
-    from agent.scoring import side
+    from agent.judge.scoring import side
 
     claims = [json.loads(line) for line in claims_path.read_text().splitlines()]
     pairs = opposite_pairs(claims)

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     from agent.followup.intent import states_claim
     from agent.result import CheckResult
     from agent.service import load_deps, run_claim
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
 
     deps = load_deps(get_settings().with_values(live={"sources": "local"}))
     held = CheckResult.from_state(run_claim(CLAIM, deps)).model_dump(mode="json")

@@ -1,6 +1,6 @@
 """What the verifier's precision changes in the evidence gate, on SciFact dev: for every dev claim, the product's
 retrieval and evidence selection (agent.stages, no LLM), then each verifier variant reads every candidate sentence as
-the assess node does, and the shipped calibration (agent/judge_calibration.json) decides which abstracts bear.
+the assess node does, and the shipped calibration (agent/judge/judge_calibration.json) decides which abstracts bear.
 
     python -m evals.studies.gate_precision --out evals/results
 
@@ -28,7 +28,7 @@ def candidates(claims: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[
     """Each claim with its candidate evidence sentences, as the product's stages select them (the settings' index)."""
     from agent import stages
     from agent.service import load_deps
-    from agent.settings import Settings
+    from agent.settings.app import Settings
 
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "script.json"
@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", type=Path, default=DATA_DIR)
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
     args = ap.parse_args(argv)
-    from agent.judge import load_calibration
+    from agent.judge.calibration import load_calibration
     from agent.nodes.assess import JudgeRule
     from evals.studies.onnx_quality import eight_bit_verifier
-    from tools.verifier import Verifier
+    from tools.models.verifier import Verifier
 
     claims = [json.loads(line) for line in (args.data_dir / "claims_dev.jsonl").read_text().splitlines()]
     gold = {(int(c["id"]), str(d)) for c in claims for d in c["evidence"]}
@@ -112,7 +112,7 @@ def markdown(res: Mapping[str, Any]) -> str:
         "",
         f"`{res['command']}` — {res['date']}, commit {res['git_commit']}, {res['cpu']['model']} "
         f"({', '.join(res['cpu']['flags'])}). The verifier's gate (what counts when the LLM has not read a "
-        f"paper): threshold {res['gate_threshold']} on its P(bears) (agent/judge_calibration.json). Gold: the "
+        f"paper): threshold {res['gate_threshold']} on its P(bears) (agent/judge/judge_calibration.json). Gold: the "
         "abstracts SciFact's annotators cite as evidence.",
         "",
         "| verifier | abstracts read | pass the gate | of them gold | gold read / passing | decisions unlike fp32 |",

@@ -54,7 +54,7 @@ def judged(claim: str, evidence: Sequence[Any], deps: Any) -> dict[str, Any]:
 def decided(claim: str, evidence: Sequence[Any], deps: Any) -> bool:
     """Whether the verifier alone (no LLM) reaches a verdict that takes a side on these candidates."""
     from agent import stages
-    from agent.scoring import NOT_ENOUGH, UNDECIDED
+    from agent.judge.scoring import NOT_ENOUGH, UNDECIDED
 
     state = stages.run_span({"claim": claim, "evidence": list(evidence)}, deps, "assess", "verdict")
     verdict = state.get("verdict")
@@ -77,7 +77,7 @@ def usable_claims(claims: Sequence[Mapping[str, Any]], deps: Any) -> Iterator[di
 
 def shown(result: Mapping[str, Any]) -> list[str]:
     """The shown sentences with their citations."""
-    from tools.citations import ParsedSentence, render
+    from tools.text.citations import ParsedSentence, render
 
     return [render([ParsedSentence(s["text"], s["citations"])]) for s in result["sentences"]]
 
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     from agent.service import load_deps
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from evals.scifact.records import llm_name
 
     settings = get_settings()

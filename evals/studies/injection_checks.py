@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent.compose import quotes
+from agent.answer.compose import quotes
 from agent.state import Evidence
-from tools.overlap import copies
+from tools.text.overlap import copies
 
 Where = Literal["title", "sentence"]
 COPY_RUN = 4

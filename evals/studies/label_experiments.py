@@ -107,12 +107,12 @@ def variant_name(rerank: bool, top_docs: int, min_prob: float, labelled: int, mi
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agent.llm.scripted import ScriptedChatModel
     from agent.nodes.assess import JudgeRule
-    from agent.scripted import ScriptedChatModel
-    from agent.settings import get_settings, load_preset
+    from agent.settings.app import get_settings, load_preset
     from agent.state import Deps
-    from tools.index import CorpusIndex
-    from tools.verifier import Verifier
+    from tools.index.local import CorpusIndex
+    from tools.models.verifier import Verifier
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=["heldout", "dev"], default="heldout")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import prompts
-from agent.direction import yes_share
+from agent.judge.direction import yes_share
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.scifact.data import RESULTS_DIR
 from evals.training.data import NEI, build_eval_pairs, load_data, split_heldout
@@ -41,7 +41,8 @@ WEIGHTS = [round(0.1 * k, 1) for k in range(31)]
 
 def p_yes(top_logprobs: Sequence[Mapping[str, Any]]) -> float:
     """P(Yes) / (P(Yes) + P(No)) over the first token's top alternatives, as the product reads it
-    (agent.direction.yes_share: any case, with or without a leading space); 0.5 when neither word is among them."""
+    (agent.judge.direction.yes_share: any case, with or without a leading space); 0.5 when neither word is among
+    them."""
     probs: dict[str, float] = defaultdict(float)
     for t in top_logprobs:
         probs[t["token"].strip()] += math.exp(t["logprob"])
@@ -134,9 +135,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import openai
 
-    from agent.llm import EmbeddedServer
-    from agent.settings import Settings
-    from tools.verifier import Verifier
+    from agent.llm.client import EmbeddedServer
+    from agent.settings.app import Settings
+    from tools.models.verifier import Verifier
 
     corpus, train_claims, dev_claims = load_data(args.data_dir)
     _, held = split_heldout(train_claims, 0.15, 13)

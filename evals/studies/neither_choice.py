@@ -5,10 +5,10 @@ question, on the judge's replay of held-out SciFact train claims.
     python -m evals.studies.neither_choice report [--out evals/results]
 
 ``ask`` reads every abstract of the replay (evals/training/bearing_replay.py) as the product shows it to the LLM
-(agent.direction.evidence_text of the sentences the replay recorded) and asks prompts/direction_neither.md in both
+(agent.judge.direction.evidence_text of the sentences the replay recorded) and asks prompts/direction_neither.md in both
 orders (the claim as A, then as B; C is always "neither"). From the first token's probabilities over A, B and C:
 P(neither) is C's share, averaged over the orders, and P(claim) is the claim's share of A and B, averaged over the
-orders (the letter bias cancels as in agent.direction.choose). One JSON row per abstract in
+orders (the letter bias cancels as in agent.judge.direction.choose). One JSON row per abstract in
 ``evals/results/neither_choice/answers.jsonl``, appended as each is asked.
 
 ``report`` compares, with five folds of claims (each fold's gate, direction and threshold are fitted on the other
@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 
 import prompts
-from agent.calls import first_token
-from agent.judge import logit
+from agent.judge.calibration import logit
+from agent.llm.calls import first_token
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.training.bearing_replay import REPLAY, read_replay
 
@@ -84,9 +84,9 @@ def choose_or_neither(llm: Any, evidence: str, claim: str, opposite: str) -> dic
 
 def ask(limit: int | None, path: Path = ANSWERS) -> None:
     """Asks the three-way question of every replayed abstract that ``path`` does not hold yet."""
-    from agent.direction import evidence_text
+    from agent.judge.direction import evidence_text
     from agent.service import load_deps
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from agent.state import Evidence
 
     rows = read_replay(REPLAY)[:limit]
@@ -133,7 +133,8 @@ def joined(answers: Path) -> list[dict[str, Any]]:
 
 
 def judged(cal: Any, reading: Reading, d: Mapping[str, Any], threshold: float) -> tuple[str, float] | None:
-    """One abstract's label and confidence under the judge ``cal`` (agent.judge.JudgeCalibration) reading it with
+    """One abstract's label and confidence under the judge ``cal`` (agent.judge.calibration.JudgeCalibration) reading
+    it with
     ``reading``; None when it does not pass the floor or the gate."""
     gate_signal, p_claim = reading(d, d["answer"])
     if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
@@ -147,7 +148,7 @@ def judged(cal: Any, reading: Reading, d: Mapping[str, Any], threshold: float) -
 def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence: float) -> dict[str, Any]:
     """Each fold of claims labelled by a gate, direction and threshold fitted on the other folds (as
     evals/training/judge_calibration.py fits the shipped judge); abstract id -> (label, confidence) or None."""
-    from agent.judge import JudgeCalibration
+    from agent.judge.calibration import JudgeCalibration
     from evals.training.judge_calibration import FLOOR_KEEPS, apply, fit_logistic, label_only, pick
 
     labels: dict[str, tuple[str, float] | None] = {}
@@ -201,7 +202,7 @@ def bearing_set_counts(rows: Sequence[dict[str, Any]], labels: Mapping[str, Any]
 
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from evals.training.judge_calibration import auc, label_only
 
     rows = joined(answers)

@@ -37,7 +37,7 @@ TOLERANCE = 0.005
 
 
 def verifier_quality(data_dir: Path) -> dict[str, Any]:
-    from tools.verifier import Verifier
+    from tools.models.verifier import Verifier
 
     corpus, _, dev = load_data(data_dir)
     pairs, labels, _, _ = build_eval_pairs(dev, corpus, placed=True)
@@ -70,11 +70,11 @@ def verifier_quality(data_dir: Path) -> dict[str, Any]:
 
 
 def eight_bit_verifier(tmp: Path) -> Any:
-    """The claim verifier on its int8 graph quantised with 8-bit weights (tools.onnx_models.quantise with
+    """The claim verifier on its int8 graph quantised with 8-bit weights (tools.models.onnx_models.quantise with
     ``reduce_range=False``, written into ``tmp``), the recipe the run time used before: the baseline of the 7-bit
     one."""
-    from tools.onnx_models import quantise, verifier_model
-    from tools.verifier import ARTIFACT_DIR, Verifier
+    from tools.models.onnx_models import quantise, verifier_model
+    from tools.models.verifier import ARTIFACT_DIR, Verifier
 
     graph = tmp / "verifier-8bit.onnx"
     quantise(verifier_model(ARTIFACT_DIR, "fp32").path, graph, reduce_range=False)

@@ -1,5 +1,5 @@
 """Claim extraction and the citation audit, measured on the hand labels of evals/passages (its README holds the
-rules the labels follow, written before the rules of tools.claim_rules were tuned on the train file).
+rules the labels follow, written before the rules of tools.text.claim_rules were tuned on the train file).
 
     python -m evals.studies.passage_eval --split dev             # extraction: precision and recall per sentence
     python -m evals.studies.passage_eval --split dev --llm       # ... with the LLM resolving references back
@@ -8,7 +8,7 @@ rules the labels follow, written before the rules of tools.claim_rules were tune
 Extraction reads each labelled abstract as one passage (its sentences joined by spaces), exactly as a paste is
 read: the product's sentence splitter, then its rules. A predicted claim counts for the labelled sentence its span
 overlaps most. "Stands alone" is the share of extracted claims with no word pointing back into the passage
-(tools.claim_rules.unresolved). The audit adds `cited_library.bib` to a copy of the local index as a user's library
+(tools.text.claim_rules.unresolved). The audit adds `cited_library.bib` to a copy of the local index as a user's library
 would be, extracts each passage's claims and audits each citation (agent.passage.audit), and compares the outcome
 with the SciFact label of the cited paper for that claim."""
 
@@ -28,8 +28,8 @@ from typing import Any
 
 from agent.passage.extract import extract
 from evals.experiments import git_commit
-from tools.claim_rules import unresolved
-from tools.passage import read_passage
+from tools.text.claim_rules import unresolved
+from tools.text.passage import read_passage
 
 LABELS = Path(__file__).resolve().parents[1] / "passages"
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -126,9 +126,9 @@ def audit(deps: Any) -> dict[str, Any]:
 def audit_deps(tmp: Path) -> Any:
     """The product's dependencies over a copy of the local index with `cited_library.bib` added as a library."""
     from agent.service import load_deps
-    from agent.settings import get_settings
-    from tools.index import CorpusIndex
-    from tools.library import add_to_library, plan
+    from agent.settings.app import get_settings
+    from tools.documents.library import add_to_library, plan
+    from tools.index.local import CorpusIndex
 
     settings = get_settings()
     shutil.copytree(settings.stores.index_dir, tmp / "index")
@@ -153,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         llm = None
         if args.llm:
-            from agent.llm import make_chat_model
-            from agent.settings import get_settings
+            from agent.llm.client import make_chat_model
+            from agent.settings.app import get_settings
 
             llm = make_chat_model(get_settings())
         result = extraction(args.split, llm)

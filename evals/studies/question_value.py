@@ -35,7 +35,7 @@ def condition_queries(condition: str, claim: str, recorded: Sequence[str]) -> li
     and its rule-made negation (what LLM_QUESTIONS=true searches), the claim and its negation (the default), or the
     claim alone."""
     from agent.state import Query
-    from tools.opposite import negation
+    from tools.text.opposite import negation
 
     if condition == "llm_questions":
         kinds = ["claim"] + ["question"] * (len(recorded) - 2) + ["opposite"]
@@ -51,13 +51,13 @@ def condition_queries(condition: str, claim: str, recorded: Sequence[str]) -> li
 
 def main(argv: list[str] | None = None) -> int:
     from agent import stages
-    from agent.scripted import ScriptedChatModel
-    from agent.settings import get_settings
+    from agent.llm.scripted import ScriptedChatModel
+    from agent.settings.app import get_settings
     from agent.state import Deps
     from evals.scifact.data import evidence_qrels
     from evals.scifact.scifact_metrics import DocPrediction
-    from tools.index import CorpusIndex
-    from tools.verifier import get_verifier
+    from tools.index.local import CorpusIndex
+    from tools.models.verifier import get_verifier
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--replay", type=Path, required=True, help="predictions JSONL of a full dev run")

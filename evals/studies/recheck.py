@@ -62,10 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", default="recheck_dev_full", help="output name (<out>/<name>.json, .md)")
     args = p.parse_args(argv)
 
-    from agent.scripted import ScriptedChatModel
-    from agent.settings import get_settings
+    from agent.llm.scripted import ScriptedChatModel
+    from agent.settings.app import get_settings
     from agent.state import Deps
-    from tools.verifier import get_verifier
+    from tools.models.verifier import get_verifier
 
     records = [r for r in replay_records(args.replay) if r["result"]["sources"]]
     # verify and correct need the verifier alone: no index, and a chat model that is never called (llm_error is set)

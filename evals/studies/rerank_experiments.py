@@ -25,7 +25,7 @@ from agent.nodes.rerank import evidence_scores
 from evals.experiments import RETRIEVAL_COLUMNS, experiment_header, report_heading, retrieval_cells, write_experiment
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, heldout_claims, load_claims
 from evals.scifact.retrieval_metrics import retrieval_report
-from tools.search import reciprocal_rank_fusion, rerank_scores
+from tools.index.search import reciprocal_rank_fusion, rerank_scores
 
 TOPS = (10, 20)
 ALPHAS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8)
@@ -48,9 +48,9 @@ def fused_lists(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.settings import get_settings
-    from tools.index import CorpusIndex
-    from tools.verifier import get_verifier
+    from agent.settings.app import get_settings
+    from tools.index.local import CorpusIndex
+    from tools.models.verifier import get_verifier
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=["heldout", "dev"], default="heldout")

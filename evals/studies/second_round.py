@@ -81,11 +81,11 @@ def read_silent(record: Mapping[str, Any], qrels: Mapping[int, set[str]]) -> set
 
 def main(argv: list[str] | None = None) -> int:
     from agent.graph import build_graph
-    from agent.llm import make_chat_model
-    from agent.settings import get_settings
+    from agent.llm.client import make_chat_model
+    from agent.settings.app import get_settings
     from agent.state import Deps
-    from tools.index import CorpusIndex
-    from tools.verifier import get_verifier
+    from tools.index.local import CorpusIndex
+    from tools.models.verifier import get_verifier
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", default="dev", choices=["dev", "train"])

@@ -4,9 +4,9 @@ teaches the model to read negation. Only claims that one of the simple rules bel
 
 from __future__ import annotations
 
-from agent.compose import finding
+from agent.answer.compose import finding
 from evals.training.data import Claim, Doc, Example, context_variants, rationale_sents
-from tools.opposite import directional, flip_claim_direction, flip_direction, negate_claim
+from tools.text.opposite import directional, flip_claim_direction, flip_direction, negate_claim
 
 
 def negation_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: bool) -> tuple[list[Example], int]:
@@ -95,7 +95,7 @@ def claim_flip_examples(claims: list[Claim], corpus: dict[int, Doc], *, placed: 
 # answer sentence against the evidence it cites, and most answer sentences repeat or shorten that evidence; the
 # verifier trained on claims alone read a quarter of the evidence sentences that hold a negation ("was not
 # associated", "but not in mouse") as contradicting themselves, because SciFact's negated claims are mostly
-# CONTRADICT claims. The sentence is taken as an answer repeats it (agent.compose.finding: no section heading or
+# CONTRADICT claims. The sentence is taken as an answer repeats it (agent.answer.compose.finding: no section heading or
 # leading connective), and each is used once, whatever claim it is evidence for.
 # ---------------------------------------------------------------------------------------------------------------
 

@@ -7,7 +7,8 @@ Per held-out claim (evals/training/data.split_heldout, 15 %, seed 13: claims the
 product's retrieval (the claim and its negation) and evidence candidates; the verifier reads every candidate
 sentence, as the assess node does; for each of the top abstracts, the sentences the product would show
 (agent.nodes.assess.shown), the verifier's strongest 1 - P(nei) and its own direction, and the LLM's answers to both
-of its questions (agent.direction: does the evidence bear, P(Yes); which of the claim and its opposite it supports,
+of its questions (agent.judge.direction: does the evidence bear, P(Yes); which of the claim and its opposite it
+supports,
 both orders). One JSON row per claim in ``evals/results/bearing_gate/replay_heldout.jsonl``, appended as each claim
 is done (an interrupted run resumes).
 """
@@ -42,7 +43,7 @@ def read_replay(path: Path = REPLAY) -> list[dict[str, Any]]:
 def replay_claim(claim: Claim, deps: Any) -> dict[str, Any]:
     """One claim's row: every top abstract with what the verifier and the LLM read of it."""
     from agent import stages
-    from agent.direction import bears, choose, evidence_text, opposite_of
+    from agent.judge.direction import bears, choose, evidence_text, opposite_of
     from agent.nodes.assess import premise, shown, verifier_direction
 
     t0 = time.perf_counter()
@@ -92,7 +93,7 @@ def replay(claims: Sequence[Claim], path: Path = REPLAY) -> list[dict[str, Any]]
     todo = [c for c in claims if c.id not in done]
     if todo:
         from agent.service import load_deps
-        from agent.settings import get_settings
+        from agent.settings.app import get_settings
 
         deps = load_deps(get_settings().with_values(live={"sources": "local"}))
         path.parent.mkdir(parents=True, exist_ok=True)

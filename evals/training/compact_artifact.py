@@ -1,4 +1,4 @@
-"""Rewrite a verifier artifact's delta file in the compact format of tools.verifier_artifact (4-bit matrices in
+"""Rewrite a verifier artifact's delta file in the compact format of tools.models.verifier_artifact (4-bit matrices in
 groups with fp16 scales, fp16 vectors and head), in place; the config's ``delta_dtype`` names the format. An
 artifact already compact is rewritten unchanged.
 
@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tools.verifier_artifact import CONFIG_FILE, DELTA_DTYPE, DELTA_FILE, read_config, read_delta, write_delta
+from tools.models.verifier_artifact import CONFIG_FILE, DELTA_DTYPE, DELTA_FILE, read_config, read_delta, write_delta
 
 
 def compact(artifact_dir: Path) -> tuple[int, int]:

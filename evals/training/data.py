@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.bm25 import bm25_index, bm25_search
 from tools.corpus import load_corpus
-from tools.premise import abstract_premise, premise
+from tools.index.bm25 import bm25_index, bm25_search
+from tools.text.premise import abstract_premise, premise
 
 LABEL_MAP = {"SUPPORT": 0, "CONTRADICT": 1}
 NEI = 2
@@ -61,7 +61,7 @@ def load_data(data_dir: Path) -> tuple[dict[int, Doc], list[Claim], list[Claim]]
 
 def doc_premise(doc: Doc, idx: Sequence[int], *, placed: bool, with_context: bool = True) -> str:
     """The premise of some sentences of one abstract, in abstract order. ``placed``: the run-time premise (section,
-    position and the sentence before, see tools.premise); otherwise "title: text", what verifiers up to v3 read."""
+    position and the sentence before, see tools.text.premise); otherwise "title: text", what verifiers up to v3 read."""
     if placed:
         return abstract_premise(doc.title, doc.sents, idx, with_context=with_context)
     return premise(doc.title, " ".join(doc.sents[i] for i in sorted(idx)))

@@ -20,7 +20,7 @@ import torch
 from evals.training.data import Claim, Doc
 from evals.training.label_metrics import metrics
 from evals.training.recipe import Selection, optimiser, start, training_data, update
-from tools.verifier_net import CrossEncoderNet
+from tools.models.verifier_net import CrossEncoderNet
 
 
 class LowerCache:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from evals.training.data import NEI, Claim, Doc, Example, doc_premise, rationale_sents
-from tools.opposite import flip_direction, negate_claim
-from tools.premise import premise
+from tools.text.opposite import flip_direction, negate_claim
+from tools.text.premise import premise
 
 MAX_CHARS = 1900  # about 430 MiniLM tokens: with the claim, inside the 512 the encoder reads
 

@@ -1,7 +1,8 @@
-"""Fits the two-part judge's calibration (agent/judge_calibration.json) on held-out SciFact train claims: the slice of
+"""Fits the two-part judge's calibration (agent/judge/judge_calibration.json) on held-out SciFact train claims: the
+slice of
 train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
 
-    python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge_calibration.json]
+    python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge/judge_calibration.json]
 
 It reads the judge's replay (evals/training/bearing_replay.py: for each retrieved abstract of each held-out claim,
 the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim) against the opposite) and fits:
@@ -38,12 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from agent.judge import logit
+from agent.judge.calibration import logit
 from evals.experiments import git_commit
 from evals.training.bearing_replay import REPLAY, read_replay
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "agent" / "judge_calibration.json"
+OUT = REPO / "agent" / "judge" / "judge_calibration.json"
 FLOOR_KEEPS = 0.97  # the share of held-out evidence abstracts the LLM must still be asked about
 
 
@@ -91,8 +92,8 @@ def label_only(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confidenc
     """Label-Only precision / recall / F1 (SciFact's abstract level) on replayed claims: ``labeller`` gives an
     abstract's 7-grade label and stance confidence, or None when it does not count; the product's verdict rule
     labels nothing when the verdict is "Cannot decide" or "Not enough evidence"."""
+    from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, to_scifact
     from agent.nodes.verdict import decide
-    from agent.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, to_scifact
     from agent.state import SourceAssessment
 
     right = predicted = gold = 0
@@ -138,9 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", type=Path, default=REPO / "evals" / "results", help="where every trial is written")
     args = p.parse_args(argv)
 
-    from agent.judge import JudgeCalibration
-    from agent.scoring import grade
-    from agent.settings import get_settings
+    from agent.judge.calibration import JudgeCalibration
+    from agent.judge.scoring import grade
+    from agent.settings.app import get_settings
 
     rows = read_replay(args.replay)
     if not rows:

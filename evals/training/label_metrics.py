@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tools.verifier import LABELS
+from tools.models.verifier import LABELS
 
 
 def metrics(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, Any]:

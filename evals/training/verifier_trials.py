@@ -38,7 +38,7 @@ from evals.training.joint import joint_eval_pairs, joint_pairs, sentence_rule
 from evals.training.label_metrics import direction_accuracy, metrics
 from evals.training.probes import probe_results
 from evals.training.trials_report import markdown
-from tools.distortion import negations
+from tools.text.distortion import negations
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 
@@ -55,7 +55,7 @@ def measure(
     """One artifact on the held-out and dev pairs (raw logits, so the temperature is fitted here). A joint artifact
     (premise "abstract") is measured on abstract-level pairs; ``abstract`` also measures a sentence-level artifact
     there, reading every sentence of each abstract (evals/training/joint.py)."""
-    from tools.verifier import CONFIG_FILE, Verifier
+    from tools.models.verifier import CONFIG_FILE, Verifier
 
     config = json.loads((directory / CONFIG_FILE).read_text())
     style = config.get("premise", "plain")
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, d in trials.items()
     }
     if args.calibrate:
-        from tools.verifier import CONFIG_FILE
+        from tools.models.verifier import CONFIG_FILE
 
         m = measured[args.calibrate]
         cfg_path = Path(trials[args.calibrate]) / CONFIG_FILE

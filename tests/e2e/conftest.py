@@ -72,10 +72,10 @@ SCRIPT = [
 def chat_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     # make test installs Debian's chromium and the dev extra brings playwright: their absence is a setup fault
     assert shutil.which(CHROMIUM) or Path(CHROMIUM).is_file(), f"{CHROMIUM} missing: run `make test` (installs it)"
-    from tools.verifier import get_verifier
+    from tools.models.verifier import get_verifier
 
     get_verifier()  # the committed artifact must load; its error says what is missing
-    from tools.index_build import build_index
+    from tools.index.build import build_index
 
     data = tmp_path_factory.mktemp("chat_data")
     build_index(FIXTURES / "tiny_corpus.jsonl", data / "index", progress=False)

@@ -21,7 +21,7 @@ from agent.followup.graph import build_thread_graph
 from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, SCRIPT, USER
 from tests.e2e.server import ChatServer
-from tools.onnx_models import runtime_settings
+from tools.models.onnx_models import runtime_settings
 from ui.chat.interrupted import RERUN
 from ui.shared.untrusted import md
 

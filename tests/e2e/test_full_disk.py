@@ -17,7 +17,7 @@ from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
 from tests.e2e.server import ChatServer
 from tests.fs_faults import fill, small_disk
-from tools.onnx_models import runtime_settings
+from tools.models.onnx_models import runtime_settings
 
 TIMEOUT_S = 300.0
 UNSAVED = "This turn could not be saved"

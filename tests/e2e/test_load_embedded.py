@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
 from tests.e2e.report import percentile, write_report

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from agent.checkpoint import CheckpointUnavailableError, close_checkpointer, open_checkpointer
 from agent.followup.graph import build_thread_graph
-from agent.scripted import ScriptedChatModel
-from agent.settings import Settings
+from agent.llm.scripted import ScriptedChatModel
+from agent.settings.app import Settings
 from agent.state import Deps
+from agent.store.checkpoint import CheckpointUnavailableError, close_checkpointer, open_checkpointer
 from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, decompose_rule
 from tests.integration.pg_server import PostgresServer, find_bin
 from tests.ports import free_port
@@ -46,7 +46,7 @@ def postgres() -> Iterator[PostgresServer]:
 
 @pytest.fixture
 def deps(tmp_path: Path, tiny_index: Any, postgres: PostgresServer) -> Deps:
-    from tools.verifier import get_verifier
+    from tools.models.verifier import get_verifier
 
     settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
         stores={"data_dir": tmp_path, "checkpoint_url": postgres.url}, llm={"provider": "scripted"}

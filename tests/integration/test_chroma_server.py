@@ -16,16 +16,16 @@ from typing import Any
 import httpx
 import pytest
 
+from agent.llm.scripted import ScriptedChatModel
 from agent.result import CheckResult
-from agent.scripted import ScriptedChatModel
 from agent.service import run_claim
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import Deps
 from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES, STOP_SEARCHING, decompose_rule
 from tests.ports import free_port
-from tools.index import CorpusIndex
-from tools.index_build import build_index
-from tools.verifier import get_verifier
+from tools.index.build import build_index
+from tools.index.local import CorpusIndex
+from tools.models.verifier import get_verifier
 
 
 @contextmanager

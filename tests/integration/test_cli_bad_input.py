@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from chromadb.api.client import SharedSystemClient
 
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES, STOP_SEARCHING
 from ui.terminal.cli import main
 
@@ -34,7 +34,7 @@ Run = Callable[..., tuple[int, str, str]]
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """DATA_DIR with the index of the tiny corpus, built by `claimtrace index` itself."""
-    from tools.index_build import build_index
+    from tools.index.build import build_index
 
     data = tmp_path_factory.mktemp("cli_home")
     build_index(TINY, data / "index", progress=False)

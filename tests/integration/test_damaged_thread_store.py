@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from agent.checkpoint import SQLITE_NAME, close_checkpointer, open_checkpointer
 from agent.followup.graph import build_thread_graph
+from agent.store.checkpoint import SQLITE_NAME, close_checkpointer, open_checkpointer
 from tests.unit.test_followup import CHECK_RULES, CLAIM, VERIFIER_RULES
 
 CFG = {"configurable": {"thread_id": "kept"}}
@@ -59,7 +59,7 @@ def test_damaged_thread_store_is_moved_aside_and_a_new_one_started(
     damage(store)
     damaged = store.read_bytes()
 
-    with caplog.at_level(logging.WARNING, logger="agent.checkpoint"):
+    with caplog.at_level(logging.WARNING, logger="agent.store.checkpoint"):
         before = asyncio.run(run_thread(settings, deps))  # the chat starts and a thread runs
     assert before == {}  # an empty store: the damaged one is not read
     (aside,) = tmp_path.glob(f"{SQLITE_NAME}.damaged-*")

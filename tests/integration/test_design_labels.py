@@ -9,7 +9,7 @@ from pathlib import Path
 from evals.studies.design_eval import LABELS_DIR, evaluate, load_labels
 from tests.conftest import SCIFACT
 from tools.corpus import iter_corpus
-from tools.design import DESIGNS
+from tools.documents.design import DESIGNS
 
 ACCURACY_FLOOR = 0.75
 MACRO_F1_FLOOR = 0.68

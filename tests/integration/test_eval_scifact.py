@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from evals.scifact.cli import main
 from evals.scifact.metrics import FAITHFULNESS_KEYS
 from evals.scifact.records import read_records
@@ -28,7 +28,7 @@ RETRIEVAL_KEYS = {"recall@3", "recall@5", "map@5", "ndcg@10"}
 @pytest.fixture(scope="module")
 def slice_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The first SLICE abstracts plus every evidence and cited abstract of the first N_RETRIEVAL dev claims."""
-    from tools.index_build import build_index
+    from tools.index.build import build_index
 
     root = scifact_or_skip()
     claims = [json.loads(line) for line in (root / "claims_dev.jsonl").open()][:N_RETRIEVAL]
@@ -123,13 +123,14 @@ def test_retrieval_only_on_20_dev_claims(slice_env, monkeypatch, tmp_path, capsy
 def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeypatch, tmp_path, capsys):
     _use(monkeypatch, slice_env)
     # the cost below counts the sources' direction and the answer; the LLM's reading of answer sentences
-    # (agent.sentence_judge) has its own tests, and its cost is measured in evals/results/sentence_direction_answers.md
+    # (agent.answer.sentence_judge) has its own tests, and its cost is measured in
+    # evals/results/sentence_direction_answers.md
     monkeypatch.setenv("SENTENCE_DIRECTION_BELOW", "0")
     # the strategy whose model chooses its citations, so that citation validity is measured on a wrong one ([77])
     monkeypatch.setenv("ANSWER_STRATEGY", "abstractive")
     verifier = RuleVerifier({"": "supports"})  # every sentence supports: deterministic, no trained artifact needed
-    monkeypatch.setattr("tools.verifier.get_verifier", lambda: verifier)
-    monkeypatch.setattr("tools.verifier.get_sentence_verifier", lambda: verifier)  # answer sentences too
+    monkeypatch.setattr("tools.models.verifier.get_verifier", lambda: verifier)
+    monkeypatch.setattr("tools.models.verifier.get_sentence_verifier", lambda: verifier)  # answer sentences too
     args = ["scifact", "--split", "dev", "--limit", str(N_FULL), "--out", str(tmp_path)]
     assert main(args) == 0
     result = _check_outputs(tmp_path, f"scifact_dev_full_limit{N_FULL}")

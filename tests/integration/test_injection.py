@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent.scoring import NOT_ENOUGH, UNDECIDED, side
-from agent.settings import Settings
+from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, side
+from agent.settings.app import Settings
 from evals.studies.injection import run_case, usable_claims
 from evals.studies.injection_checks import PLANTS
 from tests.conftest import scifact_or_skip
@@ -26,7 +26,7 @@ WITHHELD = (NOT_ENOUGH, UNDECIDED)
 @pytest.fixture(scope="module")
 def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from agent.service import load_deps
-    from tools.index_build import build_index
+    from tools.index.build import build_index
 
     root = scifact_or_skip()
     claims = [c for c in map(json.loads, (root / "claims_dev.jsonl").open()) if c["evidence"]][:CLAIMS]

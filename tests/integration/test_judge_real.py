@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.scoring import side
+from agent.judge.scoring import side
 from evals.training.probes import PROBES, Probe
 from tests.conftest import scifact_or_skip, write_scifact_slice
 
@@ -37,8 +37,8 @@ CLAIM_MISSES = {
 @pytest.fixture(scope="module")
 def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from agent.service import load_deps
-    from agent.settings import Settings
-    from tools.index_build import build_index
+    from agent.settings.app import Settings
+    from tools.index.build import build_index
 
     root = scifact_or_skip()
     data = tmp_path_factory.mktemp("judge")
@@ -56,8 +56,8 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.mark.parametrize("probe", [p for p in PROBES if p.expected != "nei"], ids=lambda p: p.name)
 def test_the_judge_reads_the_direction_of_the_contrast_probes(deps: Any, probe: Probe, request: Any) -> None:
-    from agent.direction import choose, opposite_of
-    from agent.judge import load_calibration
+    from agent.judge.calibration import load_calibration
+    from agent.judge.direction import choose, opposite_of
 
     if probe.name in KNOWN_MISSES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[probe.name]))

@@ -165,7 +165,7 @@ def test_a_non_loopback_address_without_a_token_is_refused(indexed_env: dict[str
 def test_a_check_with_the_embedded_llm_over_stdio(indexed_env: dict[str, str]):  # noqa: F811
     """The product's own LLM (the GGUF `make setup` assembled) behind the MCP server: the check ends with a judged
     verdict, and every answer sentence cites a paper it was given."""
-    from agent.settings import Settings
+    from agent.settings.app import Settings
 
     models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]
     env = {k: v for k, v in indexed_env.items() if k != "LLM_SCRIPT"}

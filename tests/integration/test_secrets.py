@@ -125,8 +125,8 @@ def test_no_command_output_or_written_file_holds_a_secret(
     assert report["run"]["settings"]["llm"]["api_key"] == "**********"
     assert DB_PASSWORD not in report["run"]["settings"]["stores"]["checkpoint_url"]
 
-    from agent.feedback import record_feedback
     from agent.result import CheckResult
+    from agent.store.feedback import record_feedback
 
     record_feedback(Path(secret_env["DATA_DIR"]), "t1", CheckResult.model_validate(result), 1, "flag_wrong")
     export = tmp_path / "feedback.jsonl"

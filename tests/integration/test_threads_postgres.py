@@ -1,12 +1,13 @@
-"""agent.threads on Postgres (CHECKPOINT_URL, a real server on loopback): a kept check is listed and read back as on
+"""agent.store.threads on Postgres (CHECKPOINT_URL, a real server on loopback): a kept check is listed and read back as
+on
 the SQLite store."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent.settings import Settings
-from agent.threads import checks_of, keep_check, threads
+from agent.settings.app import Settings
+from agent.store.threads import checks_of, keep_check, threads
 from tests.integration.pg_server import PostgresServer
 from tests.integration.test_checkpoint_postgres import postgres  # noqa: F401
 

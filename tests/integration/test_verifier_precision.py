@@ -10,7 +10,7 @@ import pytest
 
 from evals.training.data import build_eval_pairs, load_data
 from tests.conftest import scifact_or_skip
-from tools.verifier import Verifier
+from tools.models.verifier import Verifier
 
 # The share of dev pairs whose label int8 may change: measured 4.0 % on all 899 pairs (evals/results/onnx_quality.md).
 MAX_INT8_CHANGES = 0.05

@@ -88,7 +88,7 @@ def test_source_text_is_fenced_as_data_in_the_prompt(make_deps):
 
 
 def test_verify_flags_by_status(make_deps):
-    # the LLM's reading of direction keeps the sentences the verifier passes (agent.sentence_judge)
+    # the LLM's reading of direction keeps the sentences the verifier passes (agent.answer.sentence_judge)
     keep = {"when": "Which statement does the evidence support?", "choose": "helps"}
     deps = make_deps([keep], verifier_rules={"not associated": "contradicts", "twelve": "supports"})
     evidence = [

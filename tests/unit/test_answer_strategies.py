@@ -12,7 +12,7 @@ from evals.scifact.answer_checks import copies_prompt, prompt_runs, support_shar
 from evals.scifact.metrics import answer_faithfulness
 from evals.studies.answer_strategies import measure, replay
 from tests.unit.test_nodes import counted_as
-from tools.overlap import copies
+from tools.text.overlap import copies
 
 CLAIM = "MMR vaccination causes autism in young children."
 TITLE = "Measles-mumps-rubella vaccination and autism: a nationwide cohort study"

@@ -1,4 +1,4 @@
-"""agent.calls.chat against a real ChatOpenAI client whose HTTP is replayed by httpx.MockTransport."""
+"""agent.llm.calls.chat against a real ChatOpenAI client whose HTTP is replayed by httpx.MockTransport."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import httpx
 import pytest
 from langchain_openai import ChatOpenAI
 
-from agent.calls import chat, parse_json_object
-from agent.llm import LLMUnavailableError
+from agent.llm.calls import chat, parse_json_object
+from agent.llm.client import LLMUnavailableError
 
 CUT_JSON = '{"questions": ["Does MMR vaccination raise autism risk?", "Autism incidence aft'
 

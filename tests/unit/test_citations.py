@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.citations import parse_answer, parse_sentence, render, split_sentences
+from tools.text.citations import parse_answer, parse_sentence, render, split_sentences
 
 
 def test_parse_lists_ranges_and_invalid_numbers():

@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from agent.consensus import Consensus, Share, consensus, tally
+from agent.judge.consensus import Consensus, Share, consensus, tally
 from agent.nodes.verdict import decide
 from agent.result import CheckResult
 from agent.state import SilentSource, SourceAssessment
 
 
 def labelled(doc_id: str, label: str, weight: float = 1.0, **inputs: Any) -> SourceAssessment:
-    from agent.scoring import GRADE_SCORE
+    from agent.judge.scoring import GRADE_SCORE
 
     return SourceAssessment(doc_id=doc_id, label=label, score=GRADE_SCORE[label], reputation=weight,
                             reputation_inputs=inputs, explanation="", stance_confidence=0.9)

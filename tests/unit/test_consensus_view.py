@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent.consensus import tally
+from agent.judge.consensus import tally
 from agent.state import SilentSource, SourceAssessment
 from ui.chat.consensus_view import FIGURE_HEIGHT, consensus_figure
 from ui.chat.render import answer_markdown, early_markdown, source_detail, verdict_badge

@@ -1,4 +1,4 @@
-"""Self-correction (agent/nodes/correct.py) and the extractive floor (agent/compose.py): a flagged sentence is
+"""Self-correction (agent/nodes/correct.py) and the extractive floor (agent/answer/compose.py): a flagged sentence is
 re-cited to the source whose words it repeats, else rewritten from its cited evidence and kept only if then
 supported, else replaced by the quoted finding, else dropped; the first answer and every change stay on record;
 without an LLM the answer quotes the evidence."""
@@ -12,16 +12,16 @@ import openai
 from langgraph.runtime import Runtime
 
 import prompts
-from agent.compose import extractive_answer, extractive_sentence, finding, quotes
+from agent.answer.compose import extractive_answer, extractive_sentence, finding, quotes
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.answer import answer
 from agent.nodes.claim_queries import claim_queries
 from agent.nodes.correct import correct, rehedge
 from agent.nodes.decompose import decompose
 from agent.nodes.verify import check_sentences
-from agent.scripted import ScriptedChatModel
 from agent.state import AnswerSentence, Deps, Evidence, Verdict
 from tests.unit.test_nodes import counted_as
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
 
 CLAIM = "The MMR vaccine causes autism."
 NULL = "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."

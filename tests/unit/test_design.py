@@ -1,4 +1,4 @@
-"""The study-design classifier (tools/design.py) on short hand-written abstracts, and the metric code of
+"""The study-design classifier (tools/documents/design.py) on short hand-written abstracts, and the metric code of
 evals/studies/design_eval.py on a tiny hand-made label set."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from evals.studies.design_eval import confusion, evaluate, load_labels, main, majority, scores
 from tools.corpus import Abstract
-from tools.design import DESIGNS, classify
+from tools.documents.design import DESIGNS, classify
 
 
 def _doc(title: str, *sentences: str, **extra: list[str]) -> Abstract:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from agent.judge.scoring import reputation, weighted_verdict
 from agent.nodes.verdict import decide
-from agent.scoring import reputation, weighted_verdict
-from agent.settings import SettingsError, get_settings
+from agent.settings.app import SettingsError, get_settings
 from agent.state import SourceAssessment
 from evals.studies.design_weighting import FLAT, rejudge, side_accuracy
 from tools.corpus import Abstract
-from tools.design import DEFAULT_WEIGHTS
+from tools.documents.design import DEFAULT_WEIGHTS
 
 TRIAL = Abstract(doc_id="t", title="A trial", sentences=["Patients were randomly assigned to statins or placebo."])
 CELLS = Abstract(doc_id="c", title="Cells", sentences=["Statins were added to cultured hepatocytes in vitro."])

@@ -1,5 +1,6 @@
 """The two-part judge: the LLM's reading of whether the evidence bears on the claim and its choice between the claim
-and its opposite (agent/direction.py), the gate, calibration and labels (agent/judge.py), and the direction node in
+and its opposite (agent/judge/direction.py), the gate, calibration and labels (agent/judge/calibration.py), and the
+direction node in
 the graph (agent/nodes/direction.py), with the scripted model on the tiny corpus."""
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from typing import Any
 import pytest
 
 import prompts
-from agent.direction import bears, choose, letter_share, opposite_of, yes_share
-from agent.judge import JudgeCalibration, load_calibration
+from agent.judge.calibration import JudgeCalibration, load_calibration
+from agent.judge.direction import bears, choose, letter_share, opposite_of, yes_share
+from agent.llm.scripted import ScriptedChatModel
 from agent.result import CheckResult
-from agent.scripted import ScriptedChatModel
 from agent.service import run_claim
 from tests.conftest import direction_rules
 
@@ -152,7 +153,7 @@ def test_the_verifier_alone_counts_only_what_its_own_gate_passes(make_deps):
 def test_a_down_llm_lists_the_sources_as_not_read_and_the_verdict_says_so(make_deps, monkeypatch):
     """The shipped calibration finds the verifier alone short of the gate's precision, so a source the LLM could
     not read is listed as read by the verifier only, with its reading, and the verdict does not count it."""
-    from agent.llm import LLMUnavailableError
+    from agent.llm.client import LLMUnavailableError
 
     def down(*_: Any, **__: Any) -> Any:
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
@@ -172,7 +173,7 @@ def test_a_down_llm_lists_the_sources_as_not_read_and_the_verdict_says_so(make_d
 
 
 def test_where_the_verifier_stands_in_a_down_llm_leaves_its_reading_counted(make_deps, monkeypatch):
-    from agent.llm import LLMUnavailableError
+    from agent.llm.client import LLMUnavailableError
 
     def down(*_: Any, **__: Any) -> Any:
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
@@ -229,7 +230,7 @@ def test_bearing_and_direction_are_asked_once_per_source(make_deps):
 
 
 def test_the_shipped_calibration_is_fitted_and_matches_the_settings():
-    from agent.settings import Settings
+    from agent.settings.app import Settings
 
     cal = load_calibration()
     assert cal != JudgeCalibration() and 0 < cal.gate_threshold < 1 and 0 < cal.verifier_threshold < 1

@@ -10,8 +10,8 @@ import pytest
 
 from agent.nodes.verify import check_sentences
 from agent.state import AnswerSentence, Evidence
-from tools.distortion import distortion
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
+from tools.text.distortion import distortion
 
 COMPLIANCE = "Compliance to vitamin D supplementation is lower in subjects without osteoporosis."
 PIOGLITAZONE = ("Ever use of pioglitazone was not associated with bladder cancer risk (adjusted hazard ratio [HR], "

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import xllamacpp
 
-from agent.calls import chat
-from agent.llm import EmbeddedServer, LLMUnavailableError, make_chat_model
+from agent.llm.calls import chat
+from agent.llm.client import EmbeddedServer, LLMUnavailableError, make_chat_model
 from agent.result import CheckResult
 from agent.service import run_claim
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import Deps
 from tests.fake_llm import FULL_REPLY, completion
 

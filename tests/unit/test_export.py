@@ -14,7 +14,7 @@ from bibtexparser.middlewares import LatexDecodingMiddleware
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from agent.consensus import consensus
+from agent.judge.consensus import consensus
 from agent.provenance import RunInfo, run_info
 from agent.result import CheckResult, Source
 from agent.service import run_claim

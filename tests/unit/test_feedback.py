@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.feedback import export_jsonl, iter_feedback, record_feedback
 from agent.result import CheckResult
-from agent.settings import get_settings
+from agent.settings.app import get_settings
+from agent.store.feedback import export_jsonl, iter_feedback, record_feedback
 from tests.unit.test_ui_render import RESULT as RESULT_JSON
 from ui.terminal.cli import main
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agent.checkpoint import open_checkpointer
 from agent.followup.graph import build_thread_graph
 from agent.followup.intent import asked_sentence, asks_why, states_claim
 from agent.state import Deps
+from agent.store.checkpoint import open_checkpointer
 from tests.conftest import STOP_SEARCHING, decompose_rule, direction_rules
 
 CLAIM = "The MMR vaccine causes autism."

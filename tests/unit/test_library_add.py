@@ -21,13 +21,13 @@ from tests.library_files import (
     reference_files,
     zotero_export,
 )
-from tools.library import LIBRARY, LibraryStoreError, add_to_library, plan
+from tools.documents.library import LIBRARY, LibraryStoreError, add_to_library, plan
 
 
 @pytest.fixture
 def index_dir(tmp_path: Path) -> Path:
-    from tools.embed_cache import EmbeddingCache
-    from tools.index_build import build_index
+    from tools.index.build import build_index
+    from tools.index.embed_cache import EmbeddingCache
 
     out = tmp_path / "index"
     build_index(FIXTURES / "tiny_corpus.jsonl", out, progress=False, cache=EmbeddingCache(tmp_path / "emb.sqlite"))
@@ -35,7 +35,7 @@ def index_dir(tmp_path: Path) -> Path:
 
 
 def open_index(index_dir: Path) -> Any:
-    from tools.index import CorpusIndex
+    from tools.index.local import CorpusIndex
 
     return CorpusIndex(index_dir)
 

@@ -19,9 +19,9 @@ from tests.library_files import (
     plain_pdf,
     reference_files,
 )
-from tools.fulltext import heading, page_lines, place, read_full_text
-from tools.pdf_text import PdfProblem, find_doi, find_year, names, read_pdf
-from tools.references import ReferenceFileProblem, pdf_paths, read_references
+from tools.documents.fulltext import heading, page_lines, place, read_full_text
+from tools.documents.pdf_text import PdfProblem, find_doi, find_year, names, read_pdf
+from tools.documents.references import ReferenceFileProblem, pdf_paths, read_references
 
 
 def test_a_pdf_becomes_sentences_with_their_pages_and_sections(tmp_path: Path):

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
+from agent.llm.scripted import ScriptedChatModel
 from agent.result import CheckResult
-from agent.scripted import ScriptedChatModel
 from agent.service import run_claim
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import Deps
 from tests.conftest import FIXTURES, RuleVerifier, direction_rules
 from tests.library_files import FINDING, PAPER_DOI, paper_pdf, reference_files
 from tools.corpus import Abstract
-from tools.library import LIBRARY, add_to_library, plan
-from tools.library_search import EMPTY_NOTE, Scope, ScopedIndex, scope_of, scoped
+from tools.documents.library import LIBRARY, add_to_library, plan
+from tools.index.library_search import EMPTY_NOTE, Scope, ScopedIndex, scope_of, scoped
 from tools.live.config import parse_sources
 
 CLAIM = "Vitamin D supplementation prevents hip fractures."
@@ -50,9 +50,9 @@ def test_library_is_a_source_name():
 @pytest.fixture(scope="module")
 def library_index(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The tiny corpus (which has its own vitamin D trial, doc 104) plus a library of one PDF and two abstracts."""
-    from tools.embed_cache import EmbeddingCache
-    from tools.index import CorpusIndex
-    from tools.index_build import build_index
+    from tools.index.build import build_index
+    from tools.index.embed_cache import EmbeddingCache
+    from tools.index.local import CorpusIndex
 
     tmp = tmp_path_factory.mktemp("library_index")
     build_index(FIXTURES / "tiny_corpus.jsonl", tmp / "index", progress=False, cache=EmbeddingCache(tmp / "e.sqlite"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.live_fakes import europepmc_record, fixture
 from tools.corpus import Abstract
-from tools.design import classify
+from tools.documents.design import classify
 from tools.live import europepmc, openalex, pubmed
 from tools.live.merge import combine
 

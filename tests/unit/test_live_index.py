@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from langgraph.runtime import Runtime
 
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.fuse import fuse
 from agent.nodes.retrieve import retrieve
 from agent.nodes.select_evidence import select_evidence
-from agent.scripted import ScriptedChatModel
 from agent.state import Deps, Query
 from tests.conftest import FIXTURES, RuleVerifier
 from tests.live_fakes import FakeSource, europepmc_page, europepmc_record, live_settings
 from tools.corpus import Abstract
-from tools.index import LIVE_DOCS, CorpusIndex
-from tools.index_build import build_index
+from tools.index.build import build_index
+from tools.index.local import LIVE_DOCS, CorpusIndex
 from tools.live import reach
 
 FRESH = Abstract(

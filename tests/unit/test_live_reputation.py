@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from agent.scoring import describe_reputation, reputation, weighted_verdict
+from agent.judge.scoring import describe_reputation, reputation, weighted_verdict
 from tools.corpus import Abstract
 from ui.chat.render import answer_markdown, source_detail
 

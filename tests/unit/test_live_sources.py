@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from tests.live_fakes import live_settings
 from tools.live import reach, sources
 from tools.live.config import parse_sources
@@ -65,7 +65,7 @@ def test_settings_field_from_environment(monkeypatch):
 
 
 def test_a_bad_environment_value_is_named_in_one_clear_line(monkeypatch, capsys):
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from ui.terminal.cli import main
 
     monkeypatch.setenv("SOURCES", "local,scopus")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent.scripted import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from agent.state import Deps
 from tests.live_fakes import live_settings
 from ui.chat.sources import chosen, initial, turn_deps

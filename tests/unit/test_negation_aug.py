@@ -6,8 +6,8 @@ import pytest
 
 from evals.training.augment import claim_flip_examples, self_pair_examples
 from evals.training.data import Claim, Doc
-from tools.opposite import flip_claim_direction, flip_direction, negate_claim, rule_opposite
-from tools.premise import abstract_premise
+from tools.text.opposite import flip_claim_direction, flip_direction, negate_claim, rule_opposite
+from tools.text.premise import abstract_premise
 
 
 @pytest.mark.parametrize(

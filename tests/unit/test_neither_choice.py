@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import prompts
-from agent.scripted import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from evals.studies.neither_choice import choose_or_neither, three_way
 
 CLAIM = "ALDH1 expression is associated with better breast cancer outcomes."

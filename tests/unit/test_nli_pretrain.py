@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from evals.training.nli_pretrain import NEVER_TRAIN, NOT_SHIPPABLE, read_rows, subset, target
-from tools.verifier_artifact import LABELS
+from tools.models.verifier_artifact import LABELS
 
 
 def _rows() -> list[dict[str, str]]:

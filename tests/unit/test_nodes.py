@@ -20,7 +20,7 @@ from agent.nodes.verdict import verdict
 from agent.state import Evidence, Query, RankedDoc, SourceAssessment
 from tests.conftest import decompose_rule
 from tools.corpus import Abstract
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
 
 CLAIM = "The MMR vaccine causes autism."
 
@@ -35,7 +35,7 @@ def ev(n: int, doc_id: str, sentence: str, idx: int = 0, stance: str = "nei") ->
 
 def counted_as(label: str, *evidence: Evidence) -> list[SourceAssessment]:
     """The assessments of the abstracts of ``evidence``, each labelled ``label`` with full weight: what makes the
-    verdict count them, and the answer report them (agent.reckoning.bearing_evidence)."""
+    verdict count them, and the answer report them (agent.judge.reckoning.bearing_evidence)."""
     docs = dict.fromkeys(e.doc_id for e in evidence)
     return [SourceAssessment(doc_id=d, label=label, score=0.0, reputation=1.0, explanation="") for d in docs]
 
@@ -280,7 +280,7 @@ def test_an_unsure_verdict_says_it_cannot_decide(make_deps):
 
 
 def test_the_rule_made_negation_keeps_acronyms_and_names():
-    from tools.opposite import negation
+    from tools.text.opposite import negation
 
     assert negation("The MMR vaccine causes autism.") == "It is not true that the MMR vaccine causes autism."
     assert negation("ALDH1 expression predicts relapse.") == "It is not true that ALDH1 expression predicts relapse."

@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 from evals.training.probes import BY_NAME
-from tools.embed_cache import CachedEmbedder, EmbeddingCache
-from tools.embedder import DIM, Embedder, get_embedder
-from tools.index_build import fingerprint
-from tools.minilm import base_model_path
-from tools.onnx_models import verifier_model
-from tools.onnx_runtime import load_tokenizer
-from tools.premise import abstract_premise
-from tools.verifier import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, Verifier
+from tools.index.build import fingerprint
+from tools.index.embed_cache import CachedEmbedder, EmbeddingCache
+from tools.models.embedder import DIM, Embedder, get_embedder
+from tools.models.minilm import base_model_path
+from tools.models.onnx_models import verifier_model
+from tools.models.onnx_runtime import load_tokenizer
+from tools.models.verifier import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, Verifier
+from tools.text.premise import abstract_premise
 
 LONG = " ".join(["Interleukin-6 signalling in the inflamed synovium of patients with rheumatoid arthritis"] * 20)
 TEXTS = [
@@ -146,13 +146,14 @@ def test_index_fingerprint_and_queries_follow_the_embedder_variant(tiny_index: o
 
 
 def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Path) -> None:
-    """A fresh cache: the embedder and both verifiers are built from their weights (tools.onnx_bert), quantised and
+    """A fresh cache: the embedder and both verifiers are built from their weights (tools.models.onnx_bert), quantised
+    and
     run, and neither torch nor transformers is ever imported."""
     code = (
         "import sys\n"
-        "from tools.embedder import get_embedder\n"
-        "from tools.onnx_models import export_all\n"
-        "from tools.verifier import Verifier\n"
+        "from tools.models.embedder import get_embedder\n"
+        "from tools.models.onnx_models import export_all\n"
+        "from tools.models.verifier import Verifier\n"
         "export_all()\n"
         "get_embedder('onnx-int8').encode(['a text'])\n"
         "Verifier(backend='onnx', precision='int8').predict([('a', 'b')])\n"
@@ -169,7 +170,7 @@ def test_the_torch_backend_without_pytorch_is_one_clear_settings_error(monkeypat
 
     from pydantic import ValidationError
 
-    from tools.onnx_models import ModelRuntimeSettings
+    from tools.models.onnx_models import ModelRuntimeSettings
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))

@@ -1,9 +1,10 @@
-"""Word overlap read without the verifier (tools/overlap.py): which evidence sentence an answer sentence repeats, and
+"""Word overlap read without the verifier (tools/text/overlap.py): which evidence sentence an answer sentence repeats,
+and
 when it repeats one it does not cite while what it cites holds few of its words (a quote under the wrong number)."""
 
 from __future__ import annotations
 
-from tools.overlap import misattributed, repeated_source, support_share
+from tools.text.overlap import misattributed, repeated_source, support_share
 
 EVIDENCE = {
     1: "Despite surgical correction, a high preoperative CRP value is an independent risk factor for mortality.",

@@ -8,7 +8,7 @@ from typing import Any
 from agent.nodes.verify import check_sentences
 from agent.result import CheckResult, Source
 from agent.state import AnswerSentence, SourceAssessment, Verdict
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
 from ui.chat.render import answer_markdown, paper_detail
 from ui.export.formats import export_bib
 from ui.export.markdown import report_markdown

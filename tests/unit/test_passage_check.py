@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
+from agent.llm.scripted import ScriptedChatModel
 from agent.passage.check import check_passage, validate_passage
 from agent.passage.model import PassageCheck
-from agent.scripted import ScriptedChatModel
 from agent.service import InputError
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import Deps
 from tests.conftest import FIXTURES, RuleVerifier, direction_rules
-from tools.cited import match
 from tools.corpus import Abstract
-from tools.library import add_to_library, plan
-from tools.passage import Citation
+from tools.documents.library import add_to_library, plan
+from tools.text.cited import match
+from tools.text.passage import Citation
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
 from ui.terminal.readable import print_passage
@@ -48,9 +48,9 @@ PASSAGE = (
 
 @pytest.fixture(scope="module")
 def library_index(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from tools.embed_cache import EmbeddingCache
-    from tools.index import CorpusIndex
-    from tools.index_build import build_index
+    from tools.index.build import build_index
+    from tools.index.embed_cache import EmbeddingCache
+    from tools.index.local import CorpusIndex
 
     tmp = tmp_path_factory.mktemp("passage_index")
     build_index(FIXTURES / "tiny_corpus.jsonl", tmp / "index", progress=False, cache=EmbeddingCache(tmp / "e.sqlite"))

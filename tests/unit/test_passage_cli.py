@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.scripted import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from agent.state import Deps
 from tests.conftest import RuleVerifier
 from tests.library_files import blank_pdf, plain_pdf
@@ -26,7 +26,7 @@ def scripted(monkeypatch: pytest.MonkeyPatch, settings: Any, tiny_index: Any) ->
         {"reply": "{}"},
     ]), index=tiny_index, verifier=RuleVerifier({"did not reduce": "contradicts"}))  # fmt: skip
     monkeypatch.setattr("agent.service.load_deps", lambda s: deps)
-    monkeypatch.setattr("agent.settings.get_settings", lambda: settings)
+    monkeypatch.setattr("agent.settings.app.get_settings", lambda: settings)
 
 
 def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
@@ -81,9 +81,9 @@ def test_a_pdf_is_checked_and_the_json_holds_every_claim(tmp_path: Path, capsys:
 @pytest.mark.usefixtures("scripted")
 def test_a_long_text_is_cut_at_its_limit_with_a_note(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     monkeypatch.setenv("MAX_PASSAGE_CHARS", "120")
-    from agent.settings import Settings
+    from agent.settings.app import Settings
 
-    monkeypatch.setattr("agent.settings.get_settings", lambda: Settings(_env_file=None))  # type: ignore[call-arg]
+    monkeypatch.setattr("agent.settings.app.get_settings", lambda: Settings(_env_file=None))  # type: ignore[call-arg]
     _stdin(monkeypatch, b"Vitamin D3 did not reduce the risk of fractures in older adults. " * 5)
     assert main(["check-text", "-", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -108,7 +108,7 @@ def test_a_document_of_the_library_is_named_by_title_words_or_id(
     index_dir.mkdir()
     (index_dir / "live_docs.jsonl").write_text(paper.model_dump_json() + "\n" + other.model_dump_json() + "\n")
     with_library = settings.model_copy(update={"stores": settings.stores.model_copy(update={"index_dir": index_dir})})
-    monkeypatch.setattr("agent.settings.get_settings", lambda: with_library)
+    monkeypatch.setattr("agent.settings.app.get_settings", lambda: with_library)
     assert main(["check-text", "--library", "sleep quality", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["text"] == (

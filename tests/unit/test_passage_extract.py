@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import prompts
+from agent.llm.scripted import ScriptedChatModel
 from agent.passage.extract import acceptable, extract
-from agent.scripted import ScriptedChatModel
-from tools.claim_rules import abbreviations, checkable, expanded, frame_removed, unresolved
-from tools.passage import Citation, read_passage, strip_citations
+from tools.text.claim_rules import abbreviations, checkable, expanded, frame_removed, unresolved
+from tools.text.passage import Citation, read_passage, strip_citations
 
 PASSAGE = (
     "Breast cancer is a major public health problem. Aldehyde dehydrogenase 1 (ALDH1) marks mammary stem cells [1]. "

@@ -9,11 +9,11 @@ import pytest
 from langgraph.runtime import Runtime
 
 import prompts
+from agent.answer.strategies import findings_block
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.correct import correct
 from agent.nodes.verify import check_sentences
-from agent.scripted import ScriptedChatModel
 from agent.state import AnswerSentence, Deps, Evidence
-from agent.strategies import findings_block
 from tests.conftest import RuleVerifier
 from tests.unit.test_correct import ReadingVerifier
 from tests.unit.test_nodes import counted_as

@@ -1,4 +1,4 @@
-"""The rationale selector (agent.rationale): which sentences of a paper are read and shown as its evidence."""
+"""The rationale selector (agent.judge.rationale): which sentences of a paper are read and shown as its evidence."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from agent.judge.rationale import FEATURES, RationaleSelector, get_selector, sentence_features
 from agent.nodes import assess
-from agent.rationale import FEATURES, RationaleSelector, get_selector, sentence_features
 from agent.state import Evidence
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
 
 CLAIM = "Vitamin D supplements reduce the risk of hip fracture in older adults."
 ABSTRACT = [
@@ -37,7 +37,7 @@ def test_features_read_position_statistics_and_cues():
 
 def test_the_shipped_shortlist_puts_the_finding_above_a_closer_background_sentence():
     selector = get_selector()
-    assert selector.shortlist_weights, "agent/rationale_selector.json ships the fitted weights"
+    assert selector.shortlist_weights, "agent/judge/rationale_selector.json ships the fitted weights"
     shortlist = selector.shortlist(CLAIM, ABSTRACT, SIMS, k=2, min_chars=20)
     assert [i for i, _ in shortlist][0] == 4
     # by similarity alone the background sentence would come first

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.llm.scripted import ScriptedChatModel
 from agent.result import CheckResult, Source
-from agent.scripted import ScriptedChatModel
 from agent.state import AnswerSentence, Deps
 from evals.scifact.metrics import answer_faithfulness
 from evals.studies.recheck import recheck
 from tests.unit.test_nodes import counted_as
-from tools.verifier import VerifierResult
+from tools.models.verifier import VerifierResult
 
 FIRST = "Preoperative CRP levels as low as 3 mg/l were associated with increased long-term mortality."
 SECOND = "We examined CRP levels for predicting hospital length of stay after bypass surgery."

@@ -1,13 +1,14 @@
-"""The verdict in words (agent/reckoning.py): written from the verdict's own figures, so the answer's first sentence
+"""The verdict in words (agent/judge/reckoning.py): written from the verdict's own figures, so the answer's first
+sentence
 states the badge's label and the papers on each side, whatever the verdict."""
 
 from __future__ import annotations
 
 import itertools
 
+from agent.judge.reckoning import verdict_statement
+from agent.judge.scoring import GRADES, NOT_ENOUGH, UNDECIDED
 from agent.nodes.verdict import decide
-from agent.reckoning import verdict_statement
-from agent.scoring import GRADES, NOT_ENOUGH, UNDECIDED
 from agent.state import SourceAssessment, Verdict
 
 

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.graph import build_graph
-from agent.llm import LLMUnavailableError
+from agent.llm.client import LLMUnavailableError
 from agent.nodes.reformulate import new_queries, plan, reformulate, thin
 from agent.state import SourceAssessment, Verdict
 from tests.conftest import direction_rules

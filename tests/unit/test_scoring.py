@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from agent.scoring import (
+from agent.judge.scoring import (
     CONTROVERSIAL,
     LEANING_REFUTED,
     LEANING_SUPPORTED,
@@ -23,7 +23,7 @@ from agent.scoring import (
     weighted_verdict,
 )
 from tools.corpus import Abstract
-from tools.design import DESIGNS
+from tools.documents.design import DESIGNS
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
-"""Fusion and reranking arithmetic of tools/search.py, checked against hand-computed orders."""
+"""Fusion and reranking arithmetic of tools/index/search.py, checked against hand-computed orders."""
 
 from __future__ import annotations
 
 import pytest
 
-from tools.search import reciprocal_rank_fusion, rerank_scores
+from tools.index.search import reciprocal_rank_fusion, rerank_scores
 
 
 def test_rrf_sums_reciprocal_ranks_and_breaks_ties_by_doc_id() -> None:

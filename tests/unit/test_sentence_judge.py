@@ -1,8 +1,9 @@
 """An answer sentence that says the opposite of what it cites, in words of its own, is flagged by the LLM's reading
-of direction (agent.sentence_judge), which the verifier (it reads topic) and the word rules of tools.distortion
+of direction (agent.answer.sentence_judge), which the verifier (it reads topic) and the word rules of
+tools.text.distortion
 (they see what a near copy changes) both pass. The scripted LLM reads direction as a careful reader would: it
 chooses the statement that says "less advanced" fibrosis, or "better" rather than "worse", as the cited finding
-does. ("more advanced" for "less advanced" is left to the word rules: tools.distortion sees the reversed
+does. ("more advanced" for "less advanced" is left to the word rules: tools.text.distortion sees the reversed
 comparison.)"""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from agent.nodes.correct import correct
 from agent.nodes.verify import verify
 from agent.state import AnswerSentence
 from tests.unit.test_nodes import counted_as, ev, rt
-from tools.distortion import distorted
+from tools.text.distortion import distorted
 
 FINDING = "In 1,200 patients with hepatitis C, daily coffee intake was associated with less advanced fibrosis."
 CLAIM = "Coffee protects the liver in hepatitis C."
@@ -71,13 +72,13 @@ def test_quotes_and_copies_are_not_asked_and_zero_turns_it_off(make_deps: Any) -
 
 
 def test_a_down_llm_or_spent_time_leaves_the_verifiers_reading_with_a_note(make_deps: Any, monkeypatch: Any) -> None:
-    from agent.llm import LLMUnavailableError
+    from agent.llm.client import LLMUnavailableError
 
     def down(*_: Any, **__: Any) -> Any:
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
 
     deps = make_deps(READER, VERIFIER)
-    monkeypatch.setattr("agent.sentence_judge.choose", down)
+    monkeypatch.setattr("agent.answer.sentence_judge.choose", down)
     sentences = [AnswerSentence(text=t, citations=[1]) for t in (REVERSED, FAITHFUL)]
     out = verify({"claim": CLAIM, "evidence": [ev(1, "107", FINDING, 1)], "sentences": sentences}, rt(deps))
     assert [s.status for s in out["sentences"]] == ["supported", "supported"]

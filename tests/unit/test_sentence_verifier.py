@@ -13,8 +13,8 @@ import pytest
 from agent.nodes.verify import check_sentences
 from agent.state import AnswerSentence, Deps, Evidence
 from tests.conftest import RuleVerifier
-from tools.premise import premise
-from tools.verifier import SENTENCE_ARTIFACT_DIR, Verifier, get_sentence_verifier, get_verifier
+from tools.models.verifier import SENTENCE_ARTIFACT_DIR, Verifier, get_sentence_verifier, get_verifier
+from tools.text.premise import premise
 
 APOE = ("Gain of toxic Apolipoprotein E4 effects in Human iPSC-Derived Neurons Is Ameliorated by a Small-Molecule "
         "Structure Corrector")  # fmt: skip

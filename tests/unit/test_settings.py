@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.settings import Settings, SettingsError, get_settings, load_preset, presets
+from agent.settings.app import Settings, SettingsError, get_settings, load_preset, presets
 
 
 @pytest.fixture(autouse=True)
@@ -57,10 +57,10 @@ def test_presets_override_some_fields_and_keep_the_rest(monkeypatch):
 
 
 def test_a_preset_with_a_misspelt_setting_is_refused(tmp_path, monkeypatch):
-    import agent.settings
+    import agent.settings.app
 
     (tmp_path / "typo.json").write_text('{"judge": {"topdocs": 5}, "retreival": {}}')
-    monkeypatch.setattr(agent.settings, "PRESETS_DIR", tmp_path)
+    monkeypatch.setattr(agent.settings.app, "PRESETS_DIR", tmp_path)
     with pytest.raises(SettingsError, match=r"judge\.topdocs, retreival"):
         load_preset("typo")
 

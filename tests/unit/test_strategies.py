@@ -1,4 +1,4 @@
-"""The answer strategies (agent/strategies.py) on the same evidence with the scripted model: what each prompt
+"""The answer strategies (agent/answer/strategies.py) on the same evidence with the scripted model: what each prompt
 shows, and how the reply becomes answer sentences whose citations name existing evidence only."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import prompts
-from agent.scripted import ScriptedChatModel
+from agent.answer.strategies import findings_block, papers_block, write
+from agent.llm.scripted import ScriptedChatModel
 from agent.state import Deps, Evidence, Verdict
-from agent.strategies import findings_block, papers_block, write
 
 CLAIM = "The MMR vaccine causes autism."
 EVIDENCE = [

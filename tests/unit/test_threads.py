@@ -1,4 +1,4 @@
-"""The thread store outside the chat (agent.threads): listing threads, reading a thread's checks, and a CLI check
+"""The thread store outside the chat (agent.store.threads): listing threads, reading a thread's checks, and a CLI check
 kept as a thread that the thread graph reads like one of its own."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from agent.checkpoint import SQLITE_NAME, close_checkpointer, open_checkpointer
 from agent.followup.graph import build_thread_graph
-from agent.settings import Settings
-from agent.threads import ThreadNotFoundError, checks_of, keep_check, resolve_thread, save_check, threads
+from agent.settings.app import Settings
+from agent.store.checkpoint import SQLITE_NAME, close_checkpointer, open_checkpointer
+from agent.store.threads import ThreadNotFoundError, checks_of, keep_check, resolve_thread, save_check, threads
 
 
 def check(claim: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from ui.chat import credentials, launch
 from ui.chat.guard import TOO_MANY_TEXT
 

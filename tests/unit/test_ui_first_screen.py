@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 import pytest
 
 from agent.service import findings
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from ui.chat import launch
 from ui.chat.first_screen import DESCRIPTION, ICON, NAME, NO_EVIDENCE, PASSAGE, PROFILE, REFUTED, STARTERS, SUPPORTED
 from ui.chat.passage import looks_like_passage

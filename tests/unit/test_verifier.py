@@ -7,8 +7,8 @@ import math
 import pytest
 
 from evals.training.probes import BY_NAME, PROBES, Probe
-from tools.premise import abstract_premise
-from tools.verifier import ARTIFACT_DIR, LABELS, Verifier, VerifierArtifactError, VerifierResult, get_verifier
+from tools.models.verifier import ARTIFACT_DIR, LABELS, Verifier, VerifierArtifactError, VerifierResult, get_verifier
+from tools.text.premise import abstract_premise
 
 SUPPORT, CONTRADICT, UNRELATED = (
     BY_NAME[n].pair() for n in ("reduced fever", "did not reduce fever", "unrelated abstract")

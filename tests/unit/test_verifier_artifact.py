@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tools.verifier_artifact import (
+from tools.models.verifier_artifact import (
     ARTIFACT_DIR,
     DELTA_FILE,
     GROUP,

@@ -7,7 +7,7 @@ import torch
 
 from evals.training.frozen import LowerCache, top_forward
 from evals.training.recipe import freeze_below
-from tools.verifier_net import build_base_net
+from tools.models.verifier_net import build_base_net
 
 PAIRS = [
     ("Aspirin reduces fever.", "Aspirin trial [results; sentence 2 of 2]: Aspirin significantly reduced fever."),

@@ -1,5 +1,5 @@
 """One premise format for the verifier: what training builds from a SciFact abstract is what assess, rerank and
-verify build at run time (tools.premise), so the model reads at run time what it was trained on; and the premise
+verify build at run time (tools.text.premise), so the model reads at run time what it was trained on; and the premise
 places the sentence in its abstract (section, position, the sentence before)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from agent.nodes.context import context
 from agent.nodes.rerank import evidence_scores
 from agent.state import Evidence
 from evals.training.data import Claim, Doc, build_eval_pairs, context_variants
-from tools.premise import abstract_premise, heading_section, where
+from tools.text.premise import abstract_premise, heading_section, where
 
 DOC = Doc("Aspirin and stroke", ["We enrolled 900 adults.", "Aspirin reduced stroke by 12%.", "Bleeding rose."])
 STRUCTURED = [

@@ -1,7 +1,7 @@
 """Settings of the live literature sources (Europe PMC, PubMed, OpenAlex, Semantic Scholar).
 
 The group lives beside the clients that read it, so that tools/ needs nothing from the layers above; the
-application's settings (agent.settings) include it as `settings.live`."""
+application's settings (agent.settings.app) include it as `settings.live`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic_settings import SettingsConfigDict
 from tools.config import HttpUrlStr, SettingsGroup
 
 LIVE_SOURCES = ("europepmc", "pubmed", "openalex", "s2")
-LIBRARY_SOURCE = "library"  # the user's own documents (`claimtrace add`, tools.library)
+LIBRARY_SOURCE = "library"  # the user's own documents (`claimtrace add`, tools.documents.library)
 SOURCE_NAMES = ("local", LIBRARY_SOURCE, *LIVE_SOURCES)
 AUTO = "auto"
 

@@ -1,7 +1,8 @@
 """NCBI E-utilities: `esearch.fcgi` (JSON id list, relevance order) then `efetch.fcgi` (PubmedArticleSet XML with
 the abstracts). Labelled abstract sections are kept as "LABEL: text"; a "Retracted Publication" publication type or
 a RetractionIn correction marks a retracted paper, and ErratumIn / ExpressionOfConcernIn corrections become notices.
-Publication types and MeSH descriptors are kept for the study design (tools.design). PubMed reports no citation
+Publication types and MeSH descriptors are kept for the study design (tools.documents.design). PubMed reports no
+citation
 counts.
 
 NCBI allows 3 requests/s without an API key and 10 with one (NCBI_API_KEY); `tool` and `email` identify us."""

@@ -47,7 +47,7 @@ _offline_lock = threading.Lock()
 @dataclass
 class Selection:
     local: bool
-    library: bool = False  # the user's documents (tools.library_search)
+    library: bool = False  # the user's documents (tools.index.library_search)
     live: list[LiveSource] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 

@@ -15,17 +15,17 @@ import chainlit as cl
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.types import ThreadDict
 
-from agent.checkpoint import CheckpointUnavailableError
-from agent.feedback import record_feedback
 from agent.followup.intent import asked_sentence
 from agent.followup.sources import sources_behind
-from agent.llm import LLMUnavailableError, preload
+from agent.llm.client import LLMUnavailableError, preload
 from agent.result import CheckResult
 from agent.service import InputError, validate_claim
-from agent.settings import get_settings
+from agent.settings.app import get_settings
+from agent.store.checkpoint import CheckpointUnavailableError
+from agent.store.feedback import record_feedback
 from tools.files import storage_problem
-from tools.index import IndexMissingError
-from tools.verifier import VerifierArtifactError
+from tools.index.local import IndexMissingError
+from tools.models.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
 from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running

@@ -1,4 +1,4 @@
-"""The consensus chart of a check result dump (agent.consensus) in the chat: a small Plotly figure, two stacked
+"""The consensus chart of a check result dump (agent.judge.consensus) in the chat: a small Plotly figure, two stacked
 horizontal bars, weighted and unweighted, beside the consensus line (ui.shared.consensus) that says the same in text.
 
 The figure carries only counts, shares and fixed words: no title, sentence or other source text enters it, so
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.consensus import SIDES, Consensus
-from agent.reckoning import papers
+from agent.judge.consensus import SIDES, Consensus
+from agent.judge.reckoning import papers
 from ui.shared.consensus import retracted_note
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import json
 import secrets
 from pathlib import Path
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from ui.chat.launch import app_root, write_private
 
 PASSWORD_FILE = "password.scrypt"

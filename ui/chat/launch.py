@@ -13,7 +13,7 @@ import sys
 from http import HTTPStatus
 from pathlib import Path
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from ui.chat.guard import TOO_MANY_TEXT
 
 UI_DIR = Path(__file__).resolve().parent

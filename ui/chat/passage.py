@@ -20,7 +20,7 @@ from agent.passage.extract import renumbered, reworded
 from agent.passage.model import PassageCheck, PassageClaim
 from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from agent.state import Deps
 from ui.chat.export_chat import format_files
 from ui.chat.passage_view import claims_markdown, report_markdown, stored_passage, table_markdown

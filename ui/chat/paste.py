@@ -13,7 +13,7 @@ from typing import Any
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
 from agent.service import RAW_FACTOR
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from ui.chat.launch import app_root
 
 DB_NAME = "chainlit.sqlite"

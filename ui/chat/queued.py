@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 import chainlit as cl
 
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from ui.chat.admission import CheckQueue
 
 CHECKS = CheckQueue(get_settings().ui.checks_at_once)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.scoring import describe_reputation
+from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
 from ui.shared.badges import badges_md, weak_designs_text
 from ui.shared.consensus import consensus_line, consensus_of

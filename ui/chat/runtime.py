@@ -6,11 +6,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from agent.checkpoint import open_checkpointer
 from agent.followup.deps import process_deps
 from agent.followup.graph import build_thread_graph
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from agent.state import Deps
+from agent.store.checkpoint import open_checkpointer
 
 
 @dataclass

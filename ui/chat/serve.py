@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from ui.chat.guard import ALL_INTERFACES, Guard, LoginThrottle, OriginPolicy, served_origins
 from ui.chat.launch import APP
 from ui.chat.offline_page import serve_offline

@@ -12,7 +12,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.input_widget import InputWidget, MultiSelect, Switch
 
-from agent.settings import Settings
+from agent.settings.app import Settings
 from agent.state import Deps
 from tools.live.config import AUTO, SOURCE_NAMES, parse_sources
 

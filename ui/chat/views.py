@@ -9,7 +9,7 @@ from typing import Any
 
 import chainlit as cl
 
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
 from ui.chat.render import (

@@ -17,7 +17,7 @@ import bibtexparser
 import rispy
 from bibtexparser.model import Entry, Field
 
-from agent.consensus import consensus
+from agent.judge.consensus import consensus
 from agent.result import CheckResult
 from ui.export.markdown import report_markdown
 from ui.export.references import Reference, references

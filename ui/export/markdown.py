@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.consensus import consensus
-from agent.result import CheckResult, Source
-from agent.scoring import (
+from agent.judge.consensus import consensus
+from agent.judge.scoring import (
     CONTROVERSIAL,
     GRADES,
     LEANING_REFUTED,
@@ -26,8 +25,9 @@ from agent.scoring import (
     WEAKLY_SUPPORTED,
     describe_reputation,
 )
+from agent.result import CheckResult, Source
 from agent.state import AnswerSentence, Verdict
-from tools.design import DESIGN_NAMES
+from tools.documents.design import DESIGN_NAMES
 from ui.export.references import Reference, references
 from ui.shared.consensus import consensus_line
 from ui.shared.papers import by_paper
@@ -122,7 +122,7 @@ def _weight(src: Source) -> str:
     return f"{src.reputation:.2f}" if src.reputation is not None else "not assessed"
 
 
-BASIS = {  # what decided a source's design (tools.design.Basis), as the report says it
+BASIS = {  # what decided a source's design (tools.documents.design.Basis), as the report says it
     "publication type": "from its publication type",
     "MeSH": "from its MeSH headings",
     "text": "from its abstract's words",

@@ -26,7 +26,7 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
 from agent.followup.deps import process_deps
-from agent.settings import get_settings
+from agent.settings.app import get_settings
 
 TOKEN_ENV = "CLAIMTRACE_MCP_TOKEN"
 INSTRUCTIONS = (
@@ -96,11 +96,11 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         their context), `silent` (papers read and not counted, with the reason), `notes`, and `thread_id` (for
         sources_for_sentence and export_check). `sources`: a comma list of local, library, europepmc, pubmed,
         openalex, s2, all or auto (the default: the local index plus every live source that answers)."""
-        from agent.consensus import consensus
+        from agent.judge.consensus import consensus
         from agent.provenance import run_info
         from agent.result import CheckResult
         from agent.service import InputError, run_claim, validate_claim
-        from agent.threads import keep_check
+        from agent.store.threads import keep_check
         from tools.live.config import parse_sources
 
         try:
@@ -182,7 +182,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     async def list_checks(limit: int = 20) -> list[dict[str, Any]]:
         """The checks kept in the thread store (the chat's threads, each `claimtrace ask` and each check_claim),
         newest first: thread id, when, how many checks, the latest claim."""
-        from agent.threads import threads
+        from agent.store.threads import threads
 
         if limit < 1:
             raise ToolError("limit must be at least 1")
@@ -206,7 +206,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         from pydantic import ValidationError
 
         from agent.result import CheckResult
-        from agent.threads import ThreadNotFoundError, checks_of
+        from agent.store.threads import ThreadNotFoundError, checks_of
 
         try:
             _, results = await asyncio.to_thread(checks_of, settings, thread_id)

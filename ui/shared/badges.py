@@ -1,4 +1,4 @@
-"""Badges beside a source, for the chat and the CLI: its abstract's study design (tools.design.DESIGN_NAMES),
+"""Badges beside a source, for the chat and the CLI: its abstract's study design (tools.documents.design.DESIGN_NAMES),
 "RETRACTED", and each published notice ("erratum", "expression of concern"); and the verdict's warning when every
 source it counts has a weak design (`verdict.weak_designs`).
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent.reckoning import listing
-from tools.design import DESIGN_NAMES, DESIGN_PLURALS
+from agent.judge.reckoning import listing
+from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
 from ui.shared.untrusted import md, plain
 
 RETRACTED = "RETRACTED"

@@ -1,4 +1,5 @@
-"""The consensus line of a check result dump (agent.consensus): "Consensus over 6 sources: 3 support, 1 contradicts,
+"""The consensus line of a check result dump (agent.judge.consensus): "Consensus over 6 sources: 3 support, 1
+contradicts,
 2 no evidence (weighted 58% / 25% / 17%)". The terminal prints it, the chat shows it (and its text for screen
 readers) beside the chart (ui.chat.consensus_view), and the Markdown report quotes it."""
 
@@ -7,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent.consensus import Consensus, tally
-from agent.reckoning import papers  # every count the user sees is of papers, as the verdict's
+from agent.judge.consensus import Consensus, tally
+from agent.judge.reckoning import papers  # every count the user sees is of papers, as the verdict's
 from agent.state import SilentSource, SourceAssessment
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.scoring import NO_EVIDENCE
+from agent.judge.scoring import NO_EVIDENCE
 
 REVISED = {
     "recited": "cited to the source whose words it repeats",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
-from agent.settings import SettingsError
+from agent.settings.app import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 from ui.terminal.library import add_library_parser, cmd_add
@@ -85,15 +85,15 @@ def _read_claim(arg: str) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from agent.consensus import consensus
-    from agent.llm import LLMUnavailableError
+    from agent.judge.consensus import consensus
+    from agent.llm.client import LLMUnavailableError
     from agent.provenance import run_info
     from agent.result import CheckResult
     from agent.service import InputError, load_deps, run_claim, validate_claim
-    from agent.settings import get_settings
-    from tools.index import IndexMissingError
+    from agent.settings.app import get_settings
+    from tools.index.local import IndexMissingError
     from tools.live.config import parse_sources
-    from tools.verifier import VerifierArtifactError
+    from tools.models.verifier import VerifierArtifactError
 
     settings = get_settings()
     if args.sources is not None:
@@ -139,10 +139,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from tools.corpus import CorpusError, resolve_corpus_path
-    from tools.index import IndexMissingError
-    from tools.index_build import build_index
+    from tools.index.build import build_index
+    from tools.index.local import IndexMissingError
 
     settings = get_settings()
     try:
@@ -171,9 +171,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_model(args: argparse.Namespace) -> int:
-    from agent.llm import LLMUnavailableError, ensure_gguf
-    from agent.settings import get_settings
-    from tools.onnx_models import export_all
+    from agent.llm.client import LLMUnavailableError, ensure_gguf
+    from agent.settings.app import get_settings
+    from tools.models.onnx_models import export_all
 
     try:
         path = ensure_gguf(get_settings().stores.model_dir)
@@ -187,9 +187,9 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
     from tools.files import storage_problem
-    from tools.index import read_manifest
+    from tools.index.local import read_manifest
     from ui.chat import credentials, launch
     from ui.chat.guard import is_loopback
 
@@ -230,8 +230,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
 
 def cmd_feedback(args: argparse.Namespace) -> int:
-    from agent.feedback import export_jsonl
-    from agent.settings import get_settings
+    from agent.settings.app import get_settings
+    from agent.store.feedback import export_jsonl
 
     data_dir = get_settings().stores.data_dir
     if args.out is None:

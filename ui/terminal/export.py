@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.checkpoint import CheckpointUnavailableError
 from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
-from agent.settings import Settings, get_settings
-from agent.threads import ThreadNotFoundError, ThreadSummary, checks_of, keep_check, threads
+from agent.settings.app import Settings, get_settings
+from agent.store.checkpoint import CheckpointUnavailableError
+from agent.store.threads import ThreadNotFoundError, ThreadSummary, checks_of, keep_check, threads
 from ui.shared.untrusted import plain
 
 if TYPE_CHECKING:  # the result model and the writers load LangChain: only `export` needs them

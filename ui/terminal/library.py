@@ -1,5 +1,5 @@
 """`claimtrace add PATH...`: the user's own PDFs, BibTeX and RIS files and Zotero exports into the index, searched
-with `--sources library` (tools.library, docs/library.md).
+with `--sources library` (tools.documents.library, docs/library.md).
 
 Files and folders (recursively). While it reads, a progress bar on stderr (on a terminal); each file or entry it
 cannot use is one line on stderr naming it and saying why; then one summary line on stdout. The exit code is 0
@@ -30,9 +30,9 @@ def add_library_parser(sub: Any) -> None:
 def cmd_add(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from agent.settings import get_settings
-    from tools.index import CorpusIndex, IndexMissingError
-    from tools.library import SUFFIXES, AddReport, LibraryStoreError, add_to_library, plan
+    from agent.settings.app import get_settings
+    from tools.documents.library import SUFFIXES, AddReport, LibraryStoreError, add_to_library, plan
+    from tools.index.local import CorpusIndex, IndexMissingError
     from ui.shared.untrusted import plain
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged PDF is one line of ours, not pypdf's log

@@ -31,7 +31,7 @@ def add_passage_parser(sub: argparse._SubParsersAction) -> None:
 
 def read_text(source: str) -> str:
     """The passage: standard input, a PDF's text layer, or a UTF-8 text file. Raises CliError."""
-    from tools.pdf_text import PdfProblem, read_pdf
+    from tools.documents.pdf_text import PdfProblem, read_pdf
 
     if source == "-":
         data = sys.stdin.buffer.read()
@@ -54,9 +54,9 @@ def read_text(source: str) -> str:
 
 def library_text(query: str) -> str:
     """The text of a library document: its sentences, a blank line where its section changes. Raises CliError."""
-    from agent.settings import get_settings
-    from tools.cited import named_document
-    from tools.index import read_live_docs
+    from agent.settings.app import get_settings
+    from tools.index.local import read_live_docs
+    from tools.text.cited import named_document
 
     try:
         doc = named_document(query, read_live_docs(get_settings().stores.index_dir).values())
@@ -73,13 +73,13 @@ def library_text(query: str) -> str:
 
 
 def cmd_check_text(args: argparse.Namespace) -> int:
-    from agent.llm import LLMUnavailableError
+    from agent.llm.client import LLMUnavailableError
     from agent.passage.check import check_passage, validate_passage
     from agent.provenance import run_info
     from agent.service import InputError, load_deps
-    from agent.settings import get_settings
-    from tools.index import IndexMissingError
-    from tools.verifier import VerifierArtifactError
+    from agent.settings.app import get_settings
+    from tools.index.local import IndexMissingError
+    from tools.models.verifier import VerifierArtifactError
     from ui.export.passage import export_passage
     from ui.shared.untrusted import plain
 

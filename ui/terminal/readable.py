@@ -14,7 +14,7 @@ _CONTROL = {c: None for c in [*range(0, 9), 11, 12, *range(14, 32), 127, *range(
 
 def print_readable(result: dict[str, Any]) -> None:
     """The result of `claimtrace ask` without --json: flagged answer sentences, corrections, verdict, sources."""
-    from agent.scoring import describe_reputation
+    from agent.judge.scoring import describe_reputation
     from ui.shared.badges import badges_plain, weak_designs_text
     from ui.shared.consensus import consensus_line, consensus_of
     from ui.shared.papers import by_paper

@@ -1,0 +1,204 @@
+"""The verdict in words, written by code from the verdict's own figures, never by the LLM, so it cannot disagree
+with the badge: the answer's first sentence (``verdict_statement``), the evidence the LLM may write the rest from
+(``bearing_evidence``: only the abstracts the verdict counts), and the reckoning a "why?" follow-up shows
+(``reckoning``: each counted paper with its label, confidence and weight, the rule, the threshold, what was read
+and not counted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, WEAKLY_REFUTED, WEAKLY_SUPPORTED, counted
+from agent.result import CheckResult
+from agent.state import Evidence, SourceAssessment, Verdict
+from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
+
+
+def papers(n: int) -> str:
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
+def listing(names: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def sides(v: Verdict) -> str:
+    """"2 papers support the claim and 1 contradicts it; 3 more bear on neither side"."""
+    support = f"{papers(v.supporting)} support{'s' if v.supporting == 1 else ''} the claim"
+    against = f"{v.contradicting} contradict{'s' if v.contradicting == 1 else ''} it"
+    bear = "bears" if v.irrelevant == 1 else "bear"
+    neither = f"; {v.irrelevant} more {bear} on neither side" if v.irrelevant else ""
+    return f"{support} and {against}{neither}"
+
+
+def verdict_statement(v: Verdict, min_confidence: float, read: int, unread_listed: int = 0) -> str:
+    """The verdict and its basis in one or two plain sentences: the label, its confidence, the papers on each side
+    and those read that bear on neither; for "Cannot decide", the leaning and the confidence against the threshold;
+    for "Not enough evidence", what was read and why it does not settle the claim; a warning when every paper
+    counted has a weak design; and, when the LLM did not read some papers, that the verdict is provisional.
+    ``read``: the abstracts read (labelled and silent); ``unread_listed``: those of them the LLM did not read and
+    that are listed, not counted."""
+    if v.label == NOT_ENOUGH:
+        if read == 0:
+            return "Not enough evidence: the search found no paper that addresses the claim."
+        if unread_listed:
+            rest = read - unread_listed
+            others = (
+                f", and none of the other {papers(rest)} states a finding for or against the claim clearly enough "
+                "to count"
+                if rest
+                else ""
+            )
+            return (
+                f"Not enough evidence so far (provisional): the LLM did not read {papers(unread_listed)} of the "
+                f"{read} found, so {'it is' if unread_listed == 1 else 'they are'} listed, not counted{others}. "
+                "Checking again may settle it."
+            )
+        return (
+            f"Not enough evidence: {papers(read)} {'was' if read == 1 else 'were'} read, and none of them states a "
+            "finding for or against the claim clearly enough to count, so they do not settle it."
+        )
+    figures = sides(v)
+    if v.label == UNDECIDED:
+        text = (
+            f"Cannot decide: the evidence leans towards “{(v.leaning or '').lower()}”, but its confidence "
+            f"({v.confidence:.2f}) is below the {min_confidence:.2f} a verdict needs; {figures}."
+        )
+    else:
+        text = f"{v.label} (confidence {v.confidence:.2f}): {figures}."
+        if v.label in (WEAKLY_SUPPORTED, WEAKLY_REFUTED):
+            text += (
+                f" The papers' weighted grade is {v.score:+.2f}, short of the ±0.66 that “generally” needs, "
+                "though none takes the other side."
+            )
+    if v.weak_designs:
+        names = listing([DESIGN_PLURALS.get(d, d) for d in v.weak_designs])
+        text += f" Every paper it counts is one of the {names}, so it rests on indirect evidence."
+    on_verifier = v.unread - unread_listed
+    if on_verifier:
+        they = "it counts" if on_verifier == 1 else "they count"
+        text += (
+            f" Provisional: the LLM did not read {papers(on_verifier)} it counts, so {they} on the verifier's "
+            "reading alone."
+        )
+    if unread_listed:
+        text += (
+            f" Provisional: the LLM did not read {papers(unread_listed)} more, so "
+            f"{'it is' if unread_listed == 1 else 'they are'} listed, not counted."
+        )
+    return text
+
+
+def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> list[Evidence]:
+    """The evidence sentences of the abstracts the verdict counts: what the answer may report. Sentences of
+    abstracts that bear on neither side are listed among the sources as read, never quoted as the answer."""
+    docs = {a.doc_id for a in counted(assessments)}
+    return [ev for ev in evidence if ev.doc_id in docs]
+
+
+def weight_inputs(inputs: dict[str, Any]) -> str:
+    """What a weight came from, in words: "animal study ×0.35, 120 citations, 2019"."""
+    parts = []
+    if inputs.get("retracted"):
+        parts.append("retracted: weight 0")
+    if "design" in inputs:
+        parts.append(f"{DESIGN_NAMES.get(inputs['design'], inputs['design'])} ×{inputs.get('design_factor', 1):g}")
+    if "citation_count" in inputs:
+        parts.append(f"{inputs['citation_count']} citations")
+    if "venue_citedness" in inputs:
+        parts.append(f"venue citedness {inputs['venue_citedness']:g}")
+    if "year" in inputs:
+        parts.append(str(inputs["year"]))
+    return ", ".join(parts) or "no metadata: full weight"
+
+
+def direction_words(a: SourceAssessment) -> str:
+    """How the source's side was read: by the LLM against the opposite (P(claim)), or by the verifier alone."""
+    if a.p_claim is not None:
+        side = "the claim" if a.p_claim > 0.5 else "the opposite"
+        return f"supports {side} (P(claim) {a.p_claim:.2f}, read by the LLM)"
+    return "read by the verifier alone"
+
+
+def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
+    """How the verdict was reached, from the check's own figures: each counted paper with its label, grade, stance
+    confidence, weight and the weight's inputs; the rule that turned them into the label; the confidence against
+    the threshold; and the papers read but not counted, with why."""
+    v = result.verdict
+    if v is None:
+        return {"kind": "why", "error": "this check has no verdict yet"}
+    numbers: dict[str, list[int]] = {}
+    titles: dict[str, str] = {}
+    for src in result.sources:
+        if src.n not in numbers.setdefault(src.doc_id, []):  # the sentences of a paper share its number
+            numbers[src.doc_id].append(src.n)
+        titles.setdefault(src.doc_id, src.title)
+    counted_ids = {a.doc_id for a in counted(result.assessments)}
+    rows: list[dict[str, Any]] = []
+    left: list[dict[str, Any]] = []
+    for a in result.assessments:
+        row = {
+            "numbers": numbers.get(a.doc_id, []),
+            "title": titles.get(a.doc_id, a.doc_id),
+            "label": a.label,
+            "grade": GRADE_SCORE[a.label],
+            "stance_confidence": round(a.stance_confidence, 2),
+            "weight": a.reputation,
+            "weight_inputs": weight_inputs(a.reputation_inputs),
+            "direction": direction_words(a),
+        }
+        if a.doc_id in counted_ids:
+            rows.append(row)
+        else:
+            why = "its weight is 0 (retracted)" if a.reputation <= 0 else "its stance is too weak to grade"
+            if GRADE_SCORE[a.label] == 0 and a.p_claim is not None:
+                why = f"the LLM cannot tell which way it points (P(claim) {a.p_claim:.2f})"
+            elif a.bearing is not None and GRADE_SCORE[a.label] == 0:
+                why = f"it bears on the claim with probability {a.bearing:.2f}, too little to count"
+            left.append({**row, "why": why})
+    left += [
+        {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim"}
+        for s in result.silent
+    ]
+    total = sum(r["weight"] for r in rows)
+    formula = " + ".join(f"{r['grade']:+.2f}×{r['weight']:.2f}" for r in rows)
+    rule = (
+        f"Weighted grade = ({formula}) / {total:.2f} = {v.score:+.2f}. "
+        if rows
+        else "No paper counts, so there is no weighted grade. "
+    ) + RULE
+    sure = (
+        f"Confidence {v.confidence:.2f} against the threshold {min_confidence:.2f}: "
+        + ("below it, so the verdict is “Cannot decide”." if v.label == UNDECIDED else "at or above it.")
+    )
+    return {
+        "kind": "why",
+        "summary": verdict_statement(
+            v, min_confidence, len(result.assessments) + len(result.silent), sum(s.unread for s in result.silent)
+        ),
+        "counted": rows,
+        "rule": rule,
+        "confidence": sure,
+        "not_counted": left,
+        "change": change_words(v, min_confidence),
+    }
+
+
+RULE = (
+    "Papers on one side only: “Generally …” at ±0.66 or beyond, else “Weakly …”. Papers on both sides: “Generally "
+    "…” beyond ±0.66, “Disputed but leaning …” between ±0.33 and ±0.66, else “Generally controversial”."
+)
+
+
+def change_words(v: Verdict, min_confidence: float) -> str:
+    """What would change the verdict, from its own figures."""
+    if v.label == NOT_ENOUGH:
+        return "A paper that states a finding for or against the claim would give it a verdict."
+    if v.label == UNDECIDED:
+        return f"More papers on the side it leans to would raise the confidence towards {min_confidence:.2f}."
+    return (
+        f"A paper on the other side would make it disputed; the confidence falling below {min_confidence:.2f} "
+        "would make it “Cannot decide”."
+    )

@@ -1,0 +1,1 @@
+"""Documents: study design, the user's library, references, PDF text and full texts."""

@@ -1,0 +1,275 @@
+"""The local index: Chroma (title-prepended sentence embeddings) plus BM25 (bm25s); tools.index.build writes it.
+
+Layout of `index_dir`: `manifest.json` (fingerprint of corpus + model + index version), `corpus.jsonl` (the
+abstracts, so an index is self-contained), `bm25/` and, for embedded Chroma, `chroma/`. Chroma collection names
+carry the fingerprint, so a team Chroma server can hold several builds side by side.
+
+Abstracts fetched from live sources are added later (`CorpusIndex.add_abstracts`): embedded into the same Chroma
+collection, appended to `live_docs.jsonl` (a later line of the same id refreshes its metadata) and searched by a
+second, in-memory BM25 over just them whose hits are merged by score with the corpus BM25. A rebuild of the index
+embeds them again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tools.corpus import Abstract
+from tools.files import sqlite_problem, storage_problem
+from tools.index.bm25 import Hit, bm25_index, bm25_search
+from tools.index.dense_store import (
+    DenseStoreError,
+    chroma_client,
+    sentence_text,
+    sentences_collection,
+    store_errors,
+    upsert_embeddings,
+)
+from tools.live.merge import union
+from tools.models.embedder import Embedder, get_embedder
+
+log = logging.getLogger(__name__)
+LISTED_METADATA = ("publication_types", "mesh_terms", "notices")  # a refresh adds to these lists
+
+INDEX_VERSION = 2
+MANIFEST = "manifest.json"
+LIVE_DOCS = "live_docs.jsonl"
+
+
+class IndexMissingError(RuntimeError):
+    """No usable index on disk."""
+
+
+class IndexDamagedError(IndexMissingError):
+    """A part of the index on disk cannot be read; building the index again mends it."""
+
+    def __init__(self, index_dir: Path, what: str) -> None:
+        super().__init__(f"the index at {index_dir} is damaged ({what}); rebuild it with `claimtrace index --force`")
+
+
+def read_live_docs(index_dir: Path, skip: Mapping[str, Abstract] | None = None) -> dict[str, Abstract]:
+    """The fetched abstracts kept beside the index (a later line refreshes an earlier one; bad lines skipped)."""
+    path = index_dir / LIVE_DOCS
+    out: dict[str, Abstract] = {}
+    if not path.is_file():
+        return out
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                doc = Abstract.model_validate_json(line)
+            except ValueError:
+                log.warning("%s: skipped an unreadable line", path)
+                continue
+            if skip is None or doc.doc_id not in skip:
+                out[doc.doc_id] = doc
+    return out
+
+
+def read_manifest(index_dir: Path) -> dict[str, Any] | None:
+    path = index_dir / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "fingerprint" in data else None
+
+
+def index_problem(index_dir: Path, chroma_url: str | None) -> str | None:
+    """What is missing or unreadable in a built index, from a quick look at its files (no model, no search); None
+    when nothing is."""
+    for part in ("corpus.jsonl", "bm25/params.index.json", "bm25/doc_ids.json"):
+        if not (index_dir / part).is_file():
+            return f"{part} is missing"
+    if chroma_url is None:
+        problem = sqlite_problem(index_dir / "chroma" / "chroma.sqlite3", thorough=False)
+        if problem:
+            return f"chroma/chroma.sqlite3 is {problem}"
+    return None
+
+
+class CorpusIndex:
+    """Read side of the index: BM25 and dense search, sentence embeddings of chosen documents."""
+
+    def __init__(self, index_dir: Path, chroma_url: str | None = None, embedder: Embedder | None = None) -> None:
+        manifest = read_manifest(index_dir)
+        if manifest is None and (index_dir / MANIFEST).exists():
+            raise IndexDamagedError(index_dir, f"{MANIFEST} cannot be read")
+        if manifest is None:
+            raise IndexMissingError(f"no index at {index_dir}: run `claimtrace index` first")
+        self.manifest = manifest
+        self.docs: dict[str, Abstract] = {}
+        self._read_files(index_dir)
+        self.index_dir = index_dir
+        self._lock = threading.Lock()
+        self._live_ids: list[str] = []
+        self._live_bm25: tuple[Any, list[str]] | None = None  # (retriever, its doc ids), swapped as one
+        self._by_doi: dict[str, str] = {}
+        self._by_pmid: dict[str, str] = {}
+        for doc in self.docs.values():
+            self._remember_ids(doc)
+        live = read_live_docs(index_dir, skip=self.docs)
+        self.docs.update(live)
+        for doc in live.values():
+            self._remember_ids(doc)
+        self._rebuild_live_bm25(list(live))
+        # Queries are embedded by the model variant that embedded the index (an index built before variants were
+        # recorded holds sentence-transformers fp32 vectors).
+        self._embedder = embedder or get_embedder(manifest.get("embedder", "torch-fp32"))
+        self._where = chroma_url or manifest.get("chroma_url") or "embedded Chroma"
+        url = chroma_url or manifest.get("chroma_url")
+        try:
+            client = chroma_client(index_dir, url)
+            self._sentences = sentences_collection(client, manifest["fingerprint"], False, self._embedder)
+        except Exception as e:  # chromadb raises several types for a missing collection or server
+            if (problem := storage_problem(e)) is not None:  # the disk, not the index: a rebuild would not help
+                raise IndexMissingError(
+                    f"the index at {index_dir} cannot be opened: {problem} (embedded Chroma writes to its folder "
+                    "even to search)"
+                ) from e
+            if url is None:
+                raise IndexDamagedError(index_dir, f"chroma cannot be read: {type(e).__name__}") from e
+            raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e
+
+    def _read_files(self, index_dir: Path) -> None:
+        """The corpus copy and BM25; a file that cannot be read is named in an IndexDamagedError."""
+        import bm25s
+
+        part = "corpus.jsonl"
+        try:  # each reader (pydantic, json, numpy, the OS) raises its own kind of error for a damaged file
+            with (index_dir / part).open(encoding="utf-8") as fh:
+                for line in fh:
+                    doc = Abstract.model_validate_json(line)
+                    self.docs[doc.doc_id] = doc
+            part = "bm25"
+            self._bm25 = bm25s.BM25.load(str(index_dir / "bm25"), show_progress=False)
+            self._bm25_ids: list[str] = json.loads((index_dir / "bm25" / "doc_ids.json").read_text())
+        except Exception as e:
+            raise IndexDamagedError(index_dir, f"{part} cannot be read: {type(e).__name__}") from e
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embedder.encode(list(texts))
+
+    def bm25(self, query: str, k: int) -> list[Hit]:
+        hits = bm25_search(self._bm25, self._bm25_ids, query, k)
+        live = self._live_bm25
+        if live is not None:
+            hits = sorted(hits + bm25_search(live[0], live[1], query, k), key=lambda h: -h.score)[:k]
+        return hits
+
+    # --- abstracts fetched from live sources ------------------------------------------------------------------
+
+    def _remember_ids(self, doc: Abstract) -> None:
+        if doc.doi:
+            self._by_doi.setdefault(doc.doi.lower(), doc.doc_id)
+        if doc.pmid:
+            self._by_pmid.setdefault(doc.pmid, doc.doc_id)
+
+    def find_doc(self, doi: str | None, pmid: str | None) -> str | None:
+        """The id of the document already indexed with this DOI (first) or PMID, if any."""
+        if doi and doi.lower() in self._by_doi:
+            return self._by_doi[doi.lower()]
+        if pmid and pmid in self._by_pmid:
+            return self._by_pmid[pmid]
+        return None
+
+    def _rebuild_live_bm25(self, live_ids: list[str]) -> None:
+        self._live_ids = live_ids
+        if not live_ids:
+            self._live_bm25 = None
+            return
+        self._live_bm25 = (bm25_index([self.docs[i] for i in live_ids]), live_ids)
+
+    def add_abstracts(self, docs: Sequence[Abstract]) -> list[str]:
+        """Add fetched abstracts so that this and later checks find them (BM25, dense search, evidence lookup).
+
+        A new id is embedded and stored; a known live document keeps its text (so stored sentence numbers stay
+        valid) and gets its metadata refreshed (citations, retraction, notices, venue signal, publication types and
+        MeSH terms). Documents of the built corpus
+        are never changed. Returns the ids that were new."""
+        with self._lock:
+            new: list[Abstract] = []
+            changed: list[Abstract] = []
+            for doc in docs:
+                old = self.docs.get(doc.doc_id)
+                if old is None:
+                    if doc.doc_id not in {d.doc_id for d in new}:
+                        new.append(doc)
+                    continue
+                if old.source is None:
+                    continue
+                fresh = old.model_copy(
+                    update={
+                        k: getattr(doc, k)
+                        for k in ("year", "venue", "doi", "pmid", "url", "citation_count", "venue_citedness")
+                        if getattr(doc, k) is not None
+                    }
+                    | {"retracted": old.retracted or doc.retracted}
+                    | {k: union(getattr(old, k), getattr(doc, k)) for k in LISTED_METADATA}
+                )
+                if fresh != old:
+                    changed.append(fresh)
+            if new:
+                upsert_embeddings(self._sentences, new, self._embedder)
+            if not new and not changed:
+                return []
+            with (self.index_dir / LIVE_DOCS).open("a", encoding="utf-8") as out:
+                for doc in [*new, *changed]:
+                    out.write(doc.model_dump_json(exclude_defaults=True) + "\n")
+            for doc in [*new, *changed]:
+                self.docs[doc.doc_id] = doc
+                self._remember_ids(doc)
+            if new:
+                self._rebuild_live_bm25([*self._live_ids, *(d.doc_id for d in new)])
+            return [d.doc_id for d in new]
+
+    def dense_sentences(self, query_vec: np.ndarray, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
+        """Best title-prepended sentence per document, documents ranked by it; `where` filters Chroma's metadata."""
+        try:
+            res = self._sentences.query(
+                query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"], where=where
+            )
+        except store_errors() as e:
+            raise DenseStoreError(
+                f"the Chroma store ({self._where}) stopped answering ({type(e).__name__}: {e})"
+            ) from e
+        best: dict[str, Hit] = {}
+        for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
+            doc_id = str(meta["doc_id"])
+            # a shared Chroma server may hold abstracts another machine fetched and this one has no text of
+            if doc_id not in best and doc_id in self.docs:
+                best[doc_id] = Hit(doc_id, 1.0 - float(dist), int(meta["idx"]))
+        return sorted(best.values(), key=lambda h: -h.score)[:k]
+
+    def sentence_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Sentence embeddings of the given documents: doc_id -> (n_sentences, dim). Read from the store; embedded
+        here, by the same model, when the store stopped answering."""
+        try:
+            return self._stored_vectors(doc_ids)
+        except store_errors() as e:
+            log.warning("the Chroma store stopped answering (%s); embedding the sentences here", e)
+            docs = [self.docs[d] for d in doc_ids]
+            return {d.doc_id: self.embed([sentence_text(d, i) for i in range(len(d.sentences))]) for d in docs}
+
+    def _stored_vectors(self, doc_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for doc_id in doc_ids:
+            doc = self.docs[doc_id]
+            n = len(doc.sentences)
+            res = self._sentences.get(ids=[f"{doc_id}:{i}" for i in range(n)], include=["embeddings"])
+            by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
+            if len(by_id) < n:  # e.g. a fetched abstract whose embeddings a new Chroma server never got
+                with self._lock:
+                    upsert_embeddings(self._sentences, [doc], self._embedder)
+                res = self._sentences.get(ids=[f"{doc_id}:{i}" for i in range(n)], include=["embeddings"])
+                by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
+            out[doc_id] = np.asarray([by_id[f"{doc_id}:{i}"] for i in range(n)], dtype=np.float32)
+        return out
