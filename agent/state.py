@@ -74,6 +74,13 @@ class Evidence(BaseModel):
     shortlist_score: float | None = Field(default=None, exclude=True)
 
 
+def numbered(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The evidence numbered by paper: the sentences of one abstract share its number [n], the papers numbered
+    1, 2, ... in the order of their first sentence."""
+    papers: dict[str, int] = {}
+    return [ev.model_copy(update={"n": papers.setdefault(ev.doc_id, len(papers) + 1)}) for ev in evidence]
+
+
 class SourceAssessment(BaseModel):
     """A local label on FRSC's 7-grade scale for one abstract, with its reputation weight and the inputs behind it."""
 

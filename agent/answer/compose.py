@@ -107,10 +107,3 @@ def by_number(evidence: Iterable[Evidence]) -> dict[int, list[Evidence]]:
 def paper_texts(evidence: Sequence[Evidence]) -> dict[int, str]:
     """Each paper's evidence sentences as one text, by its number [n]: what a citation of [n] points to."""
     return {n: " ".join(ev.sentence for ev in evs) for n, evs in by_number(evidence).items()}
-
-
-def numbered(evidence: Sequence[Evidence]) -> list[Evidence]:
-    """The evidence numbered by paper: the sentences of one abstract share its number [n], the papers numbered
-    1, 2, ... in the order of their first sentence."""
-    papers: dict[str, int] = {}
-    return [ev.model_copy(update={"n": papers.setdefault(ev.doc_id, len(papers) + 1)}) for ev in evidence]

@@ -12,11 +12,11 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 import prompts
+from agent.answer.text import evidence_block
 from agent.followup.deps import deps_of
 from agent.followup.intent import asked_sentence, asks_why, states_claim
 from agent.followup.state import ThreadState, current
 from agent.llm.calls import chat, parse_json_object, with_tools
-from agent.nodes.answer import evidence_block
 from agent.result import CheckResult
 from agent.state import Deps
 

@@ -5,34 +5,21 @@ The answer opens with the verdict in words, written by code from the verdict's f
 never disagrees with the badge; the LLM writes only what follows, from the abstracts the verdict counts.
 Citations are valid by construction: numbers that name no evidence are stripped and the sentence is flagged; the
 answer text the user sees carries only real citations. Without a working LLM the answer is the extractive floor
-(agent.answer.compose), which quotes the evidence. ``evidence_block`` is the evidence with titles, as the follow-up
-router
-reads it."""
+(agent.answer.compose), which quotes the evidence."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 import prompts
 from agent.answer.strategies import write
+from agent.answer.text import answer_text
 from agent.judge.reckoning import bearing_evidence, verdict_statement
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.state import AnswerSentence, ClaimState, Deps, Evidence
-from tools.text.citations import ParsedSentence, render
-
-
-def evidence_block(evidence: Sequence[Evidence], max_title_chars: int) -> str:
-    """The numbered evidence as the LLM reads it: number, title (cut), year, the verifier's stance, the sentence."""
-    lines = []
-    for ev in evidence:
-        year = f", {ev.year}" if ev.year else ""
-        stance = {"supports": "supports the claim", "contradicts": "contradicts the claim"}.get(ev.stance, "unclear")
-        lines.append(f'[{ev.n}] ({ev.title[:max_title_chars]}{year}; {stance}) "{ev.sentence}"')
-    return "\n".join(lines)
+from agent.state import AnswerSentence, ClaimState, Deps
 
 
 @timed("answer")
@@ -67,12 +54,6 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         earlier.append("answer: the LLM wrote no sentence that reports a paper; the answer quotes the evidence instead")
     # a reply the answer's own budget (ANSWER_MAX_TOKENS) ended has lost only its unfinished last sentence: no note
     return shown(summary, sentences) | {"usage": usage, "notes": earlier}
-
-
-def answer_text(summary: str, sentences: Sequence[AnswerSentence]) -> str:
-    """What the answer reads as a whole: the verdict's words, then the sentences with their valid citations."""
-    body = render([ParsedSentence(s.text, s.citations) for s in sentences])
-    return " ".join(part for part in (summary, body) if part)
 
 
 def shown(summary: str, sentences: list[AnswerSentence]) -> dict[str, Any]:

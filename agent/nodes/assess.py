@@ -1,179 +1,21 @@
 """Assess each source (FRSC's local labels), the judge's first part: the independent verifier judges every candidate
-sentence against the claim, and its gate (agent.judge.calibration) screens each abstract. With the LLM reading the
-sources
+sentence against the claim, and its gate screens each abstract (agent.judge.sources). With the LLM reading the sources
 (agent/nodes/direction.py), every abstract the verifier does not rule out (``ask_floor``) goes on to it, and only
 those the verifier's gate passes alone count in the provisional verdict; without it, the verifier's gate decides.
 Abstracts screened out are listed as read, with the reason, and never count. Each remaining abstract gets a local
 label on the 7-grade scale from the verifier and a reputation weight, provisional while the LLM reads it.
-
-Without a gate (the evals' older rules), a sentence bears on the claim when the verifier's winning stance is
-supports or contradicts with at least ``stance_min_prob``. An abstract keeps its strongest sentences (at most
-``sentences_per_doc``); at most ``labelled_docs`` abstracts keep a label, those whose best sentence is strongest.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.answer.compose import numbered
-from agent.judge.calibration import JudgeCalibration, load_calibration
-from agent.judge.rationale import get_selector
-from agent.judge.scoring import grade, reputation
+from agent.judge.scoring import reputation
+from agent.judge.sources import judge_rule, judge_sources, premise
 from agent.nodes._timing import timed
-from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment
-from tools.corpus import Abstract
-from tools.models.verifier import VerifierResult
-from tools.text.premise import premise as placed_premise
-
-
-@dataclass(frozen=True)
-class JudgeRule:
-    sentences_per_doc: int
-    stance_min_prob: float  # 0: the verifier's argmax alone decides
-    labelled_docs: int  # 0: no limit
-    gate: JudgeCalibration | None = None  # the evidence gate; None: any sentence that bears puts its abstract in
-    llm_reads: bool = False  # the LLM reads every abstract the verifier does not rule out (agent/nodes/direction.py)
-
-    def bears(self, res: VerifierResult) -> bool:
-        return res.label != "nei" and max(res.p_supports, res.p_contradicts) >= self.stance_min_prob
-
-    def kept(self, pairs: list[tuple[Evidence, VerifierResult]]) -> tuple[list[Any], float | None]:
-        """The sentences an abstract keeps as evidence, strongest first (none: the abstract does not bear), and the
-        verifier's P(bears) (None without a gate)."""
-        strongest = sorted(pairs, key=lambda p: p[1].p_nei)
-        if self.gate is None:
-            return [p for p in strongest if self.bears(p[1])][: self.sentences_per_doc], None
-        bearing = self.gate.verifier_bearing(1.0 - strongest[0][1].p_nei)
-        screen = self.gate.worth_asking if self.llm_reads else self.gate.verifier_passes
-        if not screen(bearing):
-            return [], bearing
-        return shown(pairs, self.sentences_per_doc), bearing
-
-    def counts_alone(self, bearing: float | None) -> bool:
-        """Whether the verifier's reading counts before (or without) the LLM's."""
-        return self.gate is None or bearing is None or self.gate.verifier_passes(bearing)
-
-
-def shown(pairs: list[tuple[Evidence, VerifierResult]], n: int) -> list[tuple[Evidence, VerifierResult]]:
-    """The (at most ``n``) sentences an abstract shows as its evidence, most likely rationale first (the rationale
-    selector's pick, agent.judge.rationale): its likeliest sentence, and the next ones while they reach the selector's
-    ``second_min``."""
-    selector = get_selector()
-    probs = [selector.p_rationale(ev.shortlist_score, r.p_supports, r.p_contradicts, r.p_nei) for ev, r in pairs]
-    return [pairs[k] for k in selector.shown(probs, n)]
-
-
-def premise(ev: Evidence) -> str:
-    """What the verifier reads for one evidence sentence: title, where it sits, the sentence before, the sentence."""
-    return placed_premise(ev.title, ev.sentence, place=ev.section, context=ev.context)
-
-
-class Judgement(NamedTuple):
-    evidence: list[Evidence]  # kept, renumbered from 1
-    assessments: list[SourceAssessment]  # one per labelled abstract, in retrieval order
-    silent: int  # abstracts with no sentence bearing on the claim
-    silent_sources: list[SilentSource]  # those abstracts, with their weights, in retrieval order
-    unlabelled: int  # abstracts with bearing sentences left unlabelled by labelled_docs
-    no_stance: float  # P(nei) of the candidate sentence most likely to bear on the claim (1.0 with none)
-
-
-def judge_sources(
-    candidates: Sequence[Evidence],
-    results: Sequence[VerifierResult],
-    docs: Mapping[str, Abstract],
-    rule: JudgeRule,
-    weigh: Callable[[Abstract], tuple[float, dict[str, Any]]] = reputation,
-) -> Judgement:
-    """Which evidence and abstracts keep a stance under ``rule``, and how many abstracts were left out and why."""
-    read: dict[str, list[tuple[Evidence, VerifierResult]]] = defaultdict(list)
-    for ev, res in zip(candidates, results, strict=True):
-        read[ev.doc_id].append((ev, res))
-    retrieved = list(read)  # retrieval order
-    by_doc: dict[str, list[tuple[Evidence, VerifierResult]]] = {}
-    bearings: dict[str, float | None] = {}
-    for doc_id in retrieved:
-        strongest, bearings[doc_id] = rule.kept(read[doc_id])
-        if strongest:
-            by_doc[doc_id] = strongest
-    judged = dict(by_doc)
-    if rule.labelled_docs:
-        first = sorted(judged, key=lambda d: judged[d][0][1].p_nei)[: rule.labelled_docs]
-        judged = {d: judged[d] for d in first}
-
-    kept: list[Evidence] = []
-    assessments: list[SourceAssessment] = []
-    for doc_id in retrieved:
-        if doc_id not in judged:
-            continue
-        pairs = judged[doc_id]
-        for ev, res in pairs:
-            kept.append(ev.model_copy(update={"stance": res.label}))
-        score = sum(res.score for _, res in pairs) / len(pairs)
-        weight, inputs = weigh(docs[doc_id])
-        best_ev, best = max(pairs, key=lambda p: abs(p[1].score))
-        reading = (
-            f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
-            f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f})."
-        )
-        if not rule.counts_alone(bearings[doc_id]):  # the LLM decides whether it bears; until then it does not count
-            score, reading = 0.0, f"Not counted until the LLM has read it: {reading}"
-        assessments.append(
-            SourceAssessment(
-                doc_id=doc_id,
-                label=grade(score),
-                score=round(score, 4),
-                reputation=weight,
-                reputation_inputs=inputs,
-                explanation=reading,
-                stance_confidence=round(best.confidence, 4),
-                bearing=bearings[doc_id],
-                verifier_bearing=round(1.0 - pairs[0][1].p_nei, 5),
-                verifier_p_claim=verifier_direction(pairs[0][1]),
-            )
-        )
-    silent_sources = []
-    for doc_id in retrieved:
-        if doc_id not in by_doc:
-            weight, inputs = weigh(docs[doc_id])
-            bearing = bearings[doc_id]
-            silent_sources.append(
-                SilentSource(
-                    doc_id=doc_id,
-                    title=docs[doc_id].title,
-                    reputation=weight,
-                    reputation_inputs=inputs,
-                    bearing=bearing,
-                    reason="The verifier finds no sentence reporting a finding on the claim"
-                    + (f" (P(about the claim) {bearing:.2f})." if bearing is not None else "."),
-                )
-            )
-    return Judgement(
-        evidence=numbered(kept),
-        assessments=assessments,
-        silent=len(silent_sources),
-        silent_sources=silent_sources,
-        unlabelled=len(by_doc) - len(judged),
-        no_stance=round(min((res.p_nei for res in results), default=1.0), 4),
-    )
-
-
-def verifier_direction(res: VerifierResult) -> float:
-    """The verifier's own P(claim) against its opposite: supports / (supports + contradicts)."""
-    both = res.p_supports + res.p_contradicts
-    return round(res.p_supports / both, 4) if both > 0 else 0.5
-
-
-def judge_rule(settings: Any) -> JudgeRule:
-    """The product's rule: the calibrated evidence gate decides which abstracts bear, with the LLM when it reads
-    direction (EVIDENCE_GATE=false: any bearing sentence does)."""
-    j = settings.judge
-    gate = load_calibration() if j.gate else None
-    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=gate, llm_reads=j.direction == "llm")
+from agent.state import ClaimState, Deps
 
 
 @timed("assess")

@@ -28,13 +28,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
+from agent.answer.checks import check_sentences, verified
 from agent.answer.compose import by_number, extractive_answer, extractive_sentence, paper_texts
+from agent.answer.text import answer_text
 from agent.judge.reckoning import bearing_evidence
 from agent.llm.calls import chat
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.nodes.answer import answer_text
-from agent.nodes.verify import check_sentences, verified
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.text.citations import ParsedSentence, parse_answer, render
 from tools.text.distortion import DROPPED_HEDGE

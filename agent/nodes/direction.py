@@ -22,12 +22,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.answer.compose import numbered
 from agent.judge.calibration import JudgeCalibration, load_calibration
 from agent.judge.direction import bears, choose, evidence_text, opposite_of
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage
+from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage, numbered
 
 
 def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> str:

@@ -16,11 +16,10 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 import prompts
-from agent.judge.scoring import counted
 from agent.llm.calls import chat, parse_json_object, usage_of, with_tools
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
-from agent.state import ClaimState, Deps, Query, SourceAssessment, Usage, Verdict
+from agent.state import ClaimState, Deps, Query, Usage, Verdict
 
 MAX_QUERIES = 3
 MAX_QUERY_WORDS = 25
@@ -41,11 +40,6 @@ class StopSearching(BaseModel):
     """No new query could find anything the searches so far missed."""
 
 
-def thin(assessments: Sequence[SourceAssessment], min_confidence: float) -> bool:
-    """Too little to rest a verdict on: no source bears on the claim with at least ``min_confidence``, or a single
-    source is all that bears on it."""
-    bearing = counted(assessments)
-    return len(bearing) <= 1 or not any(a.stance_confidence >= min_confidence for a in bearing)
 
 
 def found(verdict: Verdict | None) -> str:

@@ -10,10 +10,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.answer.compose import numbered
 from agent.judge.rationale import get_selector
 from agent.nodes._timing import timed
-from agent.state import ClaimState, Deps, Evidence
+from agent.state import ClaimState, Deps, Evidence, numbered
 from tools.documents.design import classify
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, side
-from agent.nodes.verdict import abstain
+from agent.judge.verdict import abstain
 from agent.result import Source
 from agent.state import SourceAssessment, Verdict
 from evals.reliability import confidence_reliability

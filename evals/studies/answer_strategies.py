@@ -69,7 +69,7 @@ def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:
 
 def verifier_reads(rows: Sequence[Mapping[str, Any]], records: Mapping[int, Any], verifier: Any) -> list[bool]:
     """For every shown sentence, whether the verifier itself finds a cited source supporting it."""
-    from agent.nodes.assess import premise
+    from agent.judge.sources import premise
 
     pairs, owner = [], []
     shown = [(row["id"], s) for row in rows for s in row["shown"]]
@@ -202,15 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = p.parse_args(argv)
 
-    from agent.answer.compose import numbered
     from agent.result import CheckResult
     from agent.service import load_deps
     from agent.settings.app import get_settings
-    from agent.state import Deps
+    from agent.state import Deps, numbered
     from evals.scifact.records import llm_name
 
     chosen = [r for r in replay_records(args.replay) if r["result"]["sources"]][: args.claims]
-    # numbered by paper, as the product numbers its sources now (agent.answer.compose.numbered)
+    # numbered by paper, as the product numbers its sources now (agent.state.numbered)
     records = {r["id"]: CheckResult.model_validate(r["result"]) for r in chosen}
     for r in chosen:
         record = records[r["id"]]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.judge.scoring import NOT_ENOUGH, reputation, side
-from agent.nodes.verdict import decide
+from agent.judge.verdict import decide
 from agent.result import Source
 from agent.settings.app import get_settings
 from agent.state import SourceAssessment

@@ -40,8 +40,8 @@ def candidates(claims: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[
 
 def gate(rows: list[tuple[dict[str, Any], list[Any]]], verifier: Any, rule: Any) -> dict[tuple[int, str], float]:
     """(claim id, doc id) -> P(bears) of every retrieved abstract with a candidate sentence, as the assess node's
-    rule (agent.nodes.assess.JudgeRule.kept) computes it, abstracts ranked in retrieval order."""
-    from agent.nodes.assess import premise
+    rule (agent.judge.sources.JudgeRule.kept) computes it, abstracts ranked in retrieval order."""
+    from agent.judge.sources import premise
 
     out: dict[tuple[int, str], float] = {}
     for claim, evidence in rows:
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
     args = ap.parse_args(argv)
     from agent.judge.calibration import load_calibration
-    from agent.nodes.assess import JudgeRule
+    from agent.judge.sources import JudgeRule
     from evals.studies.onnx_quality import eight_bit_verifier
     from tools.models.verifier import Verifier
 

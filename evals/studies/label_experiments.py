@@ -4,7 +4,7 @@ The verifier artifact, reranking on/off and the labelling rule of the assess nod
 SciFact abstract Label-Only and sentence Selection+Label F1, without an LLM.
 
 Per claim the pipeline's retrieval and evidence stages run (retrieve -> context) and the verifier judges every
-candidate sentence once; each labelling rule (agent.nodes.assess.JudgeRule: stance_min_prob, labelled_docs,
+candidate sentence once; each labelling rule (agent.judge.sources.JudgeRule: stance_min_prob, labelled_docs,
 plus top_docs) is then applied offline to those same judgements by the node's own ``judge_sources``.
 
 * ``--split heldout``: the SciFact TRAIN claims the verifier never saw (tuning), claim-only queries.
@@ -68,7 +68,7 @@ def recorded_queries(record: Mapping[str, Any] | None) -> list[str] | None:
 
 def judge_claim(claim: str, queries: list[Any], deps: Any) -> Judged:
     from agent import stages
-    from agent.nodes.assess import premise
+    from agent.judge.sources import premise
 
     state = stages.evidence(stages.retrieval(claim, deps, queries), deps)
     candidates = state.get("evidence", [])
@@ -78,8 +78,8 @@ def judge_claim(claim: str, queries: list[Any], deps: Any) -> Judged:
 
 def rule_verdict(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: Any, min_confidence: float) -> Any:
     """(evidence, assessments, verdict) of one claim under a rule, by the assess and verdict nodes' own functions."""
-    from agent.nodes.assess import judge_sources
-    from agent.nodes.verdict import decide
+    from agent.judge.sources import judge_sources
+    from agent.judge.verdict import decide
 
     keep = list(dict.fromkeys(ev.doc_id for ev in j.candidates))[:top_docs]
     pairs = [(ev, r) for ev, r in zip(j.candidates, j.results, strict=True) if ev.doc_id in keep]
@@ -107,8 +107,8 @@ def variant_name(rerank: bool, top_docs: int, min_prob: float, labelled: int, mi
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agent.judge.sources import JudgeRule
     from agent.llm.scripted import ScriptedChatModel
-    from agent.nodes.assess import JudgeRule
     from agent.settings.app import get_settings, load_preset
     from agent.state import Deps
     from tools.index.local import CorpusIndex
@@ -195,7 +195,7 @@ def product_rule(
 ) -> dict[str, Any]:
     """The shipped settings' own rule: its Label-Only figures at its confidence threshold, the risk–coverage table
     over thresholds and the reliability of the verdict confidence."""
-    from agent.nodes.assess import judge_rule
+    from agent.judge.sources import judge_rule
 
     j = settings.judge
     rerank = bool(settings.retrieval.rerank_top)

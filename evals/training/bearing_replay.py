@@ -6,7 +6,7 @@ abstract, recorded once so that the gate and the direction can be fitted and com
 Per held-out claim (evals/training/data.split_heldout, 15 %, seed 13: claims the verifier never trained on), the
 product's retrieval (the claim and its negation) and evidence candidates; the verifier reads every candidate
 sentence, as the assess node does; for each of the top abstracts, the sentences the product would show
-(agent.nodes.assess.shown), the verifier's strongest 1 - P(nei) and its own direction, and the LLM's answers to both
+(agent.judge.sources.shown), the verifier's strongest 1 - P(nei) and its own direction, and the LLM's answers to both
 of its questions (agent.judge.direction: does the evidence bear, P(Yes); which of the claim and its opposite it
 supports,
 both orders). One JSON row per claim in ``evals/results/bearing_gate/replay_heldout.jsonl``, appended as each claim
@@ -44,7 +44,7 @@ def replay_claim(claim: Claim, deps: Any) -> dict[str, Any]:
     """One claim's row: every top abstract with what the verifier and the LLM read of it."""
     from agent import stages
     from agent.judge.direction import bears, choose, evidence_text, opposite_of
-    from agent.nodes.assess import premise, shown, verifier_direction
+    from agent.judge.sources import premise, shown, verifier_direction
 
     t0 = time.perf_counter()
     retrieved = stages.retrieval(claim.text, deps)

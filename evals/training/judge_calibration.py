@@ -93,7 +93,7 @@ def label_only(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confidenc
     abstract's 7-grade label and stance confidence, or None when it does not count; the product's verdict rule
     labels nothing when the verdict is "Cannot decide" or "Not enough evidence"."""
     from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, to_scifact
-    from agent.nodes.verdict import decide
+    from agent.judge.verdict import decide
     from agent.state import SourceAssessment
 
     right = predicted = gold = 0

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent.judge.consensus import Consensus, Share, consensus, tally
-from agent.nodes.verdict import decide
+from agent.judge.verdict import decide
 from agent.result import CheckResult
 from agent.state import SilentSource, SourceAssessment
 

@@ -12,13 +12,13 @@ import openai
 from langgraph.runtime import Runtime
 
 import prompts
+from agent.answer.checks import check_sentences
 from agent.answer.compose import extractive_answer, extractive_sentence, finding, quotes
 from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.answer import answer
 from agent.nodes.claim_queries import claim_queries
 from agent.nodes.correct import correct, rehedge
 from agent.nodes.decompose import decompose
-from agent.nodes.verify import check_sentences
 from agent.state import AnswerSentence, Deps, Evidence, Verdict
 from tests.unit.test_nodes import counted_as
 from tools.models.verifier import VerifierResult

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent.judge.scoring import reputation, weighted_verdict
-from agent.nodes.verdict import decide
+from agent.judge.verdict import decide
 from agent.settings.app import SettingsError, get_settings
 from agent.state import SourceAssessment
 from evals.studies.design_weighting import FLAT, rejudge, side_accuracy

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent.nodes.verify import check_sentences
+from agent.answer.checks import check_sentences
 from agent.state import AnswerSentence, Evidence
 from tools.models.verifier import VerifierResult
 from tools.text.distortion import distortion

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from langgraph.runtime import Runtime
 
-from agent.nodes.assess import JudgeRule, assess, judge_sources
+from agent.judge.sources import JudgeRule, judge_sources
+from agent.nodes.assess import assess
 from agent.nodes.claim_queries import claim_queries
 from agent.nodes.context import context
 from agent.nodes.decompose import decompose

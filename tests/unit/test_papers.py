@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.nodes.verify import check_sentences
+from agent.answer.checks import check_sentences
 from agent.result import CheckResult, Source
 from agent.state import AnswerSentence, SourceAssessment, Verdict
 from tools.models.verifier import VerifierResult

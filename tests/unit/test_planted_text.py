@@ -9,10 +9,10 @@ import pytest
 from langgraph.runtime import Runtime
 
 import prompts
+from agent.answer.checks import check_sentences
 from agent.answer.strategies import findings_block
 from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.correct import correct
-from agent.nodes.verify import check_sentences
 from agent.state import AnswerSentence, Deps, Evidence
 from tests.conftest import RuleVerifier
 from tests.unit.test_correct import ReadingVerifier

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from agent.judge import sources
 from agent.judge.rationale import FEATURES, RationaleSelector, get_selector, sentence_features
-from agent.nodes import assess
 from agent.state import Evidence
 from tools.models.verifier import VerifierResult
 
@@ -78,13 +78,13 @@ def _pair(i: int, score: float, p_nei: float) -> tuple[Evidence, VerifierResult]
 
 def test_a_paper_shows_its_likeliest_sentence_and_a_second_only_when_it_reaches_second_min(monkeypatch):
     sel = RationaleSelector(pick_weights=(0.0, 1.0, 1.0, 0.0), second_min=0.5)
-    monkeypatch.setattr(assess, "get_selector", lambda: sel)
+    monkeypatch.setattr(sources, "get_selector", lambda: sel)
     pairs = [_pair(0, -3.0, 0.9), _pair(4, 2.0, 0.2), _pair(1, 0.5, 0.4)]
-    shown = assess.shown(pairs, 2)
+    shown = sources.shown(pairs, 2)
     assert [ev.sentence_index for ev, _ in shown] == [4, 1]  # P 0.97, then P 0.72 >= 0.5; the background never
     weak = [_pair(0, -3.0, 0.9), _pair(4, -1.0, 0.8)]
     # the first is always shown, however weak; a second below second_min is not
-    assert [ev.sentence_index for ev, _ in assess.shown(weak, 2)] == [4]
+    assert [ev.sentence_index for ev, _ in sources.shown(weak, 2)] == [4]
 
 
 def test_the_shortlist_score_reaches_the_pick_through_the_graph(make_deps, monkeypatch):
@@ -100,7 +100,7 @@ def test_the_shortlist_score_reaches_the_pick_through_the_graph(make_deps, monke
             return super().p_rationale(shortlist_score, p_supports, p_contradicts, p_nei)
 
     shipped = get_selector()
-    monkeypatch.setattr(assess, "get_selector", lambda: Recording(shipped.shortlist_weights, shipped.pick_weights))
+    monkeypatch.setattr(sources, "get_selector", lambda: Recording(shipped.shortlist_weights, shipped.pick_weights))
     deps = make_deps(
         [
             decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),

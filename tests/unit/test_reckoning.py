@@ -8,7 +8,7 @@ import itertools
 
 from agent.judge.reckoning import verdict_statement
 from agent.judge.scoring import GRADES, NOT_ENOUGH, UNDECIDED
-from agent.nodes.verdict import decide
+from agent.judge.verdict import decide
 from agent.state import SourceAssessment, Verdict
 
 

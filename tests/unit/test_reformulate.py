@@ -12,8 +12,9 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.graph import build_graph
+from agent.judge.verdict import thin
 from agent.llm.client import LLMUnavailableError
-from agent.nodes.reformulate import new_queries, plan, reformulate, thin
+from agent.nodes.reformulate import new_queries, plan, reformulate
 from agent.state import SourceAssessment, Verdict
 from tests.conftest import direction_rules
 from ui.chat.steps import step_markdown

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.nodes.verify import check_sentences
+from agent.answer.checks import check_sentences
 from agent.state import AnswerSentence, Deps, Evidence
 from tests.conftest import RuleVerifier
 from tools.models.verifier import SENTENCE_ARTIFACT_DIR, Verifier, get_sentence_verifier, get_verifier

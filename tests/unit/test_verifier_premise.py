@@ -4,7 +4,7 @@ places the sentence in its abstract (section, position, the sentence before)."""
 
 from __future__ import annotations
 
-from agent.nodes.assess import premise as run_time_premise
+from agent.judge.sources import premise as run_time_premise
 from agent.nodes.context import context
 from agent.nodes.rerank import evidence_scores
 from agent.state import Evidence
