@@ -27,3 +27,9 @@ def test_every_module_is_in_the_map_with_its_job():
     assert not sorted(modules() - set(rows)), "modules missing from docs/architecture.md's module map"
     assert not sorted(set(rows) - modules()), "docs/architecture.md lists modules that do not exist"
     assert all(len(job.split()) >= 2 for job in rows.values()), "a module's job in at least two words"
+
+
+def test_the_page_draws_the_compiled_graphs():
+    from agent import diagram
+
+    assert diagram.main(["--check"]) == 0, "python -m agent.diagram redraws docs/architecture.md's diagrams"

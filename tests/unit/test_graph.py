@@ -158,3 +158,20 @@ def test_planted_instruction_changes_neither_verdict_nor_flags(make_deps):
     assert replaced["status"] != "supported" and "claim is true" not in result["answer"].lower()
     (quote,) = result["sentences"]
     assert quote["revision"] == "replaced" and quote["reason"].startswith("quotes [1]")
+
+
+def test_the_whole_graph_has_exactly_the_declared_edges():
+    from agent.graph import BRANCHES, EDGES
+
+    drawn = {(e.source, e.target) for e in build_graph().get_graph().edges}
+    declared = set(EDGES) | {(node, target) for node, (_, routes) in BRANCHES.items() for target in routes.values()}
+    assert drawn == declared
+
+
+def test_a_span_keeps_a_loop_only_with_the_node_it_goes_back_to():
+    from agent.graph import span
+
+    assert span("select_evidence", "direction") == ["select_evidence", "context", "assess", "verdict", "direction"]
+    assert "decompose" in span("claim_queries", "reformulate")  # retrieve is in the span: questions are searched
+    assert "decompose" not in span("select_evidence", "reformulate")  # no retrieve: no search round
+    assert span("verify", "verify") == ["verify"]

@@ -12,12 +12,12 @@ from typing import Any
 import chainlit as cl
 from chainlit.utils import utc_now
 
-from agent.graph import PIPELINE
+from agent.graph import NODE_NAMES
 from ui.chat.render import early_markdown
 from ui.chat.steps import STEP_NAMES, as_json, step_markdown
 from ui.shared.untrusted import md, md_more
 
-ORDER = [name for name, _ in PIPELINE]
+ORDER = NODE_NAMES
 SECOND_PASS = " (searching again)"
 PARENT = "How this was checked"
 
