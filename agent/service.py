@@ -101,12 +101,21 @@ def claim_notes(claim: str) -> list[str]:
     return notes
 
 
+def use_settings(settings: Settings) -> None:
+    """The settings the CPU models run with from now on (their ``models`` group): the tools read no environment of
+    their own while the application runs."""
+    from tools.models.onnx_models import use_runtime
+
+    use_runtime(settings.models)
+
+
 def load_deps(settings: Settings) -> Deps:
     """Index, the two verifiers and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
     from agent.llm.client import make_chat_model
     from tools.index.local import CorpusIndex
     from tools.models.verifier import get_sentence_verifier, get_verifier
 
+    use_settings(settings)
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
     return Deps(
         settings=settings,

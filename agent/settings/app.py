@@ -172,9 +172,8 @@ class Settings(SettingsGroup):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     live: LiveSettings = Field(default_factory=LiveSettings)
-    # how the embedder and the verifier run; the tools read it themselves (tools.models.onnx_models), it is here so
-    # that a
-    # bad value stops the application with one line, like every other setting
+    # how the embedder and the verifiers run: the application passes it to the models (agent.service.use_settings),
+    # and a bad value stops the application with one line, like every other setting
     models: ModelRuntimeSettings = Field(default_factory=ModelRuntimeSettings)
     ui: UISettings = Field(default_factory=UISettings)
 

@@ -179,3 +179,19 @@ def test_the_torch_backend_without_pytorch_is_one_clear_settings_error(monkeypat
         ModelRuntimeSettings()
     monkeypatch.setenv("MODEL_BACKEND", "onnx")
     assert ModelRuntimeSettings().model_backend == "onnx"
+
+
+def test_the_models_run_with_the_settings_the_application_passes(tmp_path, monkeypatch):
+    from agent.service import use_settings
+    from agent.settings.app import get_settings
+    from tools.index.embed_cache import default_path
+    from tools.models.onnx_models import use_runtime
+
+    monkeypatch.setenv("EMBED_CACHE_PATH", str(tmp_path / "from-the-environment.sqlite"))
+    settings = get_settings().with_values(models={"embed_cache_path": tmp_path / "from-the-settings.sqlite"})
+    try:
+        assert default_path() == tmp_path / "from-the-environment.sqlite"  # a tool used on its own
+        use_settings(settings)
+        assert default_path() == tmp_path / "from-the-settings.sqlite"
+    finally:
+        use_runtime(None)

@@ -85,8 +85,21 @@ class ModelRuntimeSettings(SettingsGroup):
         return self.model_threads or max(1, min(2, os.cpu_count() or 1))
 
 
+_active: ModelRuntimeSettings | None = None
+
+
+def use_runtime(settings: ModelRuntimeSettings | None) -> None:
+    """The runtime settings the models read from now on: the application passes its Settings' ``models`` group
+    (agent.service.use_settings), so a value set there (a preset, ``with_values``) is the one the models run with;
+    None goes back to the environment."""
+    global _active
+    _active = settings
+
+
 def runtime_settings() -> ModelRuntimeSettings:
-    return ModelRuntimeSettings()
+    """The settings the application passed (``use_runtime``); the environment's when it passed none (a tool used on
+    its own, as training does)."""
+    return _active if _active is not None else ModelRuntimeSettings()
 
 
 # --- source digests ------------------------------------------------------------------------------------------------

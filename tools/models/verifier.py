@@ -164,15 +164,21 @@ class Verifier:
         return results
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
+def _cached(artifact_dir: Path, backend: Backend, precision: Precision) -> Verifier:
+    return Verifier(artifact_dir, backend=backend, precision=precision)
+
+
 def get_verifier() -> Verifier:
-    """Cached singleton, loaded offline from the committed artifact (VerifierArtifactError if missing)."""
-    return Verifier()
+    """The claim verifier as the runtime settings run it (MODEL_BACKEND, VERIFIER_PRECISION), loaded once per
+    setting, offline, from the committed artifact (VerifierArtifactError if missing)."""
+    s = runtime_settings()
+    return _cached(ARTIFACT_DIR, s.model_backend, s.verifier_precision)
 
 
-@lru_cache(maxsize=1)
 def get_sentence_verifier() -> Verifier:
-    """Cached singleton of the verifier of answer sentences (``tools/models/sentence_verifier/``): the claim
-    verifier's recipe, trained also on each evidence sentence against itself and negated, so that a sentence that
-    repeats a finding with a negation ("was not associated") is not read as contradicting it."""
-    return Verifier(SENTENCE_ARTIFACT_DIR)
+    """The verifier of answer sentences (``tools/models/sentence_verifier/``), loaded as ``get_verifier`` loads its
+    own: the claim verifier's recipe, trained also on each evidence sentence against itself and negated, so that a
+    sentence that repeats a finding with a negation ("was not associated") is not read as contradicting it."""
+    s = runtime_settings()
+    return _cached(SENTENCE_ARTIFACT_DIR, s.model_backend, s.verifier_precision)

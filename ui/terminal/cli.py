@@ -139,12 +139,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from agent.service import use_settings
     from agent.settings.app import get_settings
     from tools.corpus import CorpusError, resolve_corpus_path
     from tools.index.build import build_index
     from tools.index.local import IndexMissingError
 
     settings = get_settings()
+    use_settings(settings)
     try:
         corpus = resolve_corpus_path(
             args.corpus or settings.stores.corpus_path,
@@ -172,11 +174,14 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_model(args: argparse.Namespace) -> int:
     from agent.llm.client import LLMUnavailableError, ensure_gguf
+    from agent.service import use_settings
     from agent.settings.app import get_settings
     from tools.models.onnx_models import export_all
 
     try:
-        path = ensure_gguf(get_settings().stores.model_dir)
+        settings = get_settings()
+        use_settings(settings)
+        path = ensure_gguf(settings.stores.model_dir)
     except LLMUnavailableError as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     print(f"embedded model ready (sha256 verified): {path}")
