@@ -68,9 +68,8 @@ class Evidence(BaseModel):
     notices: list[str] = Field(default_factory=list)  # erratum, expression of concern
     page: int | None = None  # the page of a full text (the user's library) the sentence is on
     # the rationale selector's shortlist score (agent.judge.rationale): how likely the sentence carries the paper's
-    # finding,
-    # read before the verifier; None for a sentence the shortlist did not score. The check's own working figure, not
-    # part of its result (left out of every dump)
+    # finding, read before the verifier; None for a sentence the shortlist did not score. The check's own working
+    # figure, not part of its result (left out of every dump)
     shortlist_score: float | None = Field(default=None, exclude=True)
 
 
@@ -150,8 +149,7 @@ class Correction(BaseModel):
 
 class Verdict(BaseModel):
     """The claim's verdict over every source whose stance counts (agent.judge.scoring.weighted_verdict), with how sure
-    it
-    is (calibrated) and how many sources took each side. ``leaning`` is the label it would give when its confidence
+    it is (calibrated) and how many sources took each side. ``leaning`` is the label it would give when its confidence
     is below the threshold and the label is "Cannot decide"."""
 
     label: str

@@ -145,9 +145,8 @@ def direction_rules(
 
 
 # A scripted LLM that reads every source as reporting a finding on the claim (agent.judge.direction.bears), as sure of
-# it as
-# the embedded model is of a paper that bears (its P(Yes) rarely passes 0.8): the verifier's reading still tells
-# a paper about the claim from one that only shares its words
+# it as the embedded model is of a paper that bears (its P(Yes) rarely passes 0.8): the verifier's reading still tells a
+# paper about the claim from one that only shares its words
 BEARS = {
     "when": "Does the evidence report a finding on whether", "reply": "Yes", "top_logprobs": {"Yes": 0.7, "No": 0.3}
 }

@@ -44,8 +44,8 @@ class Abstract(BaseModel):
     # published notices about the paper other than a retraction: "erratum", "expression of concern"
     notices: list[str] = Field(default_factory=list)
     # A document of the user's own library (tools.documents.library) read from a full text: each sentence's page
-    # (1-based) and
-    # section heading, in sentence order; empty for an abstract. Its authors, and the sha256 it is deduplicated by.
+    # (1-based) and section heading, in sentence order; empty for an abstract. Its authors, and the sha256 it is
+    # deduplicated by.
     pages: list[int] = Field(default_factory=list)
     sections: list[str] = Field(default_factory=list)
     authors: list[str] = Field(default_factory=list)

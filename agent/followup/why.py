@@ -1,6 +1,5 @@
 """How the last check's verdict was reached (agent.judge.reckoning), for "why?", "how sure?" and "what would change
-it?".
-No LLM: every figure is the check's own."""
+it?". No LLM: every figure is the check's own."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The two-part judge's arithmetic: whether an abstract bears on the claim (the gate, from the verifier and the LLM
 together) and which way (the LLM's choice between the claim and its opposite, agent/judge/direction.py), each a
-calibrated
-probability, and the 7-grade label they make together.
+calibrated probability, and the 7-grade label they make together.
 
 * The verifier's gate: P(the abstract bears on the claim) from the verifier's strongest sentence of the abstract
   (1 - P(nei), as a logit), by logistic regression. It decides alone with JUDGE_DIRECTION=verifier, at

@@ -25,8 +25,7 @@ from agent.state import AnswerSentence, ClaimState, Deps
 @timed("answer")
 def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     """The verdict in words (agent.judge.reckoning), then what the LLM writes from the abstracts the verdict counts;
-    with
-    none counted, the verdict's words are the whole answer and the LLM is not asked."""
+    with none counted, the verdict's words are the whole answer and the LLM is not asked."""
     settings = runtime.context.settings
     verdict = state.get("verdict")
     assessments = state.get("assessments", [])

@@ -2,16 +2,14 @@
 evidence reports a finding on the claim at all (agent.judge.direction.bears; with the verifier's reading, the gate of
 agent.judge.calibration), and for those past the gate which of the claim and its opposite the evidence supports
 (agent.judge.direction.choose). An abstract below the gate is moved to the sources read that do not count, with the
-reason;
-one past it gets the two-part judge's label (the grade of its calibrated direction).
+reason; one past it gets the two-part judge's label (the grade of its calibrated direction).
 
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
 about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out, the sources not
 yet read are listed as read and not counted, with the verifier's reading and the reason, unless the verifier alone
 reaches the gate's precision (agent.judge.calibration: ``verifier_stands_in``; on SciFact it does not); the verdict
-then says it
-is provisional. A later search round reads them again. With JUDGE_DIRECTION=verifier the node does nothing.
+then says it is provisional. A later search round reads them again. With JUDGE_DIRECTION=verifier the node does nothing.
 """
 
 from __future__ import annotations

@@ -30,15 +30,13 @@ class JudgeSettings(SettingsGroup):
     # choice between the claim and its opposite, agent/judge/direction.py) or "verifier" (the verifier alone)
     direction: Literal["llm", "verifier"] = Field("llm", validation_alias="JUDGE_DIRECTION")
     # the evidence gate (agent.judge.calibration): an abstract counts only when its calibrated P(bears) reaches the
-    # threshold
-    # fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
+    # threshold fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
     gate: bool = Field(True, validation_alias="EVIDENCE_GATE")
     # seconds of LLM time the direction may take per check; sources left when they run out are listed as not read,
     # with the verifier's reading, and do not count (a note and a provisional verdict say so)
     direction_seconds: float = Field(8.0, gt=0)
     # an answer sentence the verifier passes is asked of the LLM too (agent/answer/sentence_judge.py): below this P(the
-    # cited
-    # papers support the sentence rather than its opposite) it is not supported (0 = not asked); the seconds the
+    # cited papers support the sentence rather than its opposite) it is not supported (0 = not asked); the seconds the
     # asking may take per answer, after which the sentences left keep the verifier's reading
     sentence_direction_below: float = Field(0.49, ge=0.0, le=1.0)
     sentence_direction_seconds: float = Field(8.0, gt=0)
@@ -49,8 +47,7 @@ class JudgeSettings(SettingsGroup):
     context_window: int = Field(5, ge=0)
     context_chars: int = Field(CONTEXT_CHARS, gt=0)
     # the evidence hierarchy (tools.documents.design.DEFAULT_WEIGHTS, docs/evidence_hierarchy.md): each study design's
-    # factor
-    # in a source's weight; a JSON object in DESIGN_WEIGHTS changes the factors it names, such as {"animal": 0.5}
+    # factor in a source's weight; a JSON object in DESIGN_WEIGHTS changes the factors it names, such as {"animal": 0.5}
     design_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     # designs a verdict should not rest on alone (a JSON list in WEAK_DESIGNS): the verdict says so when they are
     # all it counts

@@ -71,8 +71,7 @@ def check_answer(
 
 def copied_passage(sentence: str, sources: Sequence[str]) -> bool:
     """Whether the sentence is a quoted passage (agent.answer.compose's template) or an evidence sentence nearly word
-    for
-    word: ``COPY_SHARE`` of its content words in that sentence, and at least 80 % of its length."""
+    for word: ``COPY_SHARE`` of its content words in that sentence, and at least 80 % of its length."""
     if QUOTED.match(sentence.strip()):
         return True
     mine = len(words(sentence))

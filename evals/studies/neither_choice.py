@@ -134,8 +134,7 @@ def joined(answers: Path) -> list[dict[str, Any]]:
 
 def judged(cal: Any, reading: Reading, d: Mapping[str, Any], threshold: float) -> tuple[str, float] | None:
     """One abstract's label and confidence under the judge ``cal`` (agent.judge.calibration.JudgeCalibration) reading
-    it with
-    ``reading``; None when it does not pass the floor or the gate."""
+    it with ``reading``; None when it does not pass the floor or the gate."""
     gate_signal, p_claim = reading(d, d["answer"])
     if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
         return None

@@ -8,10 +8,8 @@ product's retrieval (the claim and its negation) and evidence candidates; the ve
 sentence, as the assess node does; for each of the top abstracts, the sentences the product would show
 (agent.judge.sources.shown), the verifier's strongest 1 - P(nei) and its own direction, and the LLM's answers to both
 of its questions (agent.judge.direction: does the evidence bear, P(Yes); which of the claim and its opposite it
-supports,
-both orders). One JSON row per claim in ``evals/results/bearing_gate/replay_heldout.jsonl``, appended as each claim
-is done (an interrupted run resumes).
-"""
+supports, both orders). One JSON row per claim in ``evals/results/bearing_gate/replay_heldout.jsonl``, appended as each
+claim is done (an interrupted run resumes). """
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Fits the two-part judge's calibration (agent/judge/judge_calibration.json) on held-out SciFact train claims: the
-slice of
-train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
+slice of train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
 
     python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge/judge_calibration.json]
 

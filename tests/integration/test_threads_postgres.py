@@ -1,6 +1,5 @@
 """agent.store.threads on Postgres (CHECKPOINT_URL, a real server on loopback): a kept check is listed and read back as
-on
-the SQLite store."""
+on the SQLite store."""
 
 from __future__ import annotations
 

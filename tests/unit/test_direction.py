@@ -1,7 +1,6 @@
 """The two-part judge: the LLM's reading of whether the evidence bears on the claim and its choice between the claim
 and its opposite (agent/judge/direction.py), the gate, calibration and labels (agent/judge/calibration.py), and the
-direction node in
-the graph (agent/nodes/direction.py), with the scripted model on the tiny corpus."""
+direction node in the graph (agent/nodes/direction.py), with the scripted model on the tiny corpus."""
 
 from __future__ import annotations
 

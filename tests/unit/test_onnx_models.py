@@ -147,8 +147,7 @@ def test_index_fingerprint_and_queries_follow_the_embedder_variant(tiny_index: o
 
 def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Path) -> None:
     """A fresh cache: the embedder and both verifiers are built from their weights (tools.models.onnx_bert), quantised
-    and
-    run, and neither torch nor transformers is ever imported."""
+    and run, and neither torch nor transformers is ever imported."""
     code = (
         "import sys\n"
         "from tools.models.embedder import get_embedder\n"

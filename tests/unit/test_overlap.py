@@ -1,6 +1,5 @@
 """Word overlap read without the verifier (tools/text/overlap.py): which evidence sentence an answer sentence repeats,
-and
-when it repeats one it does not cite while what it cites holds few of its words (a quote under the wrong number)."""
+and when it repeats one it does not cite while what it cites holds few of its words (a quote under the wrong number)."""
 
 from __future__ import annotations
 

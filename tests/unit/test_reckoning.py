@@ -1,6 +1,5 @@
 """The verdict in words (agent/judge/reckoning.py): written from the verdict's own figures, so the answer's first
-sentence
-states the badge's label and the papers on each side, whatever the verdict."""
+sentence states the badge's label and the papers on each side, whatever the verdict."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """An answer sentence that says the opposite of what it cites, in words of its own, is flagged by the LLM's reading
 of direction (agent.answer.sentence_judge), which the verifier (it reads topic) and the word rules of
-tools.text.distortion
-(they see what a near copy changes) both pass. The scripted LLM reads direction as a careful reader would: it
-chooses the statement that says "less advanced" fibrosis, or "better" rather than "worse", as the cited finding
-does. ("more advanced" for "less advanced" is left to the word rules: tools.text.distortion sees the reversed
+tools.text.distortion (they see what a near copy changes) both pass. The scripted LLM reads direction as a careful
+reader would: it chooses the statement that says "less advanced" fibrosis, or "better" rather than "worse", as the cited
+finding does. ("more advanced" for "less advanced" is left to the word rules: tools.text.distortion sees the reversed
 comparison.)"""
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """A full text as sentences: the text of each page (tools.documents.pdf_text reads it) without its running headers and
-page
-numbers, cut into sections at their headings (Abstract, Introduction, Methods, Results, Discussion, Conclusion,
+page numbers, cut into sections at their headings (Abstract, Introduction, Methods, Results, Discussion, Conclusion,
 References, ...) and into sentences (tools.corpus.split_sentences), each sentence keeping its page and section.
 
 The references and the back matter (acknowledgements, funding, competing interests, author contributions, data

@@ -2,9 +2,8 @@
 
 Each document becomes one `Abstract` with source "library" and the id "lib:<doi>", else "lib:<first 16 hex digits
 of its sha256>": a PDF's full text (each sentence with its page and section, tools.documents.pdf_text) with the
-metadata of
-its reference entry when a Zotero export names it, else of the PDF itself; or an entry's abstract. They go into the
-index as fetched abstracts do (`CorpusIndex.add_abstracts`: Chroma, a BM25 of their own, `live_docs.jsonl`), so
+metadata of its reference entry when a Zotero export names it, else of the PDF itself; or an entry's abstract. They go
+into the index as fetched abstracts do (`CorpusIndex.add_abstracts`: Chroma, a BM25 of their own, `live_docs.jsonl`), so
 they survive a restart and a rebuild of the index.
 
 A document is new unless the library holds one with the same DOI, PMID or content sha256 (the PDF file's bytes; an

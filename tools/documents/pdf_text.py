@@ -1,7 +1,6 @@
 """Reading a PDF (pypdf): the text layer of each page, as sentences with their pages and sections
 (tools.documents.fulltext), and the paper's title, authors, year and DOI, from the PDF's metadata or else its first
-page (the
-largest type as the title, the line below it as the authors, a DOI pattern, a "Published ... 2019" year).
+page (the largest type as the title, the line below it as the authors, a DOI pattern, a "Published ... 2019" year).
 
 A PDF without a text layer (a scan) has nothing to read: claimtrace does no OCR, and PdfProblem says so. So it does
 for a damaged file and for one that opens only with a password. The text is data, never instructions."""

@@ -2,8 +2,7 @@
 the abstracts). Labelled abstract sections are kept as "LABEL: text"; a "Retracted Publication" publication type or
 a RetractionIn correction marks a retracted paper, and ErratumIn / ExpressionOfConcernIn corrections become notices.
 Publication types and MeSH descriptors are kept for the study design (tools.documents.design). PubMed reports no
-citation
-counts.
+citation counts.
 
 NCBI allows 3 requests/s without an API key and 10 with one (NCBI_API_KEY); `tool` and `email` identify us."""
 

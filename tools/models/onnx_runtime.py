@@ -1,6 +1,5 @@
 """Running the exported CPU models (tools.models.onnx_models) under ONNX Runtime: sessions, the fast tokenizer and a
-runner
-that takes one row per call. Needs only numpy, onnxruntime and tokenizers."""
+runner that takes one row per call. Needs only numpy, onnxruntime and tokenizers."""
 
 from __future__ import annotations
 

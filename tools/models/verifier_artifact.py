@@ -1,7 +1,6 @@
 """The stance verifier's committed artifact (``tools/models/verifier/``): its files, labels and config, read without
 torch so that the run time (tools.models.verifier over ONNX Runtime) and the PyTorch network
-(tools.models.verifier_net) share
-one description of it.
+(tools.models.verifier_net) share one description of it.
 
 The delta file stores what fine-tuning changed, compactly: each weight matrix's delta (fine-tuned minus base) as
 4-bit integers in groups of ``GROUP`` values along a row, with one fp16 scale per group (``delta4.NAME`` and

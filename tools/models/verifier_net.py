@@ -92,8 +92,7 @@ def save_artifact(
 ) -> Path:
     """Write the deltas of the trained encoder parameters (vs ``base_state``) and the full head
     (tools.models.verifier_artifact.write_delta). A base other than the packaged MiniLM (``base_path``, a trial) is
-    named
-    in the config by its folder, which loading reads.
+    named in the config by its folder, which loading reads.
 
     The head is always stored in full: its initial values are random, so a delta against them could not be
     rebuilt at load time.

@@ -1,7 +1,6 @@
 """The consensus line of a check result dump (agent.judge.consensus): "Consensus over 6 sources: 3 support, 1
-contradicts,
-2 no evidence (weighted 58% / 25% / 17%)". The terminal prints it, the chat shows it (and its text for screen
-readers) beside the chart (ui.chat.consensus_view), and the Markdown report quotes it."""
+contradicts, 2 no evidence (weighted 58% / 25% / 17%)". The terminal prints it, the chat shows it (and its text for
+screen readers) beside the chart (ui.chat.consensus_view), and the Markdown report quotes it."""
 
 from __future__ import annotations
 
