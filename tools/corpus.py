@@ -12,7 +12,9 @@ import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import httpx
 from pydantic import BaseModel, Field, ValidationError
@@ -82,11 +84,18 @@ class CorpusError(RuntimeError):
     """The corpus cannot be found, fetched or read."""
 
 
-def split_sentences(text: str) -> list[str]:
+@lru_cache(maxsize=2)
+def segmenter(char_span: bool = False) -> Any:
+    """The one sentence segmenter of abstracts, answers and passages (pysbd, English, text left as it is); with
+    ``char_span`` it gives each sentence's character span."""
     import pysbd
 
-    segmenter = pysbd.Segmenter(language="en", clean=False)
-    return [s.strip() for s in segmenter.segment(text) if s.strip()]
+    return pysbd.Segmenter(language="en", clean=False, char_span=char_span)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped, none empty."""
+    return [s.strip() for s in segmenter().segment(text) if s.strip()]
 
 
 def _parse_scifact(rec: dict) -> Abstract:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.text.citations import parse_answer, parse_sentence, render, split_sentences
+from tools.text.citations import answer_sentences, parse_answer, parse_sentence, render
 
 
 def test_parse_lists_ranges_and_invalid_numbers():
@@ -12,7 +12,7 @@ def test_parse_lists_ranges_and_invalid_numbers():
 
 
 def test_citation_only_piece_joins_previous_sentence():
-    assert split_sentences("MMR is safe. [1] It was studied widely [2].") == [
+    assert answer_sentences("MMR is safe. [1] It was studied widely [2].") == [
         "MMR is safe. [1]",
         "It was studied widely [2].",
     ]

@@ -5,9 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from tools.corpus import split_sentences
+
+# "[3]", "[1, 4-6]", "[2–3; 7]"
 CITATION = re.compile(r"\[\s*(\d+(?:\s*(?:,|;|-|–)\s*\d+)*)\s*\]")
+# the same, with numbers of one to three digits, as a reference list numbers its entries: in a pasted passage
+# "[2019]" is a year, not the 2019th reference
+NUMBERED = re.compile(r"\[\s*(\d{1,3}(?:\s*[,;\-–]\s*\d{1,3})*)\s*\]")
 LEADING_CITATIONS = re.compile(r"^((?:\[\s*[\d\s,;\-–]+\][\s.]*)+)(.*)$", re.DOTALL)
 
 
@@ -16,13 +21,6 @@ class ParsedSentence:
     text: str  # without citation markers
     citations: list[int] = field(default_factory=list)  # valid, in order of first mention
     invalid: list[int] = field(default_factory=list)  # cited numbers that name no evidence
-
-
-@lru_cache(maxsize=1)
-def _segmenter() -> object:
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False)
 
 
 def citation_numbers(group: str) -> list[int]:
@@ -38,10 +36,10 @@ def citation_numbers(group: str) -> list[int]:
     return out
 
 
-def split_sentences(text: str) -> list[str]:
+def answer_sentences(text: str) -> list[str]:
     """Sentences of an answer; citations written after a full stop ("... safe. [1] Next") belong to the
     sentence before them."""
-    pieces = [s.strip() for s in _segmenter().segment(text.strip()) if s.strip()]  # type: ignore[attr-defined]
+    pieces = split_sentences(text.strip())
     merged: list[str] = []
     for piece in pieces:
         lead = LEADING_CITATIONS.match(piece)
@@ -67,7 +65,7 @@ def parse_sentence(sentence: str, valid: Collection[int]) -> ParsedSentence:
 
 
 def parse_answer(answer: str, valid: Collection[int]) -> list[ParsedSentence]:
-    return [p for p in (parse_sentence(s, valid) for s in split_sentences(answer)) if p.text]
+    return [p for p in (parse_sentence(s, valid) for s in answer_sentences(answer)) if p.text]
 
 
 def render(sentences: list[ParsedSentence]) -> str:

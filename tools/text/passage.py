@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from tools.text.citations import citation_numbers
+from tools.corpus import segmenter
+from tools.text.citations import NUMBERED, citation_numbers
 
-# "[3]", "[1, 4-6]", "[2–3; 7]"
-NUMBERED = re.compile(r"\[\s*(\d{1,3}(?:\s*[,;\-–]\s*\d{1,3})*)\s*\]")
 # pandoc/Markdown keys: "[@smith2019]", "[@a; @b, p. 4]"; LaTeX: "\cite{a,b}"
 KEYED = re.compile(r"\[\s*(@[^\]]+)\]|\\cite[pt]?\{([^}]+)\}")
 _KEY = re.compile(r"@?([\w:./-]+)")
@@ -66,13 +64,6 @@ class Passage:
     body_end: int  # where the reference list begins (len(text) when there is none)
 
 
-@lru_cache(maxsize=1)
-def _segmenter() -> object:
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
 def citations(sentence: str) -> list[Citation]:
     """The works a sentence cites, in order, each once."""
     found: list[tuple[int, Citation]] = []
@@ -122,7 +113,7 @@ def read_passage(text: str) -> Passage:
     """The passage's sentences (before its reference list) with spans and citations, and its references."""
     body_end, references = reference_list(text)
     sentences: list[Sentence] = []
-    for span in _segmenter().segment(text[:body_end]):  # type: ignore[attr-defined]
+    for span in segmenter(char_span=True).segment(text[:body_end]):
         raw = text[span.start : span.end]
         lead = len(raw) - len(raw.lstrip())
         stripped = raw.strip()
