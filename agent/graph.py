@@ -47,7 +47,7 @@ from agent.nodes.retrieve import retrieve
 from agent.nodes.select_evidence import select_evidence
 from agent.nodes.verdict import verdict
 from agent.nodes.verify import verify
-from agent.state import ClaimState, Deps
+from agent.state import ClaimState, Deps, deps_or
 
 Node = Callable[[ClaimState, Runtime[Deps]], dict[str, Any]]
 # every node, in the order a check meets them (the order the chat lists its steps in)
@@ -149,7 +149,7 @@ def with_default_deps(node: Callable[..., dict[str, Any]], default: Callable[[],
     """The node, given ``default()`` as its dependencies when a run brings none (LangGraph Studio)."""
 
     def run(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-        return node(state, runtime if isinstance(runtime.context, Deps) else runtime.override(context=default()))
+        return node(state, runtime.override(context=deps_or(runtime.context, default)))
 
     return run
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
@@ -277,3 +277,9 @@ class Deps:
     @property
     def answer_verifier(self) -> StanceJudge:
         return self.sentence_verifier or self.verifier
+
+
+def deps_or(context: object, default: Callable[[], Deps]) -> Deps:
+    """A run's dependencies: its context, or ``default()`` when it brings none (LangGraph Studio and its server run
+    the graphs without one)."""
+    return context if isinstance(context, Deps) else default()

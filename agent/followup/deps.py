@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from agent.service import load_deps
 from agent.settings.app import get_settings
-from agent.state import Deps
+from agent.state import Deps, deps_or
 
 
 @lru_cache(maxsize=1)
@@ -20,4 +20,4 @@ def process_deps() -> Deps:
 
 def deps_of(runtime: Runtime[Any]) -> Deps:
     """The thread graph declares no context schema, so that a run without one (LangGraph Studio) still works."""
-    return runtime.context if isinstance(runtime.context, Deps) else process_deps()
+    return deps_or(runtime.context, process_deps)
