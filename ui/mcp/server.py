@@ -96,12 +96,12 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         their context), `silent` (papers read and not counted, with the reason), `notes`, and `thread_id` (for
         sources_for_sentence and export_check). `sources`: a comma list of local, library, europepmc, pubmed,
         openalex, s2, all or auto (the default: the local index plus every live source that answers)."""
-        from agent.judge.consensus import consensus
         from agent.provenance import run_info
         from agent.result import CheckResult
         from agent.service import InputError, run_claim, validate_claim
         from agent.store.threads import keep_check
         from tools.live.config import parse_sources
+        from ui.shared.ask_json import ask_json
 
         try:
             text, notes = validate_claim(claim, settings.answer.max_claim_chars)
@@ -119,9 +119,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
             state = await asyncio.to_thread(run_claim, text, deps, None, on_update)
             checked = CheckResult.from_state(state, run_info(deps.settings, deps.llm))
         await ctx.report_progress(PROGRESS_TOTAL, PROGRESS_TOTAL, "answer checked")
-        result = checked.model_dump(mode="json")
-        result["notes"] = notes + result["notes"]
-        result["consensus"] = consensus(checked).model_dump(mode="json")
+        result = ask_json(checked, notes)
         try:
             result["thread_id"] = await asyncio.to_thread(keep_check, settings, result)
         except Exception as e:  # the store costs a note, never the check

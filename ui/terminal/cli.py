@@ -85,7 +85,6 @@ def _read_claim(arg: str) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from agent.judge.consensus import consensus
     from agent.llm.client import LLMUnavailableError
     from agent.provenance import run_info
     from agent.result import CheckResult
@@ -94,6 +93,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from tools.index.local import IndexMissingError
     from tools.live.config import parse_sources
     from tools.models.verifier import VerifierArtifactError
+    from ui.shared.ask_json import ask_json
 
     settings = get_settings()
     if args.sources is not None:
@@ -126,10 +126,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except (LLMUnavailableError, VerifierArtifactError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     checked = CheckResult.from_state(state, run)
-    result = checked.model_dump(mode="json")
-    result["notes"] = notes + result["notes"]
+    result = ask_json(checked, notes)
     if args.json:
-        print(json.dumps({**result, "consensus": consensus(checked).model_dump(mode="json")}, ensure_ascii=False))
+        print(json.dumps(result, ensure_ascii=False))
     else:
         from ui.terminal.readable import print_readable
 
