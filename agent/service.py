@@ -109,6 +109,19 @@ def use_settings(settings: Settings) -> None:
     use_runtime(settings.models)
 
 
+def finish_dense_index(deps: Deps, on_progress: Callable[[int, int], None] | None = None) -> bool:
+    """Embeds the rest of a dense index built keyword-first (`claimtrace index --keyword-first`) into the index the
+    checks search, so that later checks search by meaning too, without a restart. False when there was nothing to
+    finish."""
+    from tools.index.build import finish_dense
+    from tools.index.local import CorpusIndex
+
+    if not isinstance(deps.index, CorpusIndex) or deps.index.dense_building() is None:
+        return False
+    finish_dense(deps.index, on_progress)
+    return True
+
+
 def load_deps(settings: Settings) -> Deps:
     """Index, the two verifiers and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
     from agent.llm.client import make_chat_model

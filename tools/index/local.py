@@ -43,6 +43,14 @@ MANIFEST = "manifest.json"
 LIVE_DOCS = "live_docs.jsonl"
 
 
+class DenseIndexBuilding(DenseStoreError):
+    """The dense index is still being built: the keyword index answers meanwhile."""
+
+    def __init__(self, done: int, of: int) -> None:
+        super().__init__(f"the dense index is still being built ({done:,} of {of:,} sentences, {100 * done // of} %)")
+        self.done, self.of = done, of
+
+
 class IndexMissingError(RuntimeError):
     """No usable index on disk."""
 
@@ -81,6 +89,15 @@ def read_manifest(index_dir: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and "fingerprint" in data else None
+
+
+def dense_left(manifest: dict[str, Any]) -> tuple[int, int] | None:
+    """(sentences embedded, sentences in all) while the dense index is being built; None once it is whole (an index
+    built before the build had two phases says nothing, and is whole)."""
+    dense = manifest.get("dense")
+    if not isinstance(dense, dict) or dense.get("done", 0) >= dense.get("of", 0):
+        return None
+    return int(dense["done"]), int(dense["of"])
 
 
 def index_problem(index_dir: Path, chroma_url: str | None) -> str | None:
@@ -154,6 +171,16 @@ class CorpusIndex:
             self._bm25_ids: list[str] = json.loads((index_dir / "bm25" / "doc_ids.json").read_text())
         except Exception as e:
             raise IndexDamagedError(index_dir, f"{part} cannot be read: {type(e).__name__}") from e
+
+    @property
+    def embedder(self) -> Embedder:
+        """The model variant that embeds this index's sentences and its queries."""
+        return self._embedder
+
+    @property
+    def collection(self) -> Any:
+        """The Chroma collection of this index's sentence embeddings."""
+        return self._sentences
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._embedder.encode(list(texts))
@@ -231,8 +258,19 @@ class CorpusIndex:
                 self._rebuild_live_bm25([*self._live_ids, *(d.doc_id for d in new)])
             return [d.doc_id for d in new]
 
+    def dense_building(self) -> tuple[int, int] | None:
+        """(sentences embedded, sentences in all) while the dense index is still being built (by this process or
+        another: the manifest on disk says); None once it is whole."""
+        if dense_left(self.manifest) is None:
+            return None
+        self.manifest = read_manifest(self.index_dir) or self.manifest
+        return dense_left(self.manifest)
+
     def dense_sentences(self, query_vec: np.ndarray, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
-        """Best title-prepended sentence per document, documents ranked by it; `where` filters Chroma's metadata."""
+        """Best title-prepended sentence per document, documents ranked by it; `where` filters Chroma's metadata.
+        Raises DenseIndexBuilding while the dense index is not whole (a search of part of it would rank the part)."""
+        if (building := self.dense_building()) is not None:
+            raise DenseIndexBuilding(*building)
         try:
             res = self._sentences.query(
                 query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"], where=where

