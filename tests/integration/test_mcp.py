@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from contextlib import AsyncExitStack
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,8 @@ def error_text(result: Any) -> str:
 
 async def exercise(session: ClientSession) -> None:
     """Every tool, the progress of a check, a resource, and bad input for each tool."""
-    await session.initialize()
+    hello = await session.initialize()
+    assert (hello.serverInfo.name, hello.serverInfo.version) == ("claimtrace", version("claimtrace"))
     assert {t.name for t in (await session.list_tools()).tools} == TOOLS
     progress: list[tuple[float, str | None]] = []
 

@@ -20,6 +20,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from importlib.metadata import version
 from typing import Any, Literal
 
 from mcp.server.fastmcp import Context, FastMCP
@@ -87,6 +88,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     settings = get_settings()
     one_at_a_time = asyncio.Semaphore(1)
     mcp = FastMCP("claimtrace", instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
+    mcp._mcp_server.version = version("claimtrace")  # serverInfo names claimtrace's version, not the SDK's
 
     @mcp.tool()
     async def check_claim(claim: str, ctx: Context[Any, Any, Any], sources: str | None = None) -> dict[str, Any]:
