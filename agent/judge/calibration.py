@@ -50,7 +50,10 @@ def logit(p: float) -> float:
 
 
 @dataclass(frozen=True)
-class Stance:
+class JudgedLabel:
+    """A source's label from the LLM's calibrated direction: the 7-grade label, its signed score, P(claim) and the
+    confidence of the side it takes."""
+
     label: str  # the 7-grade label
     score: float  # 2 * P(claim) - 1: the signed direction
     p_claim: float  # calibrated P(the evidence supports the claim rather than its opposite)
@@ -101,11 +104,11 @@ class JudgeCalibration:
         c0, c1 = self.direction_weights
         return round(sigmoid(c0 + c1 * logit(llm_p_claim)), 4)
 
-    def stance(self, llm_p_claim: float) -> Stance:
+    def stance(self, llm_p_claim: float) -> JudgedLabel:
         """The label of an abstract that passed the gate, from the LLM's reading of its direction."""
         p = self.direction(llm_p_claim)
         score = round(2 * p - 1, 4)
-        return Stance(label=grade(score), score=score, p_claim=p, confidence=round(max(p, 1 - p), 4))
+        return JudgedLabel(label=grade(score), score=score, p_claim=p, confidence=round(max(p, 1 - p), 4))
 
 
 @cache
