@@ -62,8 +62,10 @@ def decided(claim: str, evidence: Sequence[Any], deps: Any) -> bool:
 
 
 def usable_claims(claims: Sequence[Mapping[str, Any]], deps: Any) -> Iterator[dict[str, Any]]:
-    """Claims with gold evidence whose clean run takes a side (so that a plant could move the verdict), with their
-    candidates, clean result and the target sentence."""
+    """Claims with gold evidence whose clean run takes a side, the verifier's provisional verdict and the judged one
+    (so that a plant could move the verdict), with their candidates, clean result and the target sentence."""
+    from agent.judge.scoring import NOT_ENOUGH, UNDECIDED
+
     for c in claims:
         if not c["evidence"]:
             continue
@@ -71,6 +73,8 @@ def usable_claims(claims: Sequence[Mapping[str, Any]], deps: Any) -> Iterator[di
         if not decided(c["claim"], cands, deps):
             continue
         clean = judged(c["claim"], cands, deps)
+        if not clean["sources"] or (clean["verdict"] or {}).get("label") in (NOT_ENOUGH, UNDECIDED):
+            continue  # the judged run (the LLM read each paper) takes no side: a plant could not move it
         target = (clean["sources"][0]["doc_id"], clean["sources"][0]["sentence_index"])
         yield {"claim": c, "candidates": cands, "clean": clean, "target": target}
 

@@ -47,6 +47,7 @@ TESTED = {
     "direction": "test_direction.py::test_both_orders_are_averaged_and_the_evidence_comes_first",
     "direction_neither": "test_neither_choice.py::test_both_orders_are_averaged_and_neither_is_read_from_c",
     "judge_system": "test_direction.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose",
+    "bears_null": "test_bearing_question.py::test_the_question_names_null_results_and_reads_p_yes_after_the_evidence",
     "bears": "test_direction.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose",
     "opposite": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
     "opposite_system": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",

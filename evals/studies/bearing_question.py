@@ -1,0 +1,156 @@
+"""Does a bearing question that names null and contrary results (prompts/bears_null.md: "that it holds, that it
+does not hold, or that no effect or difference was found") tell the papers that bear from the rest better than the
+shipped one (prompts/bears.md), which the embedded LLM answers No for many null or contradicting findings?
+
+    python -m evals.studies.bearing_question ask [--limit N]     # the LLM's answers, resumable
+    python -m evals.studies.bearing_question report [--out evals/results]
+
+``ask`` reads every abstract of the judge's replay of held-out SciFact train claims (evals/training/bearing_replay.py)
+as the product shows it to the LLM and asks the other question, with the same system prompt, reading P(Yes) from
+the first token. One JSON row per abstract in ``evals/results/bearing_question/answers.jsonl``. ``report`` sets the
+two gates side by side as evals/studies/neither_choice.py does (five folds of claims, each gate, direction and
+threshold fitted on four and labelling the fifth), with the shipped direction (the two-order A/B call) for both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import prompts
+from agent.judge.direction import yes_share
+from agent.llm.calls import first_token
+from evals.experiments import REPO_ROOT, experiment_header, write_experiment
+from evals.studies.neither_choice import bearing_set_counts, joined, labelled, out_of_fold, read_answers
+from evals.training.bearing_replay import REPLAY, read_replay
+
+ANSWERS = REPO_ROOT / "evals" / "results" / "bearing_question" / "answers.jsonl"
+JUDGES = {
+    "shipped question (prompts/bears.md)": lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]),
+    "question naming null and contrary results (prompts/bears_null.md)": lambda d, a: (a["p_bears"],
+                                                                                       d["llm_p_claim"]),
+}
+
+
+def p_bears(llm: Any, evidence: str, claim: str) -> float:
+    """P(Yes) to the question that names null and contrary results, with the judge's system prompt and the evidence
+    first, as agent.judge.direction.bears asks its own."""
+    user = prompts.render("bears_null", evidence=evidence, claim=claim)
+    reply, probs, _ = first_token(llm, prompts.load("judge_system"), user)
+    return round(yes_share(probs, reply), 4)
+
+
+def ask(limit: int | None, path: Path = ANSWERS) -> None:
+    """Asks the other bearing question of every replayed abstract that ``path`` does not hold yet."""
+    from agent.judge.direction import evidence_text
+    from agent.service import load_deps
+    from agent.settings.app import get_settings
+    from agent.state import Evidence
+
+    rows = read_replay(REPLAY)[:limit]
+    done = {a["pair"] for a in read_answers(path)}
+    todo = [(r, d) for r in rows for d in r["docs"] if f"{r['claim']}:{d['doc_id']}" not in done]
+    if not todo:
+        return
+    deps = load_deps(get_settings().with_values(live={"sources": "local"}))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for k, (row, d) in enumerate(todo, start=1):
+        sentences = [Evidence(n=i + 1, doc_id=d["doc_id"], title=d["title"], sentence=s, sentence_index=idx)
+                     for i, (idx, s) in enumerate(d["sentences"])]
+        text = evidence_text(deps, d["doc_id"], sentences)
+        t0 = time.perf_counter()
+        answer = {"pair": f"{row['claim']}:{d['doc_id']}", "p_bears": p_bears(deps.llm, text, row["text"]),
+                  "seconds": round(time.perf_counter() - t0, 3)}
+        with path.open("a") as fh:
+            fh.write(json.dumps(answer) + "\n")
+        print(f"bearing question: {k}/{len(todo)} abstracts ({answer['seconds']:.1f} s)", flush=True)
+
+
+def report(answers: Path, out: Path, argv: list[str] | None) -> int:
+    from agent.settings.app import get_settings
+    from evals.training.judge_calibration import auc, label_only
+
+    rows = joined(answers)
+    if not rows:
+        print(f"no answers at {answers}: run python -m evals.studies.bearing_question ask first", file=sys.stderr)
+        return 2
+    docs = [d for r in rows for d in r["docs"]]
+    gold = [d["gold"] is not None for d in docs]
+    contradicting = [d for d in docs if d["gold"] == 1]
+    min_confidence = get_settings().judge.min_confidence
+    res: dict[str, Any] = {
+        **experiment_header("evals.studies.bearing_question", argv, "held-out SciFact train", []),
+        "claims": len(rows),
+        "abstracts": len(docs),
+        "evidence_abstracts": sum(gold),
+        "auc_evidence": {
+            "verifier 1 - P(nei)": auc([d["bearing"] for d in docs], gold),
+            "shipped question": auc([d["llm_p_bears"] for d in docs], gold),
+            "question naming null and contrary results": auc([d["answer"]["p_bears"] for d in docs], gold),
+        },
+        "mean_p_yes": {
+            "contradicting evidence, shipped": round(sum(d["llm_p_bears"] for d in contradicting)
+                                                     / max(1, len(contradicting)), 4),
+            "contradicting evidence, naming null results": round(sum(d["answer"]["p_bears"] for d in contradicting)
+                                                                 / max(1, len(contradicting)), 4),
+        },
+        "judges": {},
+    }
+    for name, reading in JUDGES.items():
+        labels = out_of_fold(rows, reading, min_confidence)
+        scores = label_only(rows, partial(labelled, labels), min_confidence)
+        res["judges"][name] = {"label_only": scores, "bearing_set": bearing_set_counts(rows, labels)}
+    write_experiment(out, "bearing_question", res, markdown)
+    return 0
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    lines = [
+        "# The bearing question: does naming null and contrary results help?",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. {res['claims']} held-out SciFact train "
+        f"claims, {res['abstracts']} retrieved abstracts ({res['evidence_abstracts']} SciFact evidence). Each "
+        "gate, direction and threshold fitted on four folds of claims and labelling the fifth; the direction is the "
+        "shipped A/B call for both.",
+        "",
+        "Area under the ROC curve for \"SciFact evidence\": "
+        + "; ".join(f"{k} {v}" for k, v in res["auc_evidence"].items()) + ".",
+        "",
+        "Mean P(Yes) on contradicting evidence abstracts: "
+        + "; ".join(f"{k} {v}" for k, v in res["mean_p_yes"].items()) + ".",
+        "",
+        "| gate question | Label-Only P | R | F1 | labels | bearing set: bears count | partly | no (off-topic) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, j in res["judges"].items():
+        s, b = j["label_only"], j["bearing_set"]
+        cells = [f"{c}/{n}" for c, n in (b["bears"], b["partly"], b["no"])]
+        lines.append(f"| {name} | {s['precision']} | {s['recall']} | {s['f1']} | {s['predicted']} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("ask", help="the LLM's answers to the other question for every replayed abstract")
+    a.add_argument("--limit", type=int, default=None, help="only the first N replayed claims")
+    a.add_argument("--answers", type=Path, default=ANSWERS)
+    r = sub.add_parser("report", help="the two gates side by side")
+    r.add_argument("--answers", type=Path, default=ANSWERS)
+    r.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
+    args = p.parse_args(argv)
+    if args.command == "ask":
+        ask(args.limit, args.answers)
+        return 0
+    return report(args.answers, args.out, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
