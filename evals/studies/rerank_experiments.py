@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.nodes.rerank import evidence_scores
+from agent.search.rerank import evidence_scores
 from evals.experiments import RETRIEVAL_COLUMNS, experiment_header, report_heading, retrieval_cells, write_experiment
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, heldout_claims, load_claims
 from evals.scifact.retrieval_metrics import retrieval_report

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
+from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError, unavailable_parts
 from agent.settings.app import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
@@ -87,14 +87,11 @@ def _read_claim(arg: str) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from agent.llm.client import LLMUnavailableError
     from agent.provenance import run_info
     from agent.result import CheckResult
     from agent.service import InputError, load_deps, run_claim, validate_claim
     from agent.settings.app import get_settings
-    from tools.index.local import IndexMissingError
     from tools.live.config import parse_sources
-    from tools.models.verifier import VerifierArtifactError
     from ui.shared.ask_json import ask_json
 
     settings = get_settings()
@@ -119,14 +116,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.supporting} paper(s) support, "
                   f"{v.contradicting} contradict); {then}...", file=sys.stderr, flush=True)
 
-    try:
+    with unavailable_parts():
         deps = load_deps(settings)
         run = run_info(deps.settings, deps.llm)
         state = run_claim(claim, deps, on_update=early)
-    except IndexMissingError as e:
-        raise CliError(str(e), EXIT_UNAVAILABLE) from e
-    except (LLMUnavailableError, VerifierArtifactError) as e:
-        raise CliError(str(e), EXIT_UNAVAILABLE) from e
     checked = CheckResult.from_state(state, run)
     result = ask_json(checked, notes)
     if args.json:

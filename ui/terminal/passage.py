@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
+from agent.errors import EXIT_INPUT, CliError, unavailable_parts
 from ui.export.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -73,13 +73,10 @@ def library_text(query: str) -> str:
 
 
 def cmd_check_text(args: argparse.Namespace) -> int:
-    from agent.llm.client import LLMUnavailableError
     from agent.passage.check import check_passage, validate_passage
     from agent.provenance import run_info
     from agent.service import InputError, load_deps
     from agent.settings.app import get_settings
-    from tools.index.local import IndexMissingError
-    from tools.models.verifier import VerifierArtifactError
     from ui.export.passage import export_passage
     from ui.shared.untrusted import plain
 
@@ -106,13 +103,9 @@ def cmd_check_text(args: argparse.Namespace) -> int:
             v = row.result.verdict
             print(f"  [{row.n}] verdict: {v.label} ({v.confidence:.2f})", file=sys.stderr, flush=True)
 
-    try:
+    with unavailable_parts():
         deps = load_deps(settings)
         check = check_passage(text, deps, notes, on_event=progress, run=run_info(deps.settings, deps.llm))
-    except IndexMissingError as e:
-        raise CliError(str(e), EXIT_UNAVAILABLE) from e
-    except (LLMUnavailableError, VerifierArtifactError) as e:
-        raise CliError(str(e), EXIT_UNAVAILABLE) from e
     if args.json:
         print(json.dumps(check.model_dump(mode="json"), ensure_ascii=False))
     else:

@@ -1,0 +1,1 @@
+"""Search beyond the nodes that run it: what the reranker reads of each abstract (``rerank``)."""
