@@ -14,10 +14,7 @@ threshold fitted on four and labelling the fifth), with the shipped direction (t
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -27,8 +24,14 @@ import prompts
 from agent.judge.direction import yes_share
 from agent.llm.calls import first_token
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
-from evals.studies.neither_choice import bearing_set_counts, joined, labelled, out_of_fold, read_answers
-from evals.training.bearing_replay import REPLAY, read_replay
+from evals.studies.neither_choice import (
+    ask_replay,
+    ask_report_main,
+    bearing_set_counts,
+    joined,
+    labelled,
+    out_of_fold,
+)
 
 ANSWERS = REPO_ROOT / "evals" / "results" / "bearing_question" / "answers.jsonl"
 JUDGES = {
@@ -48,28 +51,7 @@ def p_bears(llm: Any, evidence: str, claim: str) -> float:
 
 def ask(limit: int | None, path: Path = ANSWERS) -> None:
     """Asks the other bearing question of every replayed abstract that ``path`` does not hold yet."""
-    from agent.judge.direction import evidence_text
-    from agent.service import load_deps
-    from agent.settings.app import get_settings
-    from agent.state import Evidence
-
-    rows = read_replay(REPLAY)[:limit]
-    done = {a["pair"] for a in read_answers(path)}
-    todo = [(r, d) for r in rows for d in r["docs"] if f"{r['claim']}:{d['doc_id']}" not in done]
-    if not todo:
-        return
-    deps = load_deps(get_settings().with_values(live={"sources": "local"}))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for k, (row, d) in enumerate(todo, start=1):
-        sentences = [Evidence(n=i + 1, doc_id=d["doc_id"], title=d["title"], sentence=s, sentence_index=idx)
-                     for i, (idx, s) in enumerate(d["sentences"])]
-        text = evidence_text(deps, d["doc_id"], sentences)
-        t0 = time.perf_counter()
-        answer = {"pair": f"{row['claim']}:{d['doc_id']}", "p_bears": p_bears(deps.llm, text, row["text"]),
-                  "seconds": round(time.perf_counter() - t0, 3)}
-        with path.open("a") as fh:
-            fh.write(json.dumps(answer) + "\n")
-        print(f"bearing question: {k}/{len(todo)} abstracts ({answer['seconds']:.1f} s)", flush=True)
+    ask_replay(limit, path, lambda llm, text, row: {"p_bears": p_bears(llm, text, row["text"])}, "bearing question")
 
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
@@ -137,19 +119,7 @@ def markdown(res: Mapping[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("ask", help="the LLM's answers to the other question for every replayed abstract")
-    a.add_argument("--limit", type=int, default=None, help="only the first N replayed claims")
-    a.add_argument("--answers", type=Path, default=ANSWERS)
-    r = sub.add_parser("report", help="the two gates side by side")
-    r.add_argument("--answers", type=Path, default=ANSWERS)
-    r.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
-    args = p.parse_args(argv)
-    if args.command == "ask":
-        ask(args.limit, args.answers)
-        return 0
-    return report(args.answers, args.out, argv)
+    return ask_report_main(__doc__ or "", argv, ANSWERS, ask, report)
 
 
 if __name__ == "__main__":

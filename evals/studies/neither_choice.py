@@ -82,8 +82,13 @@ def choose_or_neither(llm: Any, evidence: str, claim: str, opposite: str) -> dic
     }
 
 
-def ask(limit: int | None, path: Path = ANSWERS) -> None:
-    """Asks the three-way question of every replayed abstract that ``path`` does not hold yet."""
+Asker = Callable[[Any, str, Mapping[str, Any]], dict[str, Any]]  # (LLM, evidence as shown, replay row) -> answer
+
+
+def ask_replay(limit: int | None, path: Path, asker: Asker, what: str) -> None:
+    """``asker``'s answer for every abstract of the judge's replay that ``path`` does not hold yet, each read as the
+    product shows it to the LLM (agent.judge.direction.evidence_text of the recorded sentences), appended to
+    ``path`` as it comes (an interrupted run resumes)."""
     from agent.judge.direction import evidence_text
     from agent.service import load_deps
     from agent.settings.app import get_settings
@@ -99,12 +104,36 @@ def ask(limit: int | None, path: Path = ANSWERS) -> None:
     for k, (row, d) in enumerate(todo, start=1):
         sentences = [Evidence(n=i + 1, doc_id=d["doc_id"], title=d["title"], sentence=s, sentence_index=idx)
                      for i, (idx, s) in enumerate(d["sentences"])]
-        text = evidence_text(deps, d["doc_id"], sentences)
+        t0 = time.perf_counter()
         answer = {"pair": f"{row['claim']}:{d['doc_id']}",
-                  **choose_or_neither(deps.llm, text, row["text"], row["opposite"])}
+                  **asker(deps.llm, evidence_text(deps, d["doc_id"], sentences), row)}
         with path.open("a") as fh:
             fh.write(json.dumps(answer) + "\n")
-        print(f"neither: {k}/{len(todo)} abstracts ({sum(answer['seconds']):.1f} s)", flush=True)
+        print(f"{what}: {k}/{len(todo)} abstracts ({time.perf_counter() - t0:.1f} s)", flush=True)
+
+
+def ask(limit: int | None, path: Path = ANSWERS) -> None:
+    """Asks the three-way question of every replayed abstract that ``path`` does not hold yet."""
+    ask_replay(limit, path, lambda llm, text, row: choose_or_neither(llm, text, row["text"], row["opposite"]),
+               "neither")
+
+
+def ask_report_main(doc: str, argv: list[str] | None, answers: Path, ask: Callable[[int | None, Path], None],
+                    report: Callable[[Path, Path, list[str] | None], int]) -> int:
+    """The command line of a study that asks the LLM over the replay (``ask``) and reports (``report``)."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("ask", help="the LLM's answers for every replayed abstract (resumable)")
+    a.add_argument("--limit", type=int, default=None, help="only the first N replayed claims")
+    a.add_argument("--answers", type=Path, default=answers)
+    r = sub.add_parser("report", help="the judges side by side")
+    r.add_argument("--answers", type=Path, default=answers)
+    r.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
+    args = p.parse_args(argv)
+    if args.command == "ask":
+        ask(args.limit, args.answers)
+        return 0
+    return report(args.answers, args.out, argv)
 
 
 def read_answers(path: Path = ANSWERS) -> list[dict[str, Any]]:
@@ -276,19 +305,7 @@ def markdown(res: Mapping[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("ask", help="the LLM's three-way answers for every replayed abstract")
-    a.add_argument("--limit", type=int, default=None, help="only the first N replayed claims")
-    a.add_argument("--answers", type=Path, default=ANSWERS)
-    r = sub.add_parser("report", help="the three judges side by side")
-    r.add_argument("--answers", type=Path, default=ANSWERS)
-    r.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
-    args = p.parse_args(argv)
-    if args.command == "ask":
-        ask(args.limit, args.answers)
-        return 0
-    return report(args.answers, args.out, argv)
+    return ask_report_main(__doc__ or "", argv, ANSWERS, ask, report)
 
 
 if __name__ == "__main__":
