@@ -75,7 +75,7 @@ def measure(rev: str, root: Path, timeout: float) -> dict[str, Any]:
         out["chat_open_minutes"] = round((time.monotonic() - t0) / 60, 2)
         reply = asyncio.run(first_answer(timeout))
         out["first_answer_minutes"] = round((time.monotonic() - t0) / 60, 2)
-        out["first_answer_notes_keyword_only"] = "keywords (BM25) only" in reply
+        out["first_answer_notes_keyword_only"] = "this search used keywords" in reply  # the note, as the chat escapes it
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -84,6 +84,26 @@ def measure(rev: str, root: Path, timeout: float) -> dict[str, Any]:
             os.killpg(proc.pid, signal.SIGKILL)
         log.close()
     return out
+
+
+def markdown(res: dict[str, Any]) -> str:
+    lines = [
+        "# From git clone to the chat and to a first answer",
+        "",
+        f"`{res['command']}` at commit {res['git_commit']}; {res['machine']}. Each revision: a fresh clone, a "
+        "throwaway venv and DATA_DIR, `make run` (packages from this machine's indexes, warm), then the claim "
+        f"\"{res['claim']}\" typed into the chat.",
+        "",
+        "| revision | chat open (min) | first judged answer (min) | first answer searched by keyword only |",
+        "|---|---:|---:|---|",
+    ]
+    for r in res["runs"]:
+        if "error" in r:
+            lines.append(f"| {r['rev']} | {r['error']} | | |")
+        else:
+            keyword = "yes" if r["first_answer_notes_keyword_only"] else "no"
+            lines.append(f"| {r['rev']} | {r['chat_open_minutes']} | {r['first_answer_minutes']} | {keyword} |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "newcomer.json").write_text(json.dumps(res, indent=2) + "\n")
+    (args.out / "newcomer.md").write_text(markdown(res))
     return 0 if all("error" not in r for r in runs) else 1
 
 
