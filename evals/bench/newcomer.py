@@ -75,7 +75,7 @@ def measure(rev: str, root: Path, timeout: float) -> dict[str, Any]:
         out["chat_open_minutes"] = round((time.monotonic() - t0) / 60, 2)
         reply = asyncio.run(first_answer(timeout))
         out["first_answer_minutes"] = round((time.monotonic() - t0) / 60, 2)
-        out["first_answer_notes_keyword_only"] = "this search used keywords" in reply  # the note, as the chat escapes it
+        out["first_answer_notes_keyword_only"] = "this search used keywords" in reply  # the note, escaped
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
