@@ -84,3 +84,52 @@ async def ask(url: str, cookie: str, text: str, done_marker: str, timeout: float
         t0 = time.perf_counter()
         output = await chat.send(text, done_marker, timeout)
         return {"seconds": time.perf_counter() - t0, "errors": chat.errors, "output": output}
+
+
+class ThreadSession(ChatSession):
+    """A socket session on a given thread (a resume when the thread exists), keeping the restored thread and the
+    actions the server attaches to messages."""
+
+    def __init__(self, url: str, cookie: str, thread_id: str | None = None) -> None:
+        super().__init__(url, cookie)
+        self.thread_id = thread_id or self.thread_id
+        self.session_id = str(uuid.uuid4())
+        self.restored: dict[str, Any] = {}
+        self.actions: list[dict[str, Any]] = []
+        self.sio.on("resume_thread", self._on_resume)
+        self.sio.on("action", self._on_action)
+
+    async def _on_resume(self, thread: dict[str, Any]) -> None:
+        self.restored = thread
+
+    async def _on_action(self, action: dict[str, Any]) -> None:
+        self.actions.append(action)
+
+    async def __aenter__(self) -> ThreadSession:
+        auth = {"clientType": "webapp", "sessionId": self.session_id, "threadId": self.thread_id, "userEnv": "{}"}
+        await self.sio.connect(
+            self.url,
+            socketio_path="/ws/socket.io",
+            transports=["websocket"],
+            headers={"Cookie": self.cookie},
+            auth=auth,
+        )
+        await self.sio.emit("connection_successful")
+        return self
+
+    async def wait_for(self, marker: str, timeout: float) -> str:
+        """The first assistant message (sent or to come) whose text holds `marker`."""
+
+        async def seen() -> str:
+            while not any(marker in out for out in self.outputs):
+                await asyncio.sleep(0.2)
+            return next(out for out in self.outputs if marker in out)
+
+        return await asyncio.wait_for(seen(), timeout)
+
+    async def press(self, name: str) -> None:
+        """Press the action button `name`, as the web client does (an HTTP call naming this session)."""
+        action = next(a for a in self.actions if a["name"] == name)
+        async with httpx.AsyncClient(base_url=self.url, headers={"Cookie": self.cookie}, timeout=30) as client:
+            r = await client.post("/project/action", json={"sessionId": self.session_id, "action": action})
+            r.raise_for_status()

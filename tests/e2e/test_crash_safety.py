@@ -11,14 +11,11 @@ import json
 import shutil
 import sqlite3
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from agent.followup.graph import build_thread_graph
-from tests.e2e.chat_client import ChatSession, login_cookie
+from tests.e2e.chat_client import ThreadSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, SCRIPT, USER
 from tests.e2e.server import ChatServer
 from tools.models.onnx_models import runtime_settings
@@ -28,55 +25,6 @@ from ui.shared.untrusted import md
 TIMEOUT_S = 300.0
 SLOW_ANSWER_S = 600  # far longer than the test waits before the kill
 EARLY = "**Judged:**"  # the verdict and its sources, shown while the LLM writes the answer
-
-
-class ThreadSession(ChatSession):
-    """A socket session on a given thread (a resume when the thread exists), keeping the restored thread and the
-    actions the server attaches to messages."""
-
-    def __init__(self, url: str, cookie: str, thread_id: str | None = None) -> None:
-        super().__init__(url, cookie)
-        self.thread_id = thread_id or self.thread_id
-        self.session_id = str(uuid.uuid4())
-        self.restored: dict[str, Any] = {}
-        self.actions: list[dict[str, Any]] = []
-        self.sio.on("resume_thread", self._on_resume)
-        self.sio.on("action", self._on_action)
-
-    async def _on_resume(self, thread: dict[str, Any]) -> None:
-        self.restored = thread
-
-    async def _on_action(self, action: dict[str, Any]) -> None:
-        self.actions.append(action)
-
-    async def __aenter__(self) -> ThreadSession:
-        auth = {"clientType": "webapp", "sessionId": self.session_id, "threadId": self.thread_id, "userEnv": "{}"}
-        await self.sio.connect(
-            self.url,
-            socketio_path="/ws/socket.io",
-            transports=["websocket"],
-            headers={"Cookie": self.cookie},
-            auth=auth,
-        )
-        await self.sio.emit("connection_successful")
-        return self
-
-    async def wait_for(self, marker: str, timeout: float) -> str:
-        """The first assistant message (sent or to come) whose text holds `marker`."""
-
-        async def seen() -> str:
-            while not any(marker in out for out in self.outputs):
-                await asyncio.sleep(0.2)
-            return next(out for out in self.outputs if marker in out)
-
-        return await asyncio.wait_for(seen(), timeout)
-
-    async def press(self, name: str) -> None:
-        """Press the action button `name`, as the web client does (an HTTP call naming this session)."""
-        action = next(a for a in self.actions if a["name"] == name)
-        async with httpx.AsyncClient(base_url=self.url, headers={"Cookie": self.cookie}, timeout=30) as client:
-            r = await client.post("/project/action", json={"sessionId": self.session_id, "action": action})
-            r.raise_for_status()
 
 
 async def start_check(url: str) -> str:
