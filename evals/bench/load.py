@@ -68,7 +68,7 @@ async def one_chat(url: str, cookie: str, claim: str, delay: float, record: dict
                         if name == "answer" and (u := UNREAD.search(out)):
                             record["unread_papers"] = WORDS.get(u.group(1)) or int(u.group(1))
             record["errors"] = list(chat.errors)
-            if record["errors"]:
+            if record["errors"] or not chat.sio.connected:  # an error, or the server is gone (round 2's kill)
                 break
             await asyncio.sleep(0.2)
 
@@ -83,13 +83,18 @@ async def round_of(url: str, claims: list[str]) -> list[dict[str, Any]]:
     return records
 
 
-async def reopen(url: str, cookie: str, thread_id: str) -> dict[str, Any]:
-    """A thread reopened after the restart: what came back, and whether its check is offered again."""
+async def reopen(url: str, cookie: str, thread_id: str, answered: bool) -> dict[str, Any]:
+    """A thread reopened after the restart: what came back, and (for a check the kill interrupted) whether it is
+    offered again."""
     from tests.e2e.chat_client import ThreadSession
     from ui.chat.interrupted import RERUN
 
     async with ThreadSession(url, cookie, thread_id) as chat:
-        await asyncio.sleep(3)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (
+            chat.restored and (answered or any(a.get("name") == RERUN for a in chat.actions))
+        ):
+            await asyncio.sleep(0.2)
         steps = chat.restored.get("steps", [])
         return {
             "thread_id": thread_id,
@@ -101,11 +106,11 @@ async def reopen(url: str, cookie: str, thread_id: str) -> dict[str, Any]:
         }
 
 
-async def reopen_all(url: str, thread_ids: list[str]) -> list[dict[str, Any]]:
+async def reopen_all(url: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from tests.e2e.chat_client import login_cookie
 
     cookie = await login_cookie(url, USER, PASSWORD)
-    return [await reopen(url, cookie, t) for t in thread_ids]
+    return [await reopen(url, cookie, r["thread_id"], "answer" in r) for r in records if r.get("thread_id")]
 
 
 def spread(values: list[float]) -> dict[str, float | int]:
@@ -169,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
 
             second = asyncio.run(until_kill())
             server.start()
-            reopened = asyncio.run(reopen_all(server.url, [r["thread_id"] for r in second if r.get("thread_id")]))
+            reopened = asyncio.run(reopen_all(server.url, second))
         finally:
             server.stop()
     answered = {r["thread_id"] for r in second if "answer" in r}
