@@ -14,6 +14,7 @@ then says it is provisional. A later search round reads them again. With JUDGE_D
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 from typing import Any
@@ -25,6 +26,8 @@ from agent.judge.direction import bears, choose, evidence_text, opposite_of
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage, numbered
+
+READING = threading.Lock()  # held while a check's sources are read by the LLM
 
 
 def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> str:
@@ -102,60 +105,65 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         sentences[ev.doc_id].append(ev)
     titles = {ev.doc_id: ev.title for ev in state.get("evidence", [])}
     bearings, asked = dict(state.get("bearings", {})), dict(state.get("directions", {}))
-    start, error = time.perf_counter(), state.get("llm_error", "")
     judged: list[SourceAssessment] = []
     aside: list[SilentSource] = []
     left = 0
-    for a in assessments:
-        shown = sentences[a.doc_id]
-        about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
-        text = ""
-        try:
-            if (
-                judge.gate
-                and about not in bearings
-                and not error
-                and time.perf_counter() - start < judge.direction_seconds
-            ):
-                text = evidence_text(deps, a.doc_id, shown)
-                reading = bears(deps.llm, text, claim)
-                bearings[about] = reading.p_bears
-                usage = usage + reading.usage
-            if about in bearings or not judge.gate:
-                bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
-                if not cal.passes(bearing):
-                    aside.append(
-                        set_aside(
-                            a,
-                            titles.get(a.doc_id, a.doc_id),
-                            bearing,
-                            f"Not about the claim: the LLM reads no finding on it here (P(about the claim) "
-                            f"{bearing:.2f} < {cal.gate_threshold:.2f}).",
+    error = state.get("llm_error", "")
+    # one check reads with the LLM at a time in this process, each with its whole DIRECTION_SECONDS from when its
+    # turn comes: the LLM answers one request at a time, so two checks read at once would each run out of time
+    with READING:
+        start = time.perf_counter()
+        for a in assessments:
+            shown = sentences[a.doc_id]
+            about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
+            text = ""
+            try:
+                if (
+                    judge.gate
+                    and about not in bearings
+                    and not error
+                    and time.perf_counter() - start < judge.direction_seconds
+                ):
+                    text = evidence_text(deps, a.doc_id, shown)
+                    reading = bears(deps.llm, text, claim)
+                    bearings[about] = reading.p_bears
+                    usage = usage + reading.usage
+                if about in bearings or not judge.gate:
+                    bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
+                    if not cal.passes(bearing):
+                        aside.append(
+                            set_aside(
+                                a,
+                                titles.get(a.doc_id, a.doc_id),
+                                bearing,
+                                f"Not about the claim: the LLM reads no finding on it here (P(about the claim) "
+                                f"{bearing:.2f} < {cal.gate_threshold:.2f}).",
+                            )
                         )
-                    )
-                    continue
-                # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
-                if key not in asked and not error and (text or time.perf_counter() - start < judge.direction_seconds):
-                    choice = choose(deps.llm, text or evidence_text(deps, a.doc_id, shown), claim, opposite)
-                    asked[key] = choice.p_claim
-                    usage = usage + choice.usage
-                if key in asked:
-                    judged.append(directed(a, asked[key], bearing))
-                    continue
-        except LLMUnavailableError as e:
-            error = str(e)
-        left += 1
-        why = (
-            "it was unavailable"
-            if error
-            else f"the time allowed for its reading ({judge.direction_seconds:g} s) ran out before it reached this "
-            "paper"
-        )
-        kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
-        if isinstance(kept, SilentSource):
-            aside.append(kept)
-        else:
-            judged.append(kept)
+                        continue
+                    # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
+                    in_time = time.perf_counter() - start < judge.direction_seconds
+                    if key not in asked and not error and (text or in_time):
+                        choice = choose(deps.llm, text or evidence_text(deps, a.doc_id, shown), claim, opposite)
+                        asked[key] = choice.p_claim
+                        usage = usage + choice.usage
+                    if key in asked:
+                        judged.append(directed(a, asked[key], bearing))
+                        continue
+            except LLMUnavailableError as e:
+                error = str(e)
+            left += 1
+            why = (
+                "it was unavailable"
+                if error
+                else f"the time allowed for its reading ({judge.direction_seconds:g} s) ran out before it reached this "
+                "paper"
+            )
+            kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
+            if isinstance(kept, SilentSource):
+                aside.append(kept)
+            else:
+                judged.append(kept)
     notes: list[str] = []
     fate = "keep the verifier's reading" if cal.verifier_stands_in else "are listed as not read, not counted"
     if error:

@@ -87,13 +87,10 @@ async def reopen(url: str, cookie: str, thread_id: str, answered: bool) -> dict[
     """A thread reopened after the restart: what came back, and (for a check the kill interrupted) whether it is
     offered again."""
     from tests.e2e.chat_client import ThreadSession
-    from ui.chat.interrupted import RERUN
 
     async with ThreadSession(url, cookie, thread_id) as chat:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (
-            chat.restored and (answered or any(a.get("name") == RERUN for a in chat.actions))
-        ):
+        while time.monotonic() < deadline and not (chat.restored and (answered or chat.actions)):
             await asyncio.sleep(0.2)
         steps = chat.restored.get("steps", [])
         return {
@@ -101,8 +98,9 @@ async def reopen(url: str, cookie: str, thread_id: str, answered: bool) -> dict[
             "restored": bool(steps),
             "claim_kept": any(s.get("type") == "user_message" for s in steps),
             "answer_kept": any(MARKERS["answer"] in str(s.get("output") or "") for s in steps),
-            "offered_again": any("was interrupted" in o for o in chat.outputs) and any(
-                a.get("name") == RERUN for a in chat.actions),
+            # the notice of a check the stop interrupted, or of a message it left waiting, with its button
+            "offered_again": bool(chat.actions) and any(
+                "was interrupted" in o or "was waiting for its turn" in o for o in chat.outputs),
         }
 
 

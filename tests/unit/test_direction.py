@@ -239,3 +239,37 @@ def test_the_shipped_calibration_is_fitted_and_matches_the_settings():
     # the verifier stands in for the LLM only where it reaches the gate's held-out precision
     assert cal.verifier_stands_in == cal.fitted["verifier_alone_reaches_the_gate_precision"]
     assert cal.fitted["min_confidence"] == Settings(_env_file=None).judge.min_confidence  # type: ignore[call-arg]
+
+
+def test_two_checks_at_once_read_with_the_llm_one_after_the_other(make_deps, monkeypatch):
+    """The LLM answers one request at a time: two checks that read their sources at once would each spend their
+    DIRECTION_SECONDS waiting for the other. Each check's reading waits for its turn, then has its whole budget."""
+    import threading
+    import time
+
+    from agent.nodes import direction as node
+
+    calls: list[tuple[str, float, float]] = []
+    real_bears = node.bears
+
+    def slow_bears(llm: Any, evidence: str, claim: str) -> Any:
+        t0 = time.perf_counter()
+        time.sleep(0.05)
+        calls.append((threading.current_thread().name, t0, time.perf_counter()))
+        return real_bears(llm, evidence, claim)
+
+    monkeypatch.setattr(node, "bears", slow_bears)
+    answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See.")]
+    checks = [
+        threading.Thread(target=run_claim, args=(claim, make_deps([*direction_rules(claim), *answer], VERIFIER)),
+                         name=claim)
+        for claim in (ALDH1_BETTER, ALDH1_WORSE)
+    ]
+    for t in checks:
+        t.start()
+    for t in checks:
+        t.join(timeout=60)
+    by_check = {name: [(a, b) for n, a, b in calls if n == name] for name in (ALDH1_BETTER, ALDH1_WORSE)}
+    assert all(by_check.values())
+    first, second = sorted(by_check.values(), key=lambda spans: spans[0][0])
+    assert first[-1][1] <= second[0][0]  # every reading of one check ends before the other's begins

@@ -57,6 +57,24 @@ def mutated_bytes(draw: st.DrawFn, data: bytes) -> bytes:
     return bytes(out)
 
 
+# a file hypothesis found: a line without a tag right after TY made the RIS reader raise KeyError
+STRAY_LINE_RIS = (
+    "TY  - JOUR\nTI  - Green tea and memory in older adults\nAB  - Green tea drinkers scored higher.\nER  - \n\n"
+    "TY  - JOUR\nrinkers scored higher on memory tests. The effect was small.\nER  - \n"
+)
+
+
+def test_a_stray_line_in_a_ris_file_is_one_problem(tmp_path: Path):
+    path = tmp_path / "stray.ris"
+    path.write_text(STRAY_LINE_RIS, encoding="utf-8")
+    try:
+        refs, _ = read_references(path)
+    except ReferenceFileProblem as e:
+        assert "RIS" in str(e)
+    else:
+        assert all(isinstance(r.title, str) for r in refs)
+
+
 def typed(doc: Abstract) -> None:
     assert isinstance(doc.title, str) and doc.doc_id and all(isinstance(s, str) for s in doc.sentences)
     assert doc.year is None or isinstance(doc.year, int)

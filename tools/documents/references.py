@@ -122,6 +122,8 @@ def read_ris(path: Path) -> tuple[list[Reference], list[str]]:
         records = rispy.loads(text, list_tags=[*rispy.LIST_TYPE_TAGS, "L1"])
     except (OSError, ValueError) as e:
         raise ReferenceFileProblem(f"it is not a readable RIS file ({e})") from e
+    except (KeyError, IndexError, TypeError) as e:  # rispy's own errors on some malformed files (a stray line)
+        raise ReferenceFileProblem(f"it is not a readable RIS file ({type(e).__name__} in the RIS reader)") from e
     refs = []
     for n, rec in enumerate(records, start=1):
         urls = rec.get("urls") or []

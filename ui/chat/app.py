@@ -29,7 +29,16 @@ from tools.models.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import finish_in_background
 from ui.chat.first_screen import PROFILE, STARTERS
-from ui.chat.interrupted import NOTHING_TO_RERUN, RERUN, interrupted_claim, interrupted_notice, running
+from ui.chat.interrupted import (
+    CHECK_WAITING,
+    NOTHING_TO_RERUN,
+    RERUN,
+    interrupted_claim,
+    interrupted_notice,
+    running,
+    unanswered,
+    waiting_notice,
+)
 from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice
 from ui.chat.passage import PASSAGE_TAG, looks_like_passage, passage_actions, passage_turn
 from ui.chat.paste import PasteDataLayer, accept_large_pastes
@@ -155,8 +164,9 @@ async def queued_turn(text: str | None, resuming: str | None = None, verbatim: b
     stored result and never waits."""
     if text is not None and asked_sentence(text) is not None:
         return await run_turn(text)
-    async with queue_slot():
-        return await run_turn(text, resuming, verbatim)
+    with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
+        async with queue_slot():
+            return await run_turn(text, resuming, verbatim)
 
 
 def failure_text(e: BaseException) -> str | None:
@@ -233,6 +243,13 @@ async def on_rerun(action: cl.Action) -> None:
     await send_answer(results[-1], len(results) - 1, [])
 
 
+@cl.action_callback(CHECK_WAITING)
+async def on_check_waiting(action: cl.Action) -> None:
+    """Check the message that waited for its turn when the server stopped, as if it had just been sent."""
+    await action.remove()
+    await on_message(cl.Message(content=str(action.payload["text"])))
+
+
 @cl.action_callback(OWN_WORDS)
 async def on_own_words(action: cl.Action) -> None:
     """Check the message the LLM rewrote exactly as the user typed it (it was validated when it was sent)."""
@@ -277,6 +294,8 @@ async def reattach(thread: ThreadDict) -> None:
     claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
     if claim is not None:
         await interrupted_notice(claim).send()
+    elif (waiting := unanswered(thread["id"], thread["steps"])) is not None:
+        await waiting_notice(waiting).send()
     values = await thread_values(thread["id"])
     results, passages = values.get("results", []), values.get("passages", [])
     for step in thread["steps"]:

@@ -3,11 +3,15 @@
 The thread's checkpoint records it: LangGraph writes the checkpoint of the step that decides on a check while the
 check runs (within milliseconds of its start), so a thread whose last checkpoint still has the check as its next
 step, and whose check does not run in this process now, was interrupted. On resume the chat says so under what had
-finished, and offers to run it again; the re-run continues the thread's run from that checkpoint."""
+finished, and offers to run it again; the re-run continues the thread's run from that checkpoint.
+
+A message that waited for its turn in the check queue when the server stopped has no checkpoint (the thread's run
+never started): the restored thread ends with it and nothing answers it but the queue's own notice. On resume the
+chat offers to check it now."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,7 +21,9 @@ from ui.chat.runtime import thread_config
 from ui.shared.untrusted import md
 
 RERUN = "rerun_check"
-_running: set[str] = set()  # threads whose check runs in this process now
+CHECK_WAITING = "check_waiting"
+_running: set[str] = set()  # threads whose turn runs, or waits for its turn, in this process now
+QUEUE_NOTICE = "Queued: number"  # ui.chat.queued's notice, which is no answer
 
 
 @contextmanager
@@ -49,3 +55,31 @@ def interrupted_notice(claim: str) -> cl.Message:
 
 
 NOTHING_TO_RERUN = "Nothing to re-run: this thread has no interrupted check."
+
+
+def unanswered(thread_id: str, steps: Sequence[Mapping[str, Any]]) -> str | None:
+    """The thread's last user message when nothing but the queue's notice follows it and no turn of the thread runs
+    or waits here: the message the server's stop left waiting for its turn. None otherwise."""
+    if thread_id in _running:
+        return None
+    last: str | None = None
+    for step in steps:
+        if step.get("type") == "user_message":
+            last = str(step.get("output") or "")
+        elif step.get("type") == "assistant_message" and QUEUE_NOTICE not in str(step.get("output") or ""):
+            last = None
+    return last or None
+
+
+def waiting_text(text: str) -> str:
+    return (
+        f"⚠️ “{md(text)}” was waiting for its turn when the server stopped, and was not checked. Press "
+        "**Check it now** to check it."
+    )
+
+
+def waiting_notice(text: str) -> cl.Message:
+    return cl.Message(
+        content=waiting_text(text),
+        actions=[cl.Action(name=CHECK_WAITING, label="Check it now", payload={"text": text})],
+    )
