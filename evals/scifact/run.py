@@ -199,7 +199,7 @@ def run_full(
 def run_info(
     opts: EvalOptions, settings: Settings, claims: Sequence[Mapping[str, Any]], evaluated: int
 ) -> dict[str, Any]:
-    from tools.index.local import read_manifest
+    from tools.index.manifest import read_manifest
 
     manifest = read_manifest(settings.stores.index_dir) or {}
     r, j = settings.retrieval, settings.judge

@@ -8,7 +8,7 @@ shipped one (prompts/bears.md), which the embedded LLM answers No for many null 
 ``ask`` reads every abstract of the judge's replay of held-out SciFact train claims (evals/training/bearing_replay.py)
 as the product shows it to the LLM and asks the other question, with the same system prompt, reading P(Yes) from
 the first token. One JSON row per abstract in ``evals/results/bearing_question/answers.jsonl``. ``report`` sets the
-two gates side by side as evals/studies/neither_choice.py does (five folds of claims, each gate, direction and
+two gates side by side as evals/studies/replay_folds.py compares judges (five folds of claims, each gate, direction and
 threshold fitted on four and labelling the fifth), with the shipped direction (the two-order A/B call) for both.
 """
 
@@ -24,7 +24,7 @@ import prompts
 from agent.judge.direction import yes_share
 from agent.llm.calls import first_token
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
-from evals.studies.neither_choice import (
+from evals.studies.replay_folds import (
     ask_replay,
     ask_report_main,
     bearing_set_counts,

@@ -26,11 +26,9 @@ F1 of the out-of-fold labels, direction accuracy on evidence abstracts, the shar
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -38,14 +36,20 @@ from typing import Any
 import numpy as np
 
 import prompts
-from agent.judge.calibration import logit
 from agent.llm.calls import first_token
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
-from evals.training.bearing_replay import REPLAY, read_replay
+from evals.studies.replay_folds import (
+    TARGET_PRECISION,
+    Reading,
+    ask_replay,
+    ask_report_main,
+    bearing_set_counts,
+    joined,
+    labelled,
+    out_of_fold,
+)
 
 ANSWERS = REPO_ROOT / "evals" / "results" / "neither_choice" / "answers.jsonl"
-FOLDS = 5
-TARGET_PRECISION = 0.65
 
 
 def three_way(probs: Mapping[str, float], reply: str) -> tuple[float, float, float]:
@@ -82,151 +86,17 @@ def choose_or_neither(llm: Any, evidence: str, claim: str, opposite: str) -> dic
     }
 
 
-Asker = Callable[[Any, str, Mapping[str, Any]], dict[str, Any]]  # (LLM, evidence as shown, replay row) -> answer
-
-
-def ask_replay(limit: int | None, path: Path, asker: Asker, what: str) -> None:
-    """``asker``'s answer for every abstract of the judge's replay that ``path`` does not hold yet, each read as the
-    product shows it to the LLM (agent.judge.direction.evidence_text of the recorded sentences), appended to
-    ``path`` as it comes (an interrupted run resumes)."""
-    from agent.judge.direction import evidence_text
-    from agent.service import load_deps
-    from agent.settings.app import get_settings
-    from agent.state import Evidence
-
-    rows = read_replay(REPLAY)[:limit]
-    done = {a["pair"] for a in read_answers(path)}
-    todo = [(r, d) for r in rows for d in r["docs"] if f"{r['claim']}:{d['doc_id']}" not in done]
-    if not todo:
-        return
-    deps = load_deps(get_settings().with_values(live={"sources": "local"}))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for k, (row, d) in enumerate(todo, start=1):
-        sentences = [Evidence(n=i + 1, doc_id=d["doc_id"], title=d["title"], sentence=s, sentence_index=idx)
-                     for i, (idx, s) in enumerate(d["sentences"])]
-        t0 = time.perf_counter()
-        answer = {"pair": f"{row['claim']}:{d['doc_id']}",
-                  **asker(deps.llm, evidence_text(deps, d["doc_id"], sentences), row)}
-        with path.open("a") as fh:
-            fh.write(json.dumps(answer) + "\n")
-        print(f"{what}: {k}/{len(todo)} abstracts ({time.perf_counter() - t0:.1f} s)", flush=True)
-
-
 def ask(limit: int | None, path: Path = ANSWERS) -> None:
     """Asks the three-way question of every replayed abstract that ``path`` does not hold yet."""
     ask_replay(limit, path, lambda llm, text, row: choose_or_neither(llm, text, row["text"], row["opposite"]),
                "neither")
 
 
-def ask_report_main(doc: str, argv: list[str] | None, answers: Path, ask: Callable[[int | None, Path], None],
-                    report: Callable[[Path, Path, list[str] | None], int]) -> int:
-    """The command line of a study that asks the LLM over the replay (``ask``) and reports (``report``)."""
-    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("ask", help="the LLM's answers for every replayed abstract (resumable)")
-    a.add_argument("--limit", type=int, default=None, help="only the first N replayed claims")
-    a.add_argument("--answers", type=Path, default=answers)
-    r = sub.add_parser("report", help="the judges side by side")
-    r.add_argument("--answers", type=Path, default=answers)
-    r.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
-    args = p.parse_args(argv)
-    if args.command == "ask":
-        ask(args.limit, args.answers)
-        return 0
-    return report(args.answers, args.out, argv)
-
-
-def read_answers(path: Path = ANSWERS) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
-
-
-# a judge's reading of one replayed abstract: (its gate signal, its P(claim)) from the abstract and its answer
-Reading = Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[float, float]]
 JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
     "yes/no, then A/B (shipped)": (lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]), 3),
     "A/B/C": (lambda d, a: (1.0 - a["p_neither"], a["p_claim"]), 2),
     "A/B/C gate, A/B direction": (lambda d, a: (1.0 - a["p_neither"], d["llm_p_claim"]), 4),
 }
-
-
-def joined(answers: Path) -> list[dict[str, Any]]:
-    """The replay's claims, each abstract with its three-way answer; claims missing an answer are left out."""
-    got = {a["pair"]: a for a in read_answers(answers)}
-    rows = []
-    for r in read_replay(REPLAY):
-        docs = [{**d, "pair": f"{r['claim']}:{d['doc_id']}", "answer": got.get(f"{r['claim']}:{d['doc_id']}")}
-                for d in r["docs"]]
-        if docs and all(d["answer"] for d in docs):
-            rows.append({**r, "docs": docs})
-    return rows
-
-
-def judged(cal: Any, reading: Reading, d: Mapping[str, Any], threshold: float) -> tuple[str, float] | None:
-    """One abstract's label and confidence under the judge ``cal`` (agent.judge.calibration.JudgeCalibration) reading
-    it with ``reading``; None when it does not pass the floor or the gate."""
-    gate_signal, p_claim = reading(d, d["answer"])
-    if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
-        return None
-    if cal.bearing(d["bearing"], gate_signal) < threshold:
-        return None
-    st = cal.stance(p_claim)
-    return st.label, st.confidence
-
-
-def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence: float) -> dict[str, Any]:
-    """Each fold of claims labelled by a gate, direction and threshold fitted on the other folds (as
-    evals/training/judge_calibration.py fits the shipped judge); abstract id -> (label, confidence) or None."""
-    from agent.judge.calibration import JudgeCalibration
-    from evals.training.judge_calibration import FLOOR_KEEPS, apply, fit_logistic, label_only, pick
-
-    labels: dict[str, tuple[str, float] | None] = {}
-    for fold in range(FOLDS):
-        fit = [r for k, r in enumerate(rows) if k % FOLDS != fold]
-        docs = [d for r in fit for d in r["docs"]]
-        gold = np.array([d["gold"] is not None for d in docs])
-        x = np.array([[logit(d["bearing"]), logit(reading(d, d["answer"])[0])] for d in docs])
-        gate = fit_logistic(x, gold)
-        verifier_gate = fit_logistic(x[:, :1], gold)
-        evidence = [d for d in docs if d["gold"] is not None]
-        direction = fit_logistic(np.array([[logit(reading(d, d["answer"])[1])] for d in evidence]),
-                                 np.array([d["gold"] == 0 for d in evidence]))
-        v_gold = np.sort(apply(verifier_gate, x[gold][:, :1]))
-        floor = float(v_gold[int(np.floor(len(v_gold) * (1 - FLOOR_KEEPS)))]) - 1e-4
-        cal = JudgeCalibration(verifier_gate=(verifier_gate[0], verifier_gate[1]), ask_floor=floor,
-                               gate_weights=(gate[0], gate[1], gate[2]),
-                               direction_weights=(direction[0], direction[1]))
-
-        grid = sorted({round(float(t), 3) for t in np.linspace(0.05, 0.8, 31)})
-        trials = [{"threshold": t, **label_only(fit, partial(judged, cal, reading, threshold=t), min_confidence)}
-                  for t in grid]
-        chosen = pick(trials, TARGET_PRECISION)["threshold"]
-        for k, r in enumerate(rows):
-            if k % FOLDS == fold:
-                for d in r["docs"]:
-                    labels[d["pair"]] = judged(cal, reading, d, chosen)
-    return labels
-
-
-def labelled(labels: Mapping[str, tuple[str, float] | None], d: Mapping[str, Any]) -> tuple[str, float] | None:
-    return labels[d["pair"]]
-
-
-def bearing_set_counts(rows: Sequence[dict[str, Any]], labels: Mapping[str, Any]) -> dict[str, list[int]]:
-    """Per reader's label (evals/bearing_set): [papers that count, papers], a paper counting when it passes the
-    gate with a label other than No Evidence."""
-    from evals.studies.bearing_set import LABELS, ORDER, final_label
-
-    read = {}
-    for line in LABELS.read_text().splitlines():
-        item = json.loads(line)
-        read[item["pair"]] = final_label(item["labels"]) if "labels" in item else item["label"]
-    counts = {k: [0, 0] for k in ORDER}
-    for pair, label in read.items():
-        if pair in labels:
-            got = labels[pair]
-            counts[label][0] += got is not None and got[0] != "No Evidence"
-            counts[label][1] += 1
-    return counts
 
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:

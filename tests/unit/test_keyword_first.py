@@ -13,7 +13,8 @@ from agent.state import Deps
 from tests.conftest import FIXTURES
 from tools.index.build import build_index, embed_sentences, finish_dense
 from tools.index.embed_cache import CachedEmbedder, EmbeddingCache
-from tools.index.local import CorpusIndex, DenseIndexBuilding, read_manifest
+from tools.index.local import CorpusIndex, DenseIndexBuilding
+from tools.index.manifest import read_manifest
 
 CLAIM = "The MMR vaccine causes autism."
 

@@ -23,15 +23,8 @@ from tools.files import move_aside, sqlite_problem
 from tools.index.bm25 import bm25_index
 from tools.index.dense_store import chroma_client, sentence_text, sentences_collection, upsert_embeddings
 from tools.index.embed_cache import CachedEmbedder, EmbeddingCache
-from tools.index.local import (
-    INDEX_VERSION,
-    MANIFEST,
-    CorpusIndex,
-    dense_left,
-    index_problem,
-    read_live_docs,
-    read_manifest,
-)
+from tools.index.local import INDEX_VERSION, CorpusIndex, read_live_docs
+from tools.index.manifest import MANIFEST, dense_left, index_problem, read_manifest, write_manifest
 from tools.models.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
 from tools.models.onnx_models import EXPORT_RECIPE
 
@@ -58,11 +51,6 @@ def set_aside_chroma(chroma_dir: Path, on_problem: Callable[[str], None] | None)
         on_problem(f"the Chroma store {chroma_dir} could not be read ({problem}); it was moved to {moved}")
 
 
-def write_manifest(index_dir: Path, manifest: dict[str, Any]) -> None:
-    """The manifest, replaced in one step: a reader never sees half of it."""
-    tmp = index_dir / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2))
-    tmp.replace(index_dir / MANIFEST)
 
 
 def build_index(

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tools.corpus import Abstract
-from tools.files import sqlite_problem, storage_problem
+from tools.files import storage_problem
 from tools.index.bm25 import Hit, bm25_index, bm25_search
 from tools.index.dense_store import (
     DenseStoreError,
@@ -32,6 +32,7 @@ from tools.index.dense_store import (
     store_errors,
     upsert_embeddings,
 )
+from tools.index.manifest import MANIFEST, dense_left, read_manifest
 from tools.live.merge import union
 from tools.models.embedder import Embedder, get_embedder
 
@@ -39,7 +40,6 @@ log = logging.getLogger(__name__)
 LISTED_METADATA = ("publication_types", "mesh_terms", "notices")  # a refresh adds to these lists
 
 INDEX_VERSION = 2
-MANIFEST = "manifest.json"
 LIVE_DOCS = "live_docs.jsonl"
 
 
@@ -78,39 +78,6 @@ def read_live_docs(index_dir: Path, skip: Mapping[str, Abstract] | None = None) 
             if skip is None or doc.doc_id not in skip:
                 out[doc.doc_id] = doc
     return out
-
-
-def read_manifest(index_dir: Path) -> dict[str, Any] | None:
-    path = index_dir / MANIFEST
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and "fingerprint" in data else None
-
-
-def dense_left(manifest: dict[str, Any]) -> tuple[int, int] | None:
-    """(sentences embedded, sentences in all) while the dense index is being built; None once it is whole (an index
-    built before the build had two phases says nothing, and is whole)."""
-    dense = manifest.get("dense")
-    if not isinstance(dense, dict) or dense.get("done", 0) >= dense.get("of", 0):
-        return None
-    return int(dense["done"]), int(dense["of"])
-
-
-def index_problem(index_dir: Path, chroma_url: str | None) -> str | None:
-    """What is missing or unreadable in a built index, from a quick look at its files (no model, no search); None
-    when nothing is."""
-    for part in ("corpus.jsonl", "bm25/params.index.json", "bm25/doc_ids.json"):
-        if not (index_dir / part).is_file():
-            return f"{part} is missing"
-    if chroma_url is None:
-        problem = sqlite_problem(index_dir / "chroma" / "chroma.sqlite3", thorough=False)
-        if problem:
-            return f"chroma/chroma.sqlite3 is {problem}"
-    return None
 
 
 class CorpusIndex:

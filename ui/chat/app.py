@@ -7,7 +7,6 @@ usable."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
@@ -34,26 +33,20 @@ from ui.chat.interrupted import (
     NOTHING_TO_RERUN,
     RERUN,
     interrupted_claim,
-    interrupted_notice,
     running,
-    unanswered,
-    waiting_notice,
 )
 from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice
-from ui.chat.passage import PASSAGE_TAG, looks_like_passage, passage_actions, passage_turn
+from ui.chat.passage import looks_like_passage, passage_turn
 from ui.chat.paste import PasteDataLayer, accept_large_pastes
 from ui.chat.persistence import database_url
 from ui.chat.progress import CheckProgress
 from ui.chat.queued import queue_slot
+from ui.chat.resume import reattach
 from ui.chat.runtime import chat_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
 from ui.chat.views import (
-    ANSWER_TAG,
-    consensus_chart,
     followup_message,
     send_answer,
-    sentence_actions,
-    source_panels,
     sources_message,
     why_message,
 )
@@ -62,7 +55,6 @@ from ui.shared.untrusted import md
 log = logging.getLogger("claimtrace.ui")
 accept_large_pastes()
 UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
-RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
 _background: set[asyncio.Task[None]] = set()
 
 
@@ -280,36 +272,6 @@ async def on_feedback(action: cl.Action) -> None:
     await asyncio.to_thread(record_feedback, get_settings().stores.data_dir, thread_id(), result, sentence, p["kind"])
     what = "the flag is wrong" if p["kind"] == "flag_wrong" else "it is unsupported"
     await cl.Message(content=f"Thanks: recorded that on sentence {p['sentence']} {what}.").send()
-
-
-def _metadata(step: dict[str, Any]) -> dict[str, Any]:
-    raw = step.get("metadata") or {}
-    return json.loads(raw) if isinstance(raw, str) else dict(raw)
-
-
-async def reattach(thread: ThreadDict) -> None:
-    """Give the restored answers their source panels and buttons back, and passage tables their buttons (Chainlit
-    restores only their text), and say so under them when the thread's last check was interrupted."""
-    await asyncio.sleep(RESUME_DELAY_S)
-    claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
-    if claim is not None:
-        await interrupted_notice(claim).send()
-    elif (waiting := unanswered(thread["id"], thread["steps"])) is not None:
-        await waiting_notice(waiting).send()
-    values = await thread_values(thread["id"])
-    results, passages = values.get("results", []), values.get("passages", [])
-    for step in thread["steps"]:
-        shown = _metadata(dict(step)).get(PASSAGE_TAG)
-        if isinstance(shown, int) and 0 <= shown < len(passages):
-            await cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
-                             metadata={PASSAGE_TAG: shown}, actions=passage_actions(passages[shown], shown)).update()
-        index = _metadata(dict(step)).get(ANSWER_TAG)
-        if not isinstance(index, int) or not 0 <= index < len(results):
-            continue
-        msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
-                         metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
-                         elements=source_panels(results[index]["sources"]) + consensus_chart(results[index]))
-        await msg.update()
 
 
 @cl.on_chat_resume

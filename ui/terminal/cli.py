@@ -137,7 +137,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     from agent.settings.app import get_settings
     from tools.corpus import CorpusError, resolve_corpus_path
     from tools.index.build import build_index
-    from tools.index.local import IndexMissingError, dense_left
+    from tools.index.local import IndexMissingError
+    from tools.index.manifest import dense_left
 
     settings = get_settings()
     use_settings(settings)
@@ -191,7 +192,7 @@ def cmd_model(args: argparse.Namespace) -> int:
 def cmd_ui(args: argparse.Namespace) -> int:
     from agent.settings.app import get_settings
     from tools.files import storage_problem
-    from tools.index.local import read_manifest
+    from tools.index.manifest import read_manifest
     from ui.chat import credentials, launch
     from ui.chat.guard import is_loopback
 

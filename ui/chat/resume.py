@@ -1,0 +1,59 @@
+"""A reopened thread made whole again: Chainlit restores only the messages' text, so the answers get their source
+panels, sentence buttons and consensus chart back and passage tables their buttons, and the thread says so when the
+server's stop interrupted its check or left its last message waiting (ui.chat.interrupted)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import chainlit as cl
+from chainlit.types import ThreadDict
+
+from ui.chat.interrupted import (
+    interrupted_claim,
+    interrupted_notice,
+    unanswered,
+    waiting_notice,
+)
+from ui.chat.passage import PASSAGE_TAG, passage_actions
+from ui.chat.runtime import chat_runtime, thread_values
+from ui.chat.views import (
+    ANSWER_TAG,
+    consensus_chart,
+    sentence_actions,
+    source_panels,
+)
+
+RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
+
+
+def _metadata(step: dict[str, Any]) -> dict[str, Any]:
+    raw = step.get("metadata") or {}
+    return json.loads(raw) if isinstance(raw, str) else dict(raw)
+
+
+async def reattach(thread: ThreadDict) -> None:
+    """Give the restored answers their source panels and buttons back, and passage tables their buttons (Chainlit
+    restores only their text), and say so under them when the thread's last check was interrupted."""
+    await asyncio.sleep(RESUME_DELAY_S)
+    claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
+    if claim is not None:
+        await interrupted_notice(claim).send()
+    elif (waiting := unanswered(thread["id"], thread["steps"])) is not None:
+        await waiting_notice(waiting).send()
+    values = await thread_values(thread["id"])
+    results, passages = values.get("results", []), values.get("passages", [])
+    for step in thread["steps"]:
+        shown = _metadata(dict(step)).get(PASSAGE_TAG)
+        if isinstance(shown, int) and 0 <= shown < len(passages):
+            await cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                             metadata={PASSAGE_TAG: shown}, actions=passage_actions(passages[shown], shown)).update()
+        index = _metadata(dict(step)).get(ANSWER_TAG)
+        if not isinstance(index, int) or not 0 <= index < len(results):
+            continue
+        msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                         metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
+                         elements=source_panels(results[index]["sources"]) + consensus_chart(results[index]))
+        await msg.update()
