@@ -17,7 +17,9 @@ four, as evals/training/judge_calibration.py fits the shipped judge, and the fol
 * "yes/no, then A/B" (shipped): the gate on the verifier and the LLM's P(Yes, it bears), the direction from the
   two-order A/B call: three LLM calls per abstract;
 * "A/B/C": the gate on the verifier and 1 - P(neither), the direction from the same call's A/B shares: two calls;
-* "A/B/C gate, A/B direction": the three-way call's gate with the shipped direction (four calls, for the record).
+* "A/B/C gate, A/B direction": the three-way call's gate with the shipped direction (four calls, for the record);
+* "yes/no gate, A/B/C direction": the shipped gate with the three-way call's direction, which reads contradicting
+  evidence better (three calls, as shipped).
 
 Reported: the area under the ROC curve for "SciFact evidence" of each LLM reading, Label-Only precision / recall /
 F1 of the out-of-fold labels, direction accuracy on evidence abstracts, the share of the bearing set's papers
@@ -96,6 +98,7 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
     "yes/no, then A/B (shipped)": (lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]), 3),
     "A/B/C": (lambda d, a: (1.0 - a["p_neither"], a["p_claim"]), 2),
     "A/B/C gate, A/B direction": (lambda d, a: (1.0 - a["p_neither"], d["llm_p_claim"]), 4),
+    "yes/no gate, A/B/C direction": (lambda d, a: (d["llm_p_bears"], a["p_claim"]), 3),
 }
 
 
