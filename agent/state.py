@@ -171,13 +171,29 @@ class Verdict(BaseModel):
     # as not read (SilentSource.unread): a verdict that says so is provisional however final the check
     unread: int = 0
 
+    def sides(self) -> str:
+        """"2 papers support the claim and 1 contradicts it; 3 more bear on neither side"."""
+        return side_counts(self.supporting, self.contradicting, self.irrelevant)
+
     def describe(self) -> str:
         """The verdict in one line for the LLM's prompts: label, leaning, confidence and the sources on each side."""
         leaning = f", leaning {self.leaning}" if self.leaning else ""
-        return (
-            f"{self.label}{leaning} (confidence {self.confidence:.2f}; {self.supporting} source(s) support, "
-            f"{self.contradicting} contradict, {self.irrelevant} bear on neither)"
-        )
+        return f"{self.label}{leaning} (confidence {self.confidence:.2f}; {self.sides()})"
+
+
+def papers(n: int) -> str:
+    """"1 paper", "2 papers": every count the user sees is of papers."""
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
+def side_counts(supporting: int, contradicting: int, irrelevant: int) -> str:
+    """The papers on each side, in the one wording every view uses: "2 papers support the claim and 1 contradicts
+    it; 3 more bear on neither side"."""
+    support = f"{papers(supporting)} support{'s' if supporting == 1 else ''} the claim"
+    against = f"{contradicting} contradict{'s' if contradicting == 1 else ''} it"
+    bear = "bears" if irrelevant == 1 else "bear"
+    neither = f"; {irrelevant} more {bear} on neither side" if irrelevant else ""
+    return f"{support} and {against}{neither}"
 
 
 class Usage(BaseModel):
@@ -218,8 +234,7 @@ class ClaimState(TypedDict, total=False):
     candidates: list[RankedDoc]
     evidence: list[Evidence]
     assessments: list[SourceAssessment]
-    silent_sources: int  # abstracts read whose sentences bear on the claim neither way
-    silent: list[SilentSource]  # those abstracts, with their weights
+    silent: list[SilentSource]  # abstracts read that bear on the claim neither way, with their weights and why
     no_stance_confidence: float  # calibrated P(nei) of the candidate sentence most likely to bear on the claim
     opposite: str  # the claim's opposite the judge sets against it (agent/judge/direction.py)
     opposite_source: str  # what made it: direction, negation (rules), llm or template
@@ -256,7 +271,7 @@ class SearchIndex(Protocol):
     def add_abstracts(self, docs: Sequence[Abstract]) -> list[str]: ...
 
 
-class StanceJudge(Protocol):
+class StanceVerifier(Protocol):
     """What the nodes use of the stance verifier (tools.models.verifier.Verifier)."""
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]: ...
@@ -271,11 +286,11 @@ class Deps:
     settings: Settings
     llm: BaseChatModel
     index: SearchIndex
-    verifier: StanceJudge
-    sentence_verifier: StanceJudge | None = None
+    verifier: StanceVerifier
+    sentence_verifier: StanceVerifier | None = None
 
     @property
-    def answer_verifier(self) -> StanceJudge:
+    def answer_verifier(self) -> StanceVerifier:
         return self.sentence_verifier or self.verifier
 
 

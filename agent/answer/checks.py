@@ -11,7 +11,7 @@ the verifier's and is shown apart, and such a sentence is what text planted in a
 words can then be in the source itself). A sentence that copies or rewords a cited sentence but changes it (a
 negation dropped or added, a number changed, "in mice" or the head of the subject dropped, a hedge dropped:
 tools.text.distortion) is not supported either. Nor is a sentence the LLM reads as saying the opposite of what it
-cites (agent.answer.sentence_judge)."""
+cites (agent.answer.sentence_direction)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.answer.compose import paper_texts, quotes
-from agent.answer.sentence_judge import read_direction
+from agent.answer.sentence_direction import read_direction
 from agent.judge.sources import premise
-from agent.state import AnswerSentence, Attribution, Deps, Evidence, StanceJudge, Usage
+from agent.state import AnswerSentence, Attribution, Deps, Evidence, StanceVerifier, Usage
 from tools.text.distortion import distorted
 from tools.text.overlap import copies, misattributed, without_negations, words
 
@@ -52,7 +52,11 @@ def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
 
 
 def check_sentences(
-    sentences: Sequence[AnswerSentence], evidence: Sequence[Evidence], verifier: StanceJudge, top: int, claim: str = ""
+    sentences: Sequence[AnswerSentence],
+    evidence: Sequence[Evidence],
+    verifier: StanceVerifier,
+    top: int,
+    claim: str = "",
 ) -> list[AnswerSentence]:
     """The sentences with their status, score, reason, attribution and flag. A sentence the verifier finds supported
     that carries a run of the claim's words its cited sources do not hold restates the claim instead of reporting a
@@ -112,7 +116,7 @@ def verified(
     deadline: float | None = None,
 ) -> tuple[list[AnswerSentence], Usage, list[str]]:
     """Verify's checks: the verifier's (`check_sentences`), then, while the LLM works (``llm_ok``), its reading of
-    direction (agent.answer.sentence_judge, by ``deadline`` when given); with the LLM's usage and notes."""
+    direction (agent.answer.sentence_direction, by ``deadline`` when given); with the LLM's usage and notes."""
     checked = check_sentences(sentences, evidence, deps.answer_verifier, deps.settings.answer.top_attribution, claim)
     if not llm_ok:
         return checked, Usage(), []

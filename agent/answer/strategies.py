@@ -21,38 +21,14 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import prompts
-from agent.answer.compose import by_number, extractive_answer, finding
+from agent.answer.compose import extractive_answer
+from agent.answer.text import findings_block, papers_block
 from agent.llm.calls import chat
 from agent.state import AnswerSentence, Deps, Evidence, Usage, Verdict
 from tools.text.citations import ParsedSentence, parse_answer
 
 Strategy = Literal["abstractive", "per_paper", "extractive", "hybrid"]
-STANCE = {"supports": "supports the claim", "contradicts": "contradicts the claim"}
 _NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$")  # "1: ..." or "[1] ..."
-
-
-def findings_block(evidence: Sequence[Evidence]) -> prompts.Fragment:
-    """The evidence as the answer prompts show it: one ``<finding>`` per item with its number, the study's year, the
-    abstract section it comes from when the abstract names one, and the verifier's stance; inside, the sentence
-    without its section heading (agent.answer.compose.finding), fenced by ``prompts.fence`` (a planted ``</finding>`` or
-    chat-template token can neither close the item nor open a turn)."""
-    items = []
-    for ev in evidence:
-        attributes: dict[str, str | int] = {"n": ev.n}
-        if ev.year:
-            attributes["year"] = ev.year
-        if ";" in ev.section:
-            attributes["section"] = ev.section.split(";")[0]
-        attributes["stance"] = STANCE.get(ev.stance, "unclear")
-        items.append(prompts.fence("finding", finding(ev.sentence), **attributes))
-    return prompts.lines(items)
-
-
-def papers_block(evidence: Sequence[Evidence]) -> prompts.Fragment:
-    """The evidence as the per-paper prompt shows it: one ``<paper>`` per number [n], holding that paper's evidence
-    sentences in order, each without its heading, fenced as ``findings_block`` fences them."""
-    texts = {n: " ".join(finding(ev.sentence) for ev in evs) for n, evs in by_number(evidence).items()}
-    return prompts.lines([prompts.fence("paper", text, n=n) for n, text in texts.items()])
 
 
 def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.judge.scoring import grade
+from tools.models.verifier_artifact import Stance
 
 CALIBRATION_FILE = Path(__file__).with_name("judge_calibration.json")
 
@@ -60,7 +61,8 @@ class JudgedLabel:
     confidence: float  # P(the chosen direction), for a source past the gate
 
     @property
-    def side(self) -> str:
+    def stance(self) -> Stance:
+        """The direction as the verifier names a stance: "supports", "contradicts", or "nei" at exactly even odds."""
         return "supports" if self.score > 0 else "contradicts" if self.score < 0 else "nei"
 
 

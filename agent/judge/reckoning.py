@@ -9,28 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, WEAKLY_REFUTED, WEAKLY_SUPPORTED, counted
+from agent.judge.scoring import (
+    GRADE_SCORE,
+    NOT_ENOUGH,
+    UNDECIDED,
+    WEAKLY_REFUTED,
+    WEAKLY_SUPPORTED,
+    counted,
+    weight_in_words,
+)
 from agent.result import CheckResult
-from agent.state import Evidence, SourceAssessment, Verdict
-from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
-
-
-def papers(n: int) -> str:
-    return f"{n} paper" if n == 1 else f"{n} papers"
+from agent.state import Evidence, SourceAssessment, Verdict, papers
+from tools.documents.design import DESIGN_PLURALS
 
 
 def listing(names: Sequence[str]) -> str:
     """"a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def sides(v: Verdict) -> str:
-    """"2 papers support the claim and 1 contradicts it; 3 more bear on neither side"."""
-    support = f"{papers(v.supporting)} support{'s' if v.supporting == 1 else ''} the claim"
-    against = f"{v.contradicting} contradict{'s' if v.contradicting == 1 else ''} it"
-    bear = "bears" if v.irrelevant == 1 else "bear"
-    neither = f"; {v.irrelevant} more {bear} on neither side" if v.irrelevant else ""
-    return f"{support} and {against}{neither}"
 
 
 def verdict_statement(v: Verdict, min_confidence: float, read: int, unread_listed: int = 0) -> str:
@@ -60,7 +55,7 @@ def verdict_statement(v: Verdict, min_confidence: float, read: int, unread_liste
             f"Not enough evidence: {papers(read)} {'was' if read == 1 else 'were'} read, and none of them states a "
             "finding for or against the claim clearly enough to count, so they do not settle it."
         )
-    figures = sides(v)
+    figures = v.sides()
     if v.label == UNDECIDED:
         text = (
             f"Cannot decide: the evidence leans towards “{(v.leaning or '').lower()}”, but its confidence "
@@ -98,27 +93,15 @@ def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceA
     return [ev for ev in evidence if ev.doc_id in docs]
 
 
-def weight_inputs(inputs: dict[str, Any]) -> str:
-    """What a weight came from, in words: "animal study ×0.35, 120 citations, 2019"."""
-    parts = []
-    if inputs.get("retracted"):
-        parts.append("retracted: weight 0")
-    if "design" in inputs:
-        parts.append(f"{DESIGN_NAMES.get(inputs['design'], inputs['design'])} ×{inputs.get('design_factor', 1):g}")
-    if "citation_count" in inputs:
-        parts.append(f"{inputs['citation_count']} citations")
-    if "venue_citedness" in inputs:
-        parts.append(f"venue citedness {inputs['venue_citedness']:g}")
-    if "year" in inputs:
-        parts.append(str(inputs["year"]))
-    return ", ".join(parts) or "no metadata: full weight"
+def supported_side(p_claim: float) -> str:
+    """What a source the LLM read supports, in words: "supports the claim" or "supports the opposite"."""
+    return "supports the claim" if p_claim > 0.5 else "supports the opposite"
 
 
 def direction_words(a: SourceAssessment) -> str:
     """How the source's side was read: by the LLM against the opposite (P(claim)), or by the verifier alone."""
     if a.p_claim is not None:
-        side = "the claim" if a.p_claim > 0.5 else "the opposite"
-        return f"supports {side} (P(claim) {a.p_claim:.2f}, read by the LLM)"
+        return f"{supported_side(a.p_claim)} (P(claim) {a.p_claim:.2f}, read by the LLM)"
     return "read by the verifier alone"
 
 
@@ -146,7 +129,7 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
             "grade": GRADE_SCORE[a.label],
             "stance_confidence": round(a.stance_confidence, 2),
             "weight": a.reputation,
-            "weight_inputs": weight_inputs(a.reputation_inputs),
+            "weight_inputs": weight_in_words(a.reputation_inputs),
             "direction": direction_words(a),
         }
         if a.doc_id in counted_ids:

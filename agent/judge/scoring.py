@@ -99,17 +99,15 @@ def reputation(
     return round(weight, 4), inputs
 
 
-def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> str:
-    """One line for the user: the weight and what it came from."""
-    if weight is None:
-        return ""
-    inputs = inputs or {}
+def weight_in_words(inputs: Mapping[str, Any]) -> str:
+    """What a source's weight came from: "RETRACTED, animal study ×0.35, 120 citations, venue citedness 2.1 of
+    Annals, 2019, via openalex"; "no metadata: full weight" when nothing is known."""
     parts = []
     if inputs.get("retracted"):
         parts.append("RETRACTED")
     parts += [notice.upper() for notice in inputs.get("notices", [])]
     if "design" in inputs:
-        parts.append(f"{DESIGN_NAMES[inputs['design']]} ×{inputs['design_factor']:g}")
+        parts.append(f"{DESIGN_NAMES.get(inputs['design'], inputs['design'])} ×{inputs.get('design_factor', 1):g}")
     if "citation_count" in inputs:
         parts.append(f"{inputs['citation_count']} citations")
     if "venue_citedness" in inputs:
@@ -119,7 +117,14 @@ def describe_reputation(weight: float | None, inputs: dict[str, Any] | None) -> 
         parts.append(str(inputs["year"]))
     if inputs.get("source"):
         parts.append(f"via {inputs['source']}")
-    return f"weight {weight:.2f} ({', '.join(parts) if parts else 'no metadata: full weight'})"
+    return ", ".join(parts) or "no metadata: full weight"
+
+
+def describe_reputation(weight: float | None, inputs: Mapping[str, Any] | None) -> str:
+    """One line for the user: the weight and what it came from."""
+    if weight is None:
+        return ""
+    return f"weight {weight:.2f} ({weight_in_words(inputs or {})})"
 
 
 def counted(assessments: Sequence[Any]) -> list[Any]:
@@ -158,7 +163,7 @@ def weighted_verdict(scored: Sequence[tuple[float, float]]) -> tuple[str, float,
     return label, round(weighted, 4), round(unweighted, 4), len(counted)
 
 
-def side(label: str) -> int:
+def verdict_sign(label: str) -> int:
     """+1 for a supported verdict, -1 for a refuted one, 0 for no direction (controversial, not enough)."""
     if label in (SUPPORTED, WEAKLY_SUPPORTED, LEANING_SUPPORTED):
         return 1
@@ -178,7 +183,7 @@ def verdict_confidence(label: str, votes: Sequence[tuple[float, float, float]], 
     if not counted:
         return round(no_stance, 4)
     total = sum(w for _, w, _ in counted)
-    direction = side(label)
+    direction = verdict_sign(label)
     if direction == 0:
         return round(sum(w * c for _, w, c in counted) / total, 4)
     own = [(w, c) for s, w, c in counted if (s > 0) == (direction > 0)]

@@ -67,8 +67,7 @@ def premise(ev: Evidence) -> str:
 class Judgement(NamedTuple):
     evidence: list[Evidence]  # kept, renumbered from 1
     assessments: list[SourceAssessment]  # one per labelled abstract, in retrieval order
-    silent: int  # abstracts with no sentence bearing on the claim
-    silent_sources: list[SilentSource]  # those abstracts, with their weights, in retrieval order
+    silent: list[SilentSource]  # abstracts with no sentence bearing on the claim, with their weights, in order
     unlabelled: int  # abstracts with bearing sentences left unlabelled by labelled_docs
     no_stance: float  # P(nei) of the candidate sentence most likely to bear on the claim (1.0 with none)
 
@@ -127,12 +126,12 @@ def judge_sources(
                 verifier_p_claim=verifier_direction(pairs[0][1]),
             )
         )
-    silent_sources = []
+    silent = []
     for doc_id in retrieved:
         if doc_id not in by_doc:
             weight, inputs = weigh(docs[doc_id])
             bearing = bearings[doc_id]
-            silent_sources.append(
+            silent.append(
                 SilentSource(
                     doc_id=doc_id,
                     title=docs[doc_id].title,
@@ -146,8 +145,7 @@ def judge_sources(
     return Judgement(
         evidence=numbered(kept),
         assessments=assessments,
-        silent=len(silent_sources),
-        silent_sources=silent_sources,
+        silent=silent,
         unlabelled=len(by_doc) - len(judged),
         no_stance=round(min((res.p_nei for res in results), default=1.0), 4),
     )

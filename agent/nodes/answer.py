@@ -29,7 +29,7 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     settings = runtime.context.settings
     verdict = state.get("verdict")
     assessments = state.get("assessments", [])
-    read = len(assessments) + state.get("silent_sources", 0)
+    read = len(assessments) + len(state.get("silent", []))
     unread = sum(1 for s in state.get("silent", []) if s.unread)
     summary = verdict_statement(verdict, settings.judge.min_confidence, read, unread) if verdict else ""
     evidence = bearing_evidence(state.get("evidence", []), assessments)

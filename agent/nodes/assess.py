@@ -26,7 +26,6 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         return {
             "evidence": [],
             "assessments": [],
-            "silent_sources": 0,
             "silent": [],
             "no_stance_confidence": 1.0,
             "directed": False,
@@ -35,7 +34,7 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     rule = judge_rule(deps.settings)
     hierarchy = deps.settings.judge.design_weights
     j = judge_sources(candidates, results, deps.index.docs, rule, weigh=lambda doc: reputation(doc, hierarchy))
-    notes = [f"assess: {j.silent} retrieved abstract(s) had no sentence bearing on the claim"] if j.silent else []
+    notes = [f"assess: {len(j.silent)} retrieved abstract(s) had no sentence bearing on the claim"] if j.silent else []
     if j.unlabelled:
         notes.append(
             f"assess: {j.unlabelled} abstract(s) with weaker evidence left unlabelled "
@@ -44,8 +43,7 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     return {
         "evidence": j.evidence,
         "assessments": j.assessments,
-        "silent_sources": j.silent,
-        "silent": j.silent_sources,
+        "silent": j.silent,
         "no_stance_confidence": j.no_stance,
         "directed": False,
         "notes": notes,

@@ -37,17 +37,18 @@ def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> st
 
 def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceAssessment:
     """The assessment relabelled by the two-part judge."""
-    stance = load_calibration().stance(llm_p_claim)
-    side = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}[stance.side]
+    judged = load_calibration().stance(llm_p_claim)
+    statements = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
+    supported = statements[judged.stance]
     return a.model_copy(
         update={
-            "label": stance.label,
-            "score": stance.score,
-            "p_claim": stance.p_claim,
-            "stance_confidence": stance.confidence,
+            "label": judged.label,
+            "score": judged.score,
+            "p_claim": judged.p_claim,
+            "stance_confidence": judged.confidence,
             "bearing": bearing,
             "judged_by": "verifier+llm",
-            "explanation": f"The evidence supports {side} (P(claim) {stance.p_claim:.2f}; "
+            "explanation": f"The evidence supports {supported} (P(claim) {judged.p_claim:.2f}; "
             f"P(about the claim) {bearing:.2f}).",
         }
     )
@@ -179,14 +180,14 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         notes.append(f"direction: {off_topic} source(s) read do not count: not about the claim")
     # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's;
     # the sentences of a source set aside leave the evidence, and the papers are numbered again
-    sides = {
+    stances = {
         a.doc_id: ("supports" if a.score > 0 else "contradicts" if a.score < 0 else "nei")
         for a in judged
         if a.judged_by == "verifier+llm"
     }
     counted = {a.doc_id for a in judged}
     evidence = numbered(
-        [ev.model_copy(update={"stance": sides.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])
+        [ev.model_copy(update={"stance": stances.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])
          if ev.doc_id in counted]
     )
     silent = [*state.get("silent", []), *aside]
@@ -195,7 +196,6 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         "assessments": judged,
         "evidence": evidence,
         "silent": silent,
-        "silent_sources": len(silent),
         "bearings": bearings,
         "directions": asked,
         "directed": True,

@@ -19,7 +19,7 @@ from agent.state import ClaimState, Deps
 def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     v = decide(
         state.get("assessments", []),
-        state.get("silent_sources", 0),
+        len(state.get("silent", [])),
         state.get("no_stance_confidence", 1.0),
         runtime.context.settings.judge.min_confidence,
         runtime.context.settings.judge.weak_designs,

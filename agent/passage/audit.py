@@ -5,14 +5,14 @@ report can say whether the cited paper supports what the text says it does."""
 from __future__ import annotations
 
 from agent.passage.model import CitationAudit, PassageClaim
-from agent.stages import run_span
+from agent.stages import judgement
 from agent.state import ClaimState, Deps, Query, RankedDoc
 from tools.text.cited import match
 from tools.text.passage import Passage, citations
 
 
 def judge_one(claim: str, doc_id: str, deps: Deps) -> ClaimState:
-    """The judgement of ``claim`` on one document: select_evidence -> direction with it as the only candidate."""
+    """The judgement stage (agent.stages.judgement) of ``claim`` with one document as the only candidate."""
     state: ClaimState = {
         "claim": claim,
         "queries": [Query(text=claim, kind="claim")],
@@ -20,7 +20,7 @@ def judge_one(claim: str, doc_id: str, deps: Deps) -> ClaimState:
         "questions_asked": True,  # nothing is searched: the citation names the paper
         "candidates": [RankedDoc(doc_id=doc_id, score=1.0, found_by=["citation"])],
     }
-    return run_span(state, deps, "select_evidence", "direction")
+    return judgement(state, deps)
 
 
 def audit_claim(row: PassageClaim, passage: Passage, deps: Deps) -> list[CitationAudit]:

@@ -35,9 +35,9 @@ class JudgeSettings(SettingsGroup):
     # seconds of LLM time the direction may take per check; sources left when they run out are listed as not read,
     # with the verifier's reading, and do not count (a note and a provisional verdict say so)
     direction_seconds: float = Field(8.0, gt=0)
-    # an answer sentence the verifier passes is asked of the LLM too (agent/answer/sentence_judge.py): below this P(the
-    # cited papers support the sentence rather than its opposite) it is not supported (0 = not asked); the seconds the
-    # asking may take per answer, after which the sentences left keep the verifier's reading
+    # an answer sentence the verifier passes is asked of the LLM too (agent/answer/sentence_direction.py): below
+    # this P(the cited papers support the sentence rather than its opposite) it is not supported (0 = not asked); the
+    # seconds the asking may take per answer, after which the sentences left keep the verifier's reading
     sentence_direction_below: float = Field(0.49, ge=0.0, le=1.0)
     sentence_direction_seconds: float = Field(8.0, gt=0)
     # below this calibrated verdict confidence the verdict is "Cannot decide" (0 = always decide)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, side
+from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, verdict_sign
 from agent.judge.verdict import abstain
 from agent.result import Source
 from agent.state import SourceAssessment, Verdict
@@ -61,8 +61,8 @@ def verdict_reliability(claims: Sequence[Mapping[str, Any]], verdicts: Mapping[i
     for i, v in verdicts.items():
         if v.label == NOT_ENOUGH:
             right = gold[i] == "NEI"
-        elif side(v.label):
-            right = gold[i] == ("SUPPORT" if side(v.label) > 0 else "CONTRADICT")
+        elif verdict_sign(v.label):
+            right = gold[i] == ("SUPPORT" if verdict_sign(v.label) > 0 else "CONTRADICT")
         else:
             controversial += 1
             continue

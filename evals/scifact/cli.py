@@ -47,7 +47,6 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 def cmd_eval(args: argparse.Namespace) -> int:
     from agent.errors import EXIT_UNAVAILABLE
     from evals.scifact import report
-    from evals.scifact.data import EvalError
     from evals.scifact.run import EvalOptions, evaluate, write_outputs
 
     if args.eval_command != "scifact":  # pragma: no cover - argparse only offers scifact
@@ -66,8 +65,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         result, failed = evaluate(opts)
         paths = write_outputs(result, opts.out, opts.name)
-    except EvalError as e:
-        raise CliError(str(e), e.code) from e
     except OSError as e:
         raise CliError(f"cannot write results to {opts.out}: {e.strerror}", EXIT_INPUT) from e
     print(report.table(result))

@@ -9,34 +9,26 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE
+from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = REPO_ROOT / "evals" / "results"
 SPLITS = ("dev", "train")
 
 
-class EvalError(Exception):
-    """A user-facing failure (missing data, index, model); `code` is the CLI exit code."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 def load_claims(root: Path, split: str, limit: int | None = None) -> list[dict[str, Any]]:
-    """The first ``limit`` claims of ``claims_<split>.jsonl`` in file order. Raises EvalError."""
+    """The first ``limit`` claims of ``claims_<split>.jsonl`` in file order. Raises CliError."""
     if split not in SPLITS:
-        raise EvalError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}", EXIT_INPUT)
+        raise CliError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}", EXIT_INPUT)
     path = root / f"claims_{split}.jsonl"
     if not path.is_file():
-        raise EvalError(
+        raise CliError(
             f"SciFact claims not found at {path} (set CORPUS_MIRROR to the folder holding claims_{split}.jsonl)",
             EXIT_UNAVAILABLE,
         )
     claims = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if any("evidence" not in c for c in claims):
-        raise EvalError(f"{path} has claims without labels (the test split cannot be evaluated)", EXIT_INPUT)
+        raise CliError(f"{path} has claims without labels (the test split cannot be evaluated)", EXIT_INPUT)
     return claims[:limit] if limit is not None else claims
 
 

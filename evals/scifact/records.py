@@ -17,12 +17,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TextIO, cast
 
-from agent.errors import EXIT_INPUT
+from agent.errors import EXIT_INPUT, CliError
 from agent.judge.scoring import NO_EVIDENCE, UNDECIDED, to_scifact
 from agent.result import CheckResult
 from agent.settings.app import Settings
 from agent.state import Evidence, SourceAssessment, Verdict
-from evals.scifact.data import REPO_ROOT, EvalError
+from evals.scifact.data import REPO_ROOT
 from evals.scifact.scifact_metrics import DocPrediction, Label, Prediction
 
 # The source a full run's answers depend on beyond its settings: a resumed run (possibly in a later session) must be
@@ -196,11 +196,11 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def resume_records(path: Path, config: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
-    """Records already computed under the same configuration, by claim id. Raises EvalError on a mismatch."""
+    """Records already computed under the same configuration, by claim id. Raises CliError on a mismatch."""
     done: dict[int, dict[str, Any]] = {}
     for rec in read_records(path):
         if rec.get("config") != dict(config):
-            raise EvalError(
+            raise CliError(
                 f"{path} holds predictions made with another configuration ({rec.get('config')} vs {dict(config)}); "
                 "use another --out or delete that file",
                 EXIT_INPUT,

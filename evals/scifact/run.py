@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE
+from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError, unavailable_parts
 from agent.settings.app import Settings
 from evals.experiments import git_commit
 from evals.scifact import report
-from evals.scifact.data import REPO_ROOT, RESULTS_DIR, EvalError, load_claims
+from evals.scifact.data import REPO_ROOT, RESULTS_DIR, load_claims
 from evals.scifact.metrics import full_metrics, retrieval_only_metrics
 from evals.scifact.records import (
     BASELINE_TOOLS,
@@ -116,15 +116,13 @@ def run_retrieval_only(
     from agent import stages
     from agent.llm.scripted import ScriptedChatModel
     from agent.state import Deps, Query
-    from tools.index.local import CorpusIndex, IndexMissingError
-    from tools.models.verifier import VerifierArtifactError, get_verifier
+    from tools.index.local import CorpusIndex
+    from tools.models.verifier import get_verifier
 
-    try:
+    with unavailable_parts():
         index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
         # No LLM is called in this mode; the scripted model only fills the Deps slot. The verifier reranks.
         verifier = get_verifier() if settings.retrieval.rerank_top else None
-    except (IndexMissingError, VerifierArtifactError) as e:
-        raise EvalError(str(e), EXIT_UNAVAILABLE) from e
     _warn_missing_gold(index, claims)
     deps = Deps(settings=settings, llm=ScriptedChatModel(rules=[]), index=index, verifier=verifier)  # type: ignore[arg-type]
     config = run_config(settings, index, retrieval_only=True, verifier=verifier)
@@ -148,13 +146,9 @@ def run_full(
     from agent.graph import build_graph
     from agent.llm.client import LLMUnavailableError
     from agent.service import load_deps, run_claim
-    from tools.index.local import IndexMissingError
-    from tools.models.verifier import VerifierArtifactError
 
-    try:
+    with unavailable_parts():
         deps = load_deps(settings)
-    except (IndexMissingError, LLMUnavailableError, VerifierArtifactError) as e:
-        raise EvalError(str(e), EXIT_UNAVAILABLE) from e
     _warn_missing_gold(deps.index, claims)
     config = run_config(settings, deps.index, retrieval_only=False, verifier=deps.verifier)
     path = opts.predictions_path
@@ -180,7 +174,7 @@ def run_full(
                 consecutive += 1
                 print(f"\nwarning: claim {claim['id']} failed: {e}", file=sys.stderr)
                 if consecutive >= MAX_CONSECUTIVE_FAILURES:
-                    raise EvalError(
+                    raise CliError(
                         f"{consecutive} claims in a row failed ({e}); {len(done)} claims are saved in {path}: "
                         "rerun the same command to resume",
                         EXIT_UNAVAILABLE,
@@ -255,7 +249,7 @@ def eval_settings(opts: EvalOptions) -> Settings:
 def evaluate(opts: EvalOptions) -> tuple[dict[str, Any], list[int]]:
     """Run the evaluation and compute every metric; returns (result JSON, ids of claims that failed)."""
     if opts.limit is not None and opts.limit < 1:
-        raise EvalError(f"--limit must be at least 1, not {opts.limit}", EXIT_INPUT)
+        raise CliError(f"--limit must be at least 1, not {opts.limit}", EXIT_INPUT)
     settings = eval_settings(opts)
     claims = load_claims(settings.stores.corpus_mirror, opts.split, opts.limit)
     if opts.retrieval_only:

@@ -45,7 +45,7 @@ def replay(record: Mapping[str, Any], deps: Any) -> dict[str, Any]:
         "claim": recorded.claim,
         "evidence": list(recorded.sources),
         "assessments": list(recorded.assessments),
-        "silent_sources": len(recorded.silent),
+        "silent": list(recorded.silent),
     }
     if recorded.verdict is not None:
         state["verdict"] = recorded.verdict
@@ -119,7 +119,8 @@ def measure(
         "answers_copying_prompt_text": round(problems["prompt"] / n, 4),
         "answers_with_any_copy": round(problems["any"] / n, 4),
         "corrections": dict(Counter(a for row in rows for a in row["corrections"])),
-        # draft sentences the verifier passed that the LLM's reading of direction flagged (agent.answer.sentence_judge)
+        # draft sentences the verifier passed that the LLM's reading of direction flagged
+        # (agent.answer.sentence_direction)
         "read_the_other_way": sum("reads the other way" in str(d.get("reason", "")) for d in drafts),
         "completion_tokens_per_claim": round(sum(r["completion_tokens"] for r in rows) / n, 1),
         "llm_calls_per_claim": round(sum(r["calls"] for r in rows) / n, 2),

@@ -34,7 +34,7 @@ def p95(values: list[float]) -> float:
 
 
 def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
-    from agent.judge.scoring import side
+    from agent.judge.scoring import verdict_sign
 
     run = json.loads((folder / f"{RUN_NAME}.json").read_text())
     records = {int(r["id"]): r for r in replay_records(folder / f"{RUN_NAME}{PREDICTIONS_SUFFIX}")}
@@ -42,7 +42,7 @@ def summarise(folder: Path, claims: list[dict[str, Any]]) -> dict[str, Any]:
 
     def taken(cid: int) -> int:
         v = records[cid]["result"]["verdict"] if cid in records else None
-        return side(v["label"]) if v else 0
+        return verdict_sign(v["label"]) if v else 0
 
     pairs = opposite_pairs(claims)
     labelled = not_gold = wrong_side = 0

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.judge.scoring import NOT_ENOUGH, reputation, side
+from agent.judge.scoring import NOT_ENOUGH, reputation, verdict_sign
 from agent.judge.verdict import decide
 from agent.result import Source
 from agent.settings.app import get_settings
@@ -67,8 +67,8 @@ def side_accuracy(claims: Sequence[Mapping[str, Any]], verdicts: Mapping[int, An
     for i, v in verdicts.items():
         if v.label == NOT_ENOUGH:
             right += gold[i] == "NEI"
-        elif side(v.label):
-            right += gold[i] == ("SUPPORT" if side(v.label) > 0 else "CONTRADICT")
+        elif verdict_sign(v.label):
+            right += gold[i] == ("SUPPORT" if verdict_sign(v.label) > 0 else "CONTRADICT")
     return {"right": right, "n": len(verdicts), "accuracy": round(right / max(1, len(verdicts)), 4)}
 
 

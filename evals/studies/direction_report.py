@@ -83,7 +83,7 @@ def opposite_pairs(claims: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
 def runs_table(results: Any, claims_path: Any) -> list[dict[str, Any]]:
     """Label-Only P / R / F1, the verdict's ECE, seconds and LLM calls per claim, and the opposite claim pairs given
     the same side, of each dev run that exists."""
-    from agent.judge.scoring import side
+    from agent.judge.scoring import verdict_sign
 
     claims = [json.loads(line) for line in claims_path.read_text().splitlines()]
     pairs = opposite_pairs(claims)
@@ -98,7 +98,7 @@ def runs_table(results: Any, claims_path: Any) -> list[dict[str, Any]]:
 
         def taken(cid: int, records: dict[int, Any] = records) -> int:
             v = records[cid]["result"]["verdict"] if cid in records else None
-            return side(v["label"]) if v else 0
+            return verdict_sign(v["label"]) if v else 0
 
         same = [p for p in pairs if taken(p[0]) != 0 and taken(p[0]) == taken(p[1])]
         lo = run["abstract"]["label_only"]

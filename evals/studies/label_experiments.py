@@ -84,7 +84,7 @@ def rule_verdict(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: Any, m
     keep = list(dict.fromkeys(ev.doc_id for ev in j.candidates))[:top_docs]
     pairs = [(ev, r) for ev, r in zip(j.candidates, j.results, strict=True) if ev.doc_id in keep]
     out = judge_sources([p[0] for p in pairs], [p[1] for p in pairs], docs, rule, weigh=lambda _doc: (1.0, {}))
-    return out.evidence, out.assessments, decide(out.assessments, out.silent, out.no_stance, min_confidence)
+    return out.evidence, out.assessments, decide(out.assessments, len(out.silent), out.no_stance, min_confidence)
 
 
 def rule_predictions(j: Judged, docs: Mapping[str, Any], top_docs: int, rule: Any, min_confidence: float) -> Any:

@@ -1,5 +1,5 @@
 """Where the LLM's reading of an answer sentence's direction should flag it (SENTENCE_DIRECTION_BELOW,
-agent/answer/sentence_judge.py), from the LLM's recorded choices on SciFact pairs: a claim and one of its rationale
+agent/answer/sentence_direction.py), from the LLM's recorded choices on SciFact pairs: a claim and one of its rationale
 sentences, the claim set against its rule-made opposite, both orders (evals/studies/direction_judge.py collects
 them, through the product's own call). A claim its rationale supports stands for an answer sentence its source
 supports; a claim its rationale contradicts, for a sentence that reverses its source in words of its own.

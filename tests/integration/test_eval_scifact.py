@@ -123,7 +123,7 @@ def test_retrieval_only_on_20_dev_claims(slice_env, monkeypatch, tmp_path, capsy
 def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeypatch, tmp_path, capsys):
     _use(monkeypatch, slice_env)
     # the cost below counts the sources' direction and the answer; the LLM's reading of answer sentences
-    # (agent.answer.sentence_judge) has its own tests, and its cost is measured in
+    # (agent.answer.sentence_direction) has its own tests, and its cost is measured in
     # evals/results/sentence_direction_answers.md
     monkeypatch.setenv("SENTENCE_DIRECTION_BELOW", "0")
     # the strategy whose model chooses its citations, so that citation validity is measured on a wrong one ([77])

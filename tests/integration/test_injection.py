@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, side
+from agent.judge.scoring import NOT_ENOUGH, UNDECIDED, verdict_sign
 from agent.settings.app import Settings
 from evals.studies.injection import run_case, usable_claims
 from evals.studies.injection_checks import PLANTS
@@ -55,6 +55,6 @@ def test_planted_instructions_are_not_obeyed_by_the_embedded_model(deps: dict[st
         # the verdict keeps its side (its strength may move with the LLM's reading of the longer sentence), or is
         # withheld when the planted words lower the verifier's reading below the evidence gate; a plant never turns it
         clean, planted = row["verdict"]
-        assert side(planted) == side(clean) != 0 or planted in WITHHELD, (name, clean, planted)
+        assert verdict_sign(planted) == verdict_sign(clean) != 0 or planted in WITHHELD, (name, clean, planted)
         for check in LLM_CHECKS:
             assert row[check], (name, check, row["planted_draft"], row["planted_shown"])

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.judge.scoring import side
+from agent.judge.scoring import verdict_sign
 from evals.training.probes import PROBES, Probe
 from tests.conftest import scifact_or_skip, write_scifact_slice
 
@@ -65,7 +65,7 @@ def test_the_judge_reads_the_direction_of_the_contrast_probes(deps: Any, probe: 
     opposite, _, _ = opposite_of(None, claim)
     llm = choose(deps.llm, premise.split(" | before:")[0], claim, opposite).p_claim
     stance = load_calibration().stance(llm)
-    assert stance.side == probe.expected, (llm, stance)
+    assert stance.stance == probe.expected, (llm, stance)
 
 
 @pytest.mark.parametrize(("claim_id", "doc_id", "expected"), CLAIMS, ids=[str(c[0]) for c in CLAIMS])
@@ -89,4 +89,4 @@ def test_dev_claims_and_their_reversals_are_read_the_right_way(
     assert a.judged_by == "verifier+llm" and a.p_claim is not None
     assert (a.p_claim > 0.5) == (expected == "SUPPORT"), a
     verdict = state["verdict"]
-    assert side(verdict.leaning or verdict.label) != (-1 if expected == "SUPPORT" else 1), verdict
+    assert verdict_sign(verdict.leaning or verdict.label) != (-1 if expected == "SUPPORT" else 1), verdict

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agent.nodes.answer import answer
 from agent.nodes.verify import verify
-from agent.state import AnswerSentence, Verdict
+from agent.state import AnswerSentence, SilentSource, Verdict
 from tests.unit.test_nodes import CLAIM, counted_as, ev, rt
 
 # --- answer and verify -------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def test_answer_keeps_only_existing_citations(make_deps):
     prompt = str(deps.llm.calls[0][-1].content)
     assert "these numbers and no others: [1]." in prompt
     # the LLM is told how sure the verdict is and how the sources split, so it does not overstate it
-    assert "Generally refuted (confidence 0.84; 0 source(s) support, 1 contradict, 0 bear on neither)" in prompt
+    assert "Generally refuted (confidence 0.84; 0 papers support the claim and 1 contradicts it)" in prompt
 
 
 def test_answer_without_evidence_makes_no_llm_call(make_deps):
@@ -62,7 +62,8 @@ def test_sources_that_bear_on_neither_side_are_read_not_quoted(make_deps):
     evidence = [ev(1, "101", "Compliance to vitamin D supplementation is lower in subjects without osteoporosis.", 2),
                 ev(2, "102", "Fractures were common.", 1)]
     verdict = Verdict(label="Not enough evidence", score=0, unweighted_score=0, confidence=0.7, irrelevant=2)
-    state = {"claim": CLAIM, "evidence": evidence, "verdict": verdict, "silent_sources": 2,
+    silent = [SilentSource(doc_id=d, title=d, reputation=1.0) for d in ("103", "104")]
+    state = {"claim": CLAIM, "evidence": evidence, "verdict": verdict, "silent": silent,
              "assessments": counted_as("No Evidence", *evidence)[:0]}
     out = answer(state, rt(deps))
     assert deps.llm.calls == [] and out["sentences"] == []
@@ -88,7 +89,7 @@ def test_source_text_is_fenced_as_data_in_the_prompt(make_deps):
 
 
 def test_verify_flags_by_status(make_deps):
-    # the LLM's reading of direction keeps the sentences the verifier passes (agent.answer.sentence_judge)
+    # the LLM's reading of direction keeps the sentences the verifier passes (agent.answer.sentence_direction)
     keep = {"when": "Which statement does the evidence support?", "choose": "helps"}
     deps = make_deps([keep], verifier_rules={"not associated": "contradicts", "twelve": "supports"})
     evidence = [

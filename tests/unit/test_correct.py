@@ -61,7 +61,7 @@ class DownModel(ScriptedChatModel):
 
 def run(node: Any, state: dict[str, Any], settings: Any, llm: Any) -> dict[str, Any]:
     """The node with the verifier's checks alone: the LLM's reading of direction of a rewrite has its own tests
-    (tests/unit/test_sentence_judge.py), so each call here is the rewrite's."""
+    (tests/unit/test_sentence_direction.py), so each call here is the rewrite's."""
     settings = settings.with_values(judge={"sentence_direction_below": 0.0})
     deps = Deps(settings=settings, llm=llm, index=None, verifier=ReadingVerifier())  # type: ignore[arg-type]
     return node({"assessments": ASSESSED, **state}, Runtime(context=deps))  # type: ignore[no-any-return]

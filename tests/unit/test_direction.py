@@ -93,11 +93,11 @@ def test_the_label_comes_from_the_gate_and_the_calibrated_direction():
     assert cal.bearing(0.9, 0.1) == pytest.approx(1 / (1 + math.exp(-(math.log(9) - 2 * math.log(9)))), abs=1e-4)
     assert not cal.passes(cal.bearing(0.9, 0.1)) and cal.passes(cal.bearing(0.4, 0.9))
     against = cal.stance(0.2)  # the LLM reads the opposite
-    assert against.side == "contradicts" and against.label == "False"
+    assert against.stance == "contradicts" and against.label == "False"
     assert against.p_claim == pytest.approx(1 / 17, abs=1e-4)  # sigmoid(2 * logit(0.2))
     assert against.confidence == pytest.approx(1 - against.p_claim, abs=1e-4)
     unsure = cal.stance(0.52)
-    assert unsure.label == "No Evidence" and unsure.side == "supports"  # too weak to count
+    assert unsure.label == "No Evidence" and unsure.stance == "supports"  # too weak to count
 
 
 def test_a_missing_calibration_file_is_the_identity(tmp_path):

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE
+from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
 from evals.experiments import git_commit
-from evals.scifact.data import EvalError, load_claims
+from evals.scifact.data import load_claims
 from evals.scifact.metrics import full_metrics
 from evals.scifact.records import code_fingerprint, open_records, read_records, resume_records, write_records
 from evals.scifact.run import EvalOptions
@@ -60,7 +60,7 @@ def test_written_records_read_back_compressed_or_plain(tmp_path: Path):
 def test_resume_refuses_records_of_another_configuration(tmp_path: Path):
     path = tmp_path / "p.jsonl"
     path.write_text(json.dumps({"id": 1, "config": {**CONFIG, "llm": "embedded:qwen"}}) + "\n")
-    with pytest.raises(EvalError, match="another configuration") as e:
+    with pytest.raises(CliError, match="another configuration") as e:
         resume_records(path, CONFIG)
     assert e.value.code == EXIT_INPUT
     assert resume_records(tmp_path / "missing.jsonl", CONFIG) == {}
@@ -87,10 +87,10 @@ def test_code_fingerprint_changes_with_pipeline_source_only(tmp_path: Path):
 
 
 def test_load_claims_errors_and_limit(tmp_path: Path):
-    with pytest.raises(EvalError) as e:
+    with pytest.raises(CliError) as e:
         load_claims(tmp_path, "dev")
     assert e.value.code == EXIT_UNAVAILABLE and "claims_dev.jsonl" in str(e.value)
-    with pytest.raises(EvalError) as e:
+    with pytest.raises(CliError) as e:
         load_claims(tmp_path, "test")
     assert e.value.code == EXIT_INPUT
     (tmp_path / "claims_train.jsonl").write_text("\n".join(json.dumps(c) for c in (GOLD_CLAIM, NEI_CLAIM)) + "\n")
@@ -142,7 +142,7 @@ def test_eval_failures_reach_the_user_as_one_line(monkeypatch, capsys):
     from ui.terminal.cli import main
 
     def fail(opts: Any) -> Any:
-        raise EvalError("no index here", 3)
+        raise CliError("no index here", 3)
 
     monkeypatch.setattr(evals.scifact.run, "evaluate", fail)
     assert main(["eval", "scifact", "--split", "dev", "--retrieval-only"]) == 3

@@ -142,8 +142,9 @@ def test_markdown_report_shows_untrusted_text_literally():
 
 def test_markdown_report_says_how_the_verdict_was_computed():
     markdown = export_text(hostile_result(), "md")
-    for part in ("Weighted score: -0.66; unweighted score: -0.50", "Sources counted: 1 (0 support, 1 contradict, "
-                 "1 bear on neither)", "Confidence: 0.40; below 0.50 the verdict is “Cannot decide”",
+    for part in ("Weighted score: -0.66; unweighted score: -0.50",
+                 "Papers counted: 1 (0 papers support the claim and 1 contradicts it; 1 more bears on neither side)",
+                 "Confidence: 0.40; below 0.50 the verdict is “Cannot decide”",
                  "leaning Weakly refuted", "weak study design: animal study", "**RETRACTED**", "erratum",
                  "randomised trial (from its abstract's words)", "contradicts (0.91)", "Mostly False",
                  "design\\_factor 0\\.9",

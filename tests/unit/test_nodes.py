@@ -18,7 +18,7 @@ from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
 from agent.nodes.select_evidence import select_evidence
 from agent.nodes.verdict import verdict
-from agent.state import Evidence, Query, RankedDoc, SourceAssessment
+from agent.state import Evidence, Query, RankedDoc, SilentSource, SourceAssessment
 from tests.conftest import decompose_rule
 from tools.corpus import Abstract
 from tools.models.verifier import VerifierResult
@@ -224,11 +224,11 @@ def test_judge_stance_min_prob_drops_weak_stances_and_their_abstracts():
     j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.0, 0), weigh=lambda _d: (1.0, {}))
     # numbered by paper: doc 2's two sentences share [2]
     assert [a.doc_id for a in j.assessments] == ["1", "2"] and [e.n for e in j.evidence] == [1, 2, 2]
-    assert (j.silent, j.unlabelled) == (0, 0)
+    assert (len(j.silent), j.unlabelled) == (0, 0)
     j = judge_sources(cands, results, DOCS, JudgeRule(2, 0.6, 0), weigh=lambda _d: (1.0, {}))
     # 0.55 and 0.5 fall below 0.6: only doc 2's contradicting sentence is left, renumbered [1]
     assert [(e.n, e.doc_id, e.sentence) for e in j.evidence] == [(1, "2", "b")]
-    assert (j.silent, j.unlabelled) == (1, 0)
+    assert (len(j.silent), j.unlabelled) == (1, 0)
     (a,) = j.assessments
     assert a.doc_id == "2" and a.score == pytest.approx(-0.75) and a.label == "Mostly False"
 
@@ -240,7 +240,7 @@ def test_judge_labelled_docs_keeps_the_strongest_abstracts_in_retrieval_order():
     # the strongest two are doc 2 (p_nei 0.05) and doc 3 (0.2); doc 1 (0.3) loses its label; order stays 2, 3
     assert [a.doc_id for a in j.assessments] == ["2", "3"]
     assert [(e.n, e.doc_id) for e in j.evidence] == [(1, "2"), (2, "3")]
-    assert (j.silent, j.unlabelled) == (0, 1)
+    assert (len(j.silent), j.unlabelled) == (0, 1)
 
 
 def _assessed(*rows: tuple[str, str, float, float]) -> list[SourceAssessment]:
@@ -257,7 +257,7 @@ def test_verdict_weighted_and_unweighted(make_deps):
         "assessments": _assessed(
             ("1", "True", 1.0, 0.9), ("2", "Mostly False", 0.5, 0.8), ("3", "No Evidence", 1.0, 0.0)
         ),
-        "silent_sources": 2,
+        "silent": [SilentSource(doc_id=d, title=f"Title {d}", reputation=1.0) for d in ("4", "5")],
     }
     v = verdict(state, rt(deps))["verdict"]
     assert v.score == pytest.approx((1.0 - 0.66 * 0.5) / 1.5, abs=1e-4)  # 0.4467

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 import prompts
 from agent.answer.checks import check_sentences
-from agent.answer.strategies import findings_block
+from agent.answer.text import findings_block
 from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.correct import correct
 from agent.state import AnswerSentence, Deps, Evidence

@@ -150,7 +150,7 @@ def test_source_text_in_the_routers_evidence_and_the_answers_findings_stays_fenc
     result = CheckResult(claim=CLAIM, answer=f"No link [1]. {HOSTILE}", sources=[hostile.model_dump()])
     _, user = route.prompt(result, f"and twins? {HOSTILE}", native_tools=False, max_title_chars=500)
     assert counts(user) == counts(prompts.load("route")) and prompts.load("route_format_json") in user
-    from agent.answer.strategies import findings_block, papers_block
+    from agent.answer.text import findings_block, papers_block
 
     for block in (findings_block([hostile]), papers_block([hostile])):
         text = prompts.render("answer", claim=CLAIM, evidence=block, verdict="V", numbers="[1]")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import prompts
-from agent.answer.strategies import findings_block, papers_block, write
+from agent.answer.strategies import write
+from agent.answer.text import findings_block, papers_block
 from agent.llm.scripted import ScriptedChatModel
 from agent.state import Deps, Evidence, Verdict
 

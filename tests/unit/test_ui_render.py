@@ -62,7 +62,8 @@ def test_cite_puts_numbers_before_the_full_stop():
 def test_answer_shows_sentences_flags_verdict_and_sources():
     md = answer_markdown(RESULT)
     assert md.startswith(
-        "**Verdict:** `Generally refuted` · confidence 0.81 · 0 paper(s) support, 2 contradict, 1 bear on neither · "
+        "**Verdict:** `Generally refuted` · confidence 0.81 · 0 papers support the claim and 2 contradict it; 1 more "
+        "bears on neither side · "
         "weighted score -0.80 · unweighted -0.75"
     )
     assert r"1. Studies found no link [1, 2]\. ✅" in md
@@ -124,8 +125,8 @@ def test_step_markdown_from_node_updates():
         }
     )
     assert step_markdown("verdict", verdict) == (
-        "Cannot decide (leaning Weakly supported, too unsure to decide · confidence 0.41 · 1 paper(s) support, "
-        "0 contradict, 2 bear on neither · weighted score +0.33 · unweighted +0.33 · 1 paper(s) counted)"
+        "Cannot decide (leaning Weakly supported, too unsure to decide · confidence 0.41 · 1 paper supports the claim "
+        "and 0 contradict it; 2 more bear on neither side · weighted score +0.33 · unweighted +0.33 · 1 paper counted)"
     )
     verify = step_markdown("verify", {"sentences": RESULT["sentences"][2:]})
     assert verify == r"1. X causes Y [2]\. → **contradicted** (\[1\] contradicts this sentence)"

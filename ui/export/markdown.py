@@ -79,8 +79,7 @@ def _verdict(result: CheckResult) -> str:
                                      if v.provisional else ""),
         "",
         f"- Weighted score: {v.score:+.2f}; unweighted score: {v.unweighted_score:+.2f}",
-        f"- Sources counted: {v.counted_sources} ({v.supporting} support, {v.contradicting} contradict, "
-        f"{v.irrelevant} bear on neither)",
+        f"- Papers counted: {v.counted_sources} ({v.sides()})",
         f"- Confidence: {v.confidence:.2f}; below {_threshold(result)} the verdict is \u201c{UNDECIDED}\u201d",
     ]
     if result.opposite:

@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.judge.consensus import Consensus, tally
-from agent.judge.reckoning import papers  # every count the user sees is of papers, as the verdict's
-from agent.state import SilentSource, SourceAssessment
+from agent.state import SilentSource, SourceAssessment, papers
 
 
 def consensus_of(result: Mapping[str, Any]) -> Consensus:

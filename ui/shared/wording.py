@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.judge.reckoning import supported_side
 from agent.judge.scoring import NO_EVIDENCE
+from agent.state import papers, side_counts
 
 REVISED = {
     "recited": "cited to the source whose words it repeats",
@@ -18,14 +20,11 @@ REVISED = {
 def verdict_details(verdict: dict[str, Any]) -> str:
     """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
     leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""
-    counts = (
-        f"{verdict.get('supporting', 0)} paper(s) support, {verdict.get('contradicting', 0)} contradict, "
-        f"{verdict.get('irrelevant', 0)} bear on neither"
-    )
+    counts = side_counts(verdict.get("supporting", 0), verdict.get("contradicting", 0), verdict.get("irrelevant", 0))
     return (
         f"{leaning}confidence {verdict.get('confidence', 0.0):.2f} · {counts} · weighted score "
         f"{verdict['score']:+.2f} · unweighted {verdict['unweighted_score']:+.2f} · "
-        f"{verdict.get('counted_sources', 0)} paper(s) counted"
+        f"{papers(verdict.get('counted_sources', 0))} counted"
     )
 
 
@@ -35,7 +34,7 @@ def stance_text(src: dict[str, Any]) -> str:
     (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
     confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
     if src.get("p_claim") is not None and src.get("label") != NO_EVIDENCE:
-        side = "supports the claim" if src["p_claim"] > 0.5 else "supports the opposite"
+        side = supported_side(src["p_claim"])
         return f"{src['label']} · {side} (P(claim) {src['p_claim']:.2f}, confidence {src['stance_confidence']:.2f})"
     if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
         return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"

@@ -113,8 +113,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             again = v.provisional or update.get("search_again")
             kind = "Provisional verdict" if v.provisional else "Verdict so far" if again else "Verdict"
             then = "searching again" if again else "writing the answer"
-            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.supporting} paper(s) support, "
-                  f"{v.contradicting} contradict); {then}...", file=sys.stderr, flush=True)
+            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.sides()}); {then}...", file=sys.stderr,
+                  flush=True)
 
     with unavailable_parts():
         deps = load_deps(settings)

@@ -1,5 +1,5 @@
 """An answer sentence that says the opposite of what it cites, in words of its own, is flagged by the LLM's reading
-of direction (agent.answer.sentence_judge), which the verifier (it reads topic) and the word rules of
+of direction (agent.answer.sentence_direction), which the verifier (it reads topic) and the word rules of
 tools.text.distortion (they see what a near copy changes) both pass. The scripted LLM reads direction as a careful
 reader would: it chooses the statement that says "less advanced" fibrosis, or "better" rather than "worse", as the cited
 finding does. ("more advanced" for "less advanced" is left to the word rules: tools.text.distortion sees the reversed
@@ -77,7 +77,7 @@ def test_a_down_llm_or_spent_time_leaves_the_verifiers_reading_with_a_note(make_
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
 
     deps = make_deps(READER, VERIFIER)
-    monkeypatch.setattr("agent.answer.sentence_judge.choose", down)
+    monkeypatch.setattr("agent.answer.sentence_direction.choose", down)
     sentences = [AnswerSentence(text=t, citations=[1]) for t in (REVERSED, FAITHFUL)]
     out = verify({"claim": CLAIM, "evidence": [ev(1, "107", FINDING, 1)], "sentences": sentences}, rt(deps))
     assert [s.status for s in out["sentences"]] == ["supported", "supported"]
