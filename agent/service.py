@@ -109,16 +109,18 @@ def use_settings(settings: Settings) -> None:
     use_runtime(settings.models)
 
 
-def finish_dense_index(deps: Deps, on_progress: Callable[[int, int], None] | None = None) -> bool:
+def finish_dense_index(
+    deps: Deps, on_progress: Callable[[int, int], None] | None = None, pause: Callable[[], None] | None = None
+) -> bool:
     """Embeds the rest of a dense index built keyword-first (`claimtrace index --keyword-first`) into the index the
-    checks search, so that later checks search by meaning too, without a restart. False when there was nothing to
-    finish."""
+    checks search, so that later checks search by meaning too, without a restart; ``pause``, called between
+    batches, may hold the build (tools.index.build.embed_sentences). False when there was nothing to finish."""
     from tools.index.build import finish_dense
     from tools.index.local import CorpusIndex
 
     if not isinstance(deps.index, CorpusIndex) or deps.index.dense_building() is None:
         return False
-    finish_dense(deps.index, on_progress)
+    finish_dense(deps.index, on_progress, pause=pause)
     return True
 
 

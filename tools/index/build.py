@@ -152,11 +152,19 @@ def embed_sentences(
     cached: CachedEmbedder,
     progress: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
-    batch: int = 1024,
+    batch: int = 256,
+    pause: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The dense phase: every "title: sentence" of the index's corpus copy embedded into ``collection``, skipping
     those it holds already (an interrupted build resumes), the manifest updated after each batch; then the abstracts
-    fetched from live sources. Returns the manifest, whole."""
+    fetched from live sources. Returns the manifest, whole.
+
+    ``pause`` is called before each batch and may block: the chat's server holds the build there while a check
+    runs, so the check has the CPU to itself (a batch of 256 is about a second of embedding on 2 cores).
+
+    The batches before the manifest's count are whole (it is written after each batch is added), so they are
+    skipped unread; from there Chroma is asked which ids of each batch it holds until a batch holds none (an
+    interrupted build stopped inside it), and the batches after that are new."""
     t0 = time.perf_counter()
     timings: dict[str, float] = dict(manifest.get("stage_seconds", {}))
 
@@ -171,10 +179,18 @@ def embed_sentences(
     metas: list[dict[str, Any]] = [{"doc_id": d.doc_id, "idx": i} for d in docs for i in range(len(d.sentences))]
     done = int((manifest.get("dense") or {}).get("done", 0))
     bar = tqdm(total=len(texts), initial=done, desc="embedding", unit="text", disable=not progress)
+    looking = True
     t = time.perf_counter()
     for start in range(0, len(texts), batch):
         chunk = ids[start : start + batch]
-        have = set(collection.get(ids=chunk, include=[])["ids"])
+        if start + len(chunk) <= done:
+            continue
+        if pause:
+            t = lap("chroma_add", t)
+            pause()
+            t = lap("paused", t)
+        have = set(collection.get(ids=chunk, include=[])["ids"]) if looking else set()
+        looking = bool(have)
         todo = [k for k in range(start, start + len(chunk)) if ids[k] not in have]
         t = lap("chroma_add", t)
         if todo:
@@ -205,11 +221,15 @@ def embed_sentences(
 
 
 def finish_dense(
-    index: CorpusIndex, on_progress: Callable[[int, int], None] | None = None, cache: EmbeddingCache | None = None
+    index: CorpusIndex,
+    on_progress: Callable[[int, int], None] | None = None,
+    cache: EmbeddingCache | None = None,
+    pause: Callable[[], None] | None = None,
 ) -> None:
     """Embeds what the dense index of an open ``index`` still lacks, into the collection its searches read, so that
-    the process that serves checks searches by meaning as soon as it is whole, without a restart."""
+    the process that serves checks searches by meaning as soon as it is whole, without a restart; ``pause`` as
+    ``embed_sentences`` takes it."""
     if index.dense_building() is None:
         return
     cached = CachedEmbedder(index.embedder, cache or EmbeddingCache())
-    embed_sentences(index.index_dir, index.manifest, index.collection, cached, False, on_progress)
+    embed_sentences(index.index_dir, index.manifest, index.collection, cached, False, on_progress, pause=pause)

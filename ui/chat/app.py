@@ -26,7 +26,7 @@ from tools.files import storage_problem
 from tools.index.local import IndexMissingError
 from tools.models.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
-from ui.chat.dense_build import finish_in_background
+from ui.chat.dense_build import building_line, finish_in_background
 from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.interrupted import (
     CHECK_WAITING,
@@ -40,9 +40,9 @@ from ui.chat.passage import looks_like_passage, passage_turn
 from ui.chat.paste import PasteDataLayer, accept_large_pastes
 from ui.chat.persistence import database_url
 from ui.chat.progress import CheckProgress
-from ui.chat.queued import queue_slot
+from ui.chat.queued import CHECKS, queue_slot
 from ui.chat.resume import reattach
-from ui.chat.runtime import chat_runtime, thread_config, thread_values
+from ui.chat.runtime import chat_runtime, loaded_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
 from ui.chat.views import (
     followup_message,
@@ -81,7 +81,7 @@ async def warm_up() -> None:
         log.error("claimtrace is not ready: %s", e)
         return
     log.info("claimtrace is ready")
-    finish_in_background(runtime.deps)
+    finish_in_background(runtime.deps, busy=lambda: CHECKS.running > 0)
     preload(get_settings())
 
 
@@ -100,6 +100,8 @@ async def starters(user: cl.User | None, language: str | None) -> list[cl.Starte
 @cl.on_chat_start
 async def on_start() -> None:
     await send_widget(get_settings())
+    if (runtime := loaded_runtime()) and (line := building_line(runtime.deps)):
+        await cl.Message(content=line).send()
 
 
 def thread_id() -> str:

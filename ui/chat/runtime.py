@@ -34,6 +34,11 @@ async def chat_runtime() -> ChatRuntime:
         return _runtime
 
 
+def loaded_runtime() -> ChatRuntime | None:
+    """The runtime when it is loaded already (None before the start-up's load has finished, or after it failed)."""
+    return _runtime
+
+
 def thread_config(thread_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread_id}}
 
