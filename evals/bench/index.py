@@ -1,7 +1,10 @@
 """Benchmark of the two CPU models, PyTorch fp32 against the ONNX Runtime path the run time uses, side by side in one
 run: index-build embedding throughput on a sample of real corpus texts ("title: sentence", as the index embeds
 them; no embedding store, so every text is embedded), verifier pairs/s on SciFact dev pairs, and the cold start of
-each (a fresh process importing the module, loading the model and answering once).
+each (a fresh process importing the module, loading the model and answering once). Then the run time's way of
+embedding (one text per call on 1-thread sessions, two in flight) against length-sorted, padded batches of 32 under
+one session with the same threads: the throughput of each and how far the batched vectors move from the rows' (an int8
+graph quantises its activations per call, so a batched text's vector depends on the texts beside it).
 
 Each comparison runs in ABBA order on two halves of the sample (torch, ONNX, ONNX, torch), so a machine that gets
 busier or quieter during the run weighs on both sides alike; ratios are of summed times.
@@ -81,6 +84,51 @@ def pair(torch_s: float, onnx_s: float, n: int, unit: str) -> dict[str, Any]:
     }
 
 
+def batching_by_length(texts: Sequence[str], size: int = 32) -> dict[str, Any]:
+    """Rows (the run time's RowRunner) against length-sorted batches of ``size`` on the default embedder graph."""
+    import numpy as np
+
+    from tools.models.embedder import MAX_TOKENS, default_variant
+    from tools.models.minilm import base_model_path
+    from tools.models.onnx_models import embedder_model, runtime_settings
+    from tools.models.onnx_runtime import RowRunner, load_tokenizer, pad_batch, session
+
+    variant = default_variant()
+    model = embedder_model("fp32" if variant == "onnx-fp32" else "int8")
+    encodings = load_tokenizer(base_model_path(), MAX_TOKENS).encode_batch(list(texts))
+    rows_runner = RowRunner(model.path, "embeddings")
+    batched = session(model.path, runtime_settings().threads())
+    order = sorted(range(len(encodings)), key=lambda k: len(encodings[k].ids))
+    rows = np.zeros((len(encodings), 384), dtype=np.float32)
+    batches = np.zeros_like(rows)
+
+    def by_rows(part: Sequence[int]) -> None:
+        rows[list(part)] = rows_runner.run([encodings[k] for k in part])
+
+    def by_batches(part: Sequence[int]) -> None:
+        ordered = sorted(part, key=lambda k: len(encodings[k].ids))
+        for i in range(0, len(ordered), size):
+            chunk = ordered[i : i + size]
+            batches[chunk] = batched.run(["embeddings"], pad_batch([encodings[k] for k in chunk]))[0]
+
+    by_rows(order[:32])
+    by_batches(order[:32])
+    ids = list(range(len(encodings)))
+    rs, bs = abba(ids, by_rows, by_batches)
+    cosine = (rows * batches).sum(axis=1)
+    return {
+        "variant": variant,
+        "rows_texts_per_s": round(len(ids) / rs, 1),
+        "sorted_batches_texts_per_s": round(len(ids) / bs, 1),
+        "batch_size": size,
+        "ratio": round(rs / bs, 2),
+        "cosine_to_rows_min": round(float(cosine.min()), 5),
+        "cosine_to_rows_mean": round(float(cosine.mean()), 5),
+        "mean_tokens": round(float(np.mean([len(e.ids) for e in encodings])), 1),
+        "n": len(ids),
+    }
+
+
 def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
     from tools.models.embedder import get_embedder
     from tools.models.verifier import Verifier
@@ -92,6 +140,8 @@ def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
     ts, os_ = abba(texts, lambda t: torch_emb.encode(t, batch_size=64), lambda t: onnx_emb.encode(t))
     embed = {"onnx_variant": onnx_emb.variant, **pair(ts, os_, len(texts), "texts")}
     print(f"embedding: {embed}", flush=True)
+    batching = batching_by_length(texts)
+    print(f"rows vs length-sorted batches: {batching}", flush=True)
 
     torch_ver, onnx_ver = Verifier(backend="torch"), Verifier()
     torch_ver.predict(pairs[:8])
@@ -115,7 +165,8 @@ def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
         what: {"torch_fp32_s": cold_start(what, "torch"), "onnx_s": cold_start(what, "onnx")} for what in COLD_START
     }
     print(f"cold start: {cold}", flush=True)
-    return {"embedding": embed, "verifier": verify, "verifier_precision": precision, "cold_start_s": cold}
+    return {"embedding": embed, "batching": batching, "verifier": verify, "verifier_precision": precision,
+            "cold_start_s": cold}
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -145,6 +196,17 @@ def markdown(res: dict[str, Any]) -> str:
             "int8 / fp32 | n |",
             "|---|---:|---:|---:|---:|",
             f"| same pairs, ABBA | {p['fp32_pairs_per_s']} | {p['int8_pairs_per_s']} | {p['ratio']}x | {p['n']} |",
+        ]
+    if "batching" in res:
+        b = res["batching"]
+        lines += [
+            "",
+            f"| embedding {b['variant']} (texts/s, {b['mean_tokens']} tokens a text) | one text per call (the run "
+            f"time's) | length-sorted batches of {b['batch_size']} | rows / batches | cosine of a batched vector to "
+            "its row's, min / mean | n |",
+            "|---|---:|---:|---:|---:|---:|",
+            f"| same texts, ABBA | {b['rows_texts_per_s']} | {b['sorted_batches_texts_per_s']} | {b['ratio']}x | "
+            f"{b['cosine_to_rows_min']} / {b['cosine_to_rows_mean']} | {b['n']} |",
         ]
     lines += [
         "",
