@@ -1,6 +1,7 @@
-"""One way to call the chat model: usage accounting, JSON mode, replies cut at the token limit, and one clear error
-(LLMUnavailableError) for every way an LLM server can fail: down, too slow, refusing (429, 5xx), breaking the
-connection mid-answer, or sending a body that is not a chat completion."""
+"""One way to call the chat model: usage accounting, JSON mode, replies cut at the token limit, a check's reading of
+its papers first (agent.llm.turns), and one clear error (LLMUnavailableError) for every way an LLM server can fail:
+down, too slow, refusing (429, 5xx), breaking the connection mid-answer, or sending a body that is not a chat
+completion."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from agent.llm.client import LLMUnavailableError
+from agent.llm.turns import TURNS
 from agent.state import Usage
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
@@ -67,7 +69,8 @@ def invoke(llm: BaseChatModel, system: str, user: str, **kwargs: Any) -> AIMessa
     import openai
 
     try:
-        msg = llm.bind(**kwargs).invoke([SystemMessage(system), HumanMessage(user)])
+        with TURNS.call():
+            msg = llm.bind(**kwargs).invoke([SystemMessage(system), HumanMessage(user)])
     except openai.APITimeoutError as e:
         raise LLMUnavailableError("the LLM did not answer in time (LLM_TIMEOUT)") from e
     except openai.APIConnectionError as e:
@@ -107,7 +110,8 @@ def with_tools(llm: BaseChatModel, tools: Sequence[Any], system: str, user: str,
     import openai
 
     try:
-        msg = llm.bind_tools(tools).invoke([SystemMessage(system), HumanMessage(user)])
+        with TURNS.call():
+            msg = llm.bind_tools(tools).invoke([SystemMessage(system), HumanMessage(user)])
     except (openai.APITimeoutError, openai.APIConnectionError, openai.APIStatusError) as e:
         raise LLMUnavailableError(f"the LLM failed while {doing} ({type(e).__name__})") from e
     assert isinstance(msg, AIMessage)

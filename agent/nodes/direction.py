@@ -14,7 +14,6 @@ then says it is provisional. A later search round reads them again. With JUDGE_D
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import defaultdict
 from typing import Any
@@ -24,10 +23,9 @@ from langgraph.runtime import Runtime
 from agent.judge.calibration import JudgeCalibration, load_calibration
 from agent.judge.direction import bears, choose, evidence_text, opposite_of
 from agent.llm.client import LLMUnavailableError
+from agent.llm.turns import TURNS
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage, numbered
-
-READING = threading.Lock()  # held while a check's sources are read by the LLM
 
 
 def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> str:
@@ -111,8 +109,8 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     left = 0
     error = state.get("llm_error", "")
     # one check reads with the LLM at a time in this process, each with its whole DIRECTION_SECONDS from when its
-    # turn comes: the LLM answers one request at a time, so two checks read at once would each run out of time
-    with READING:
+    # turn comes, and other LLM work waits meanwhile (agent.llm.turns): the LLM answers one request at a time
+    with TURNS.reading():
         start = time.perf_counter()
         for a in assessments:
             shown = sentences[a.doc_id]
