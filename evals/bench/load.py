@@ -8,9 +8,10 @@ index (`make setup`), the embedded LLM and the exported CPU models. Each chat is
 tab is (tests/e2e/chat_client.py, tests/e2e/test_crash_safety.py), and sends a different SciFact dev claim; the
 chats start a quarter of a second apart.
 
-Round 1 reports, per chat, seconds from sending to: its place in the queue (when it had to wait), the first
-provisional verdict, the judged verdict and the answer; how many checks errored; and how many papers the LLM did not
-read because its time ran out (the verdict says so). Round 2 sends as many other claims, kills the server with -9
+Round 1 reports, per chat, seconds from sending to: its place in the queue (when it had to wait), its turn (the
+check's first step shown), the first provisional verdict, the judged verdict and the answer, and the seconds from
+its turn to each verdict; how many checks errored; and how many papers the LLM did not read because its time ran out
+(the verdict says so). Round 2 sends as many other claims, kills the server with -9
 once a few answers are in, restarts it on the same data and reopens every thread: each must come back with what it
 had, and each check the kill interrupted must be offered again. Speed is reported, never asserted.
 """
@@ -37,6 +38,8 @@ USER, PASSWORD = "claimtrace", "load-bench-password"
 TIMEOUT_S = 3600.0
 QUEUED = re.compile(r"Queued: number (\d+)")
 MARKERS = {"provisional": "**Provisional:**", "judged": "**Judged:**", "answer": "**Answer**"}
+# the name of the step a check opens when its turn comes (ui.chat.progress.PARENT; evals may not import ui)
+CHECK_STARTS = "How this was checked"
 UNREAD = re.compile(r"the LLM did not read (\d+|one|two|three|four|five|six)")
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
@@ -59,6 +62,8 @@ async def one_chat(url: str, cookie: str, claim: str, delay: float, record: dict
         t0 = time.monotonic()
         await chat.sio.emit("client_message", {"message": chat.user_message(claim), "fileReferences": None})
         while "answer" not in record and time.monotonic() - t0 < TIMEOUT_S:
+            if CHECK_STARTS in chat.step_names and "started" not in record:
+                record["started"] = round(time.monotonic() - t0, 2)  # its turn: the check's first step is shown
             for out in list(chat.outputs):
                 if (m := QUEUED.search(out)) and "queued" not in record:
                     record["queued"], record["place"] = round(time.monotonic() - t0, 2), int(m.group(1))
@@ -125,6 +130,11 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         "unanswered": sum("answer" not in r for r in records),
         "queued": sum("queued" in r for r in records),
         "seconds_to_place_in_queue": spread([r["queued"] for r in records if "queued" in r]),
+        "seconds_waiting_for_its_turn": spread([r["started"] for r in records if "started" in r]),
+        "seconds_from_its_turn_to_provisional_verdict": spread(
+            [r["provisional"] - r["started"] for r in records if "provisional" in r and "started" in r]),
+        "seconds_from_its_turn_to_judged_verdict": spread(
+            [r["judged"] - r["started"] for r in records if "judged" in r and "started" in r]),
         "seconds_to_provisional_verdict": spread([r["provisional"] for r in records if "provisional" in r]),
         "seconds_to_judged_verdict": spread([r["judged"] for r in records if "judged" in r]),
         "seconds_to_answer": spread([r["answer"] for r in records if "answer" in r]),

@@ -29,6 +29,7 @@ class ChatSession:
         self.thread_id = str(uuid.uuid4())
         self.errors: list[str] = []  # every error message seen
         self.outputs: list[str] = []  # every assistant message, in order
+        self.step_names: list[str] = []  # the name of every other step (a check's steps), in order
         self._waiting: tuple[str, asyncio.Future[str]] | None = None
         self.sio = socketio.AsyncClient(reconnection=False)
         self.sio.on("new_message", self._on_new)
@@ -39,6 +40,8 @@ class ChatSession:
             self.errors.append(output)
         if step.get("type") == "assistant_message":
             self.outputs.append(output)
+        elif step.get("type") != "user_message":
+            self.step_names.append(str(step.get("name") or ""))
         if self._waiting and self._waiting[0] in output and not self._waiting[1].done():
             self._waiting[1].set_result(output)
 
