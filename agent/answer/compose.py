@@ -12,10 +12,10 @@ support, and the answer when every LLM sentence is flagged.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from agent.state import AnswerSentence, Evidence, Verdict
+from agent.state import AnswerSentence, Evidence, Verdict, grouped
 from tools.text.premise import heading_section
 
 T = TypeVar("T")
@@ -88,15 +88,6 @@ def extractive_answer(
 ) -> list[AnswerSentence]:
     """The extractive floor: up to ``max_sentences`` quoted findings, one per abstract first."""
     return [extractive_sentence(ev) for ev in ordered_for(evidence, verdict)[:max_sentences]]
-
-
-def grouped(items: Iterable[T], key: Callable[[T], K]) -> dict[K, list[T]]:
-    """The items grouped by ``key``, in the order each key first appears: the evidence sentences of a paper under
-    its number [n] or its doc id."""
-    groups: dict[K, list[T]] = {}
-    for item in items:
-        groups.setdefault(key(item), []).append(item)
-    return groups
 
 
 def by_number(evidence: Iterable[Evidence]) -> dict[int, list[Evidence]]:

@@ -19,7 +19,7 @@ from agent.judge.scoring import (
     weight_in_words,
 )
 from agent.result import CheckResult
-from agent.state import Evidence, SourceAssessment, Verdict, papers
+from agent.state import Evidence, SourceAssessment, Verdict, grouped, papers
 from tools.documents.design import DESIGN_PLURALS
 
 
@@ -112,12 +112,9 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
     v = result.verdict
     if v is None:
         return {"kind": "why", "error": "this check has no verdict yet"}
-    numbers: dict[str, list[int]] = {}
-    titles: dict[str, str] = {}
-    for src in result.sources:
-        if src.n not in numbers.setdefault(src.doc_id, []):  # the sentences of a paper share its number
-            numbers[src.doc_id].append(src.n)
-        titles.setdefault(src.doc_id, src.title)
+    papers_shown = grouped(result.sources, lambda src: src.doc_id)  # the sentences of a paper share its number
+    numbers = {doc_id: list(dict.fromkeys(src.n for src in srcs)) for doc_id, srcs in papers_shown.items()}
+    titles = {doc_id: srcs[0].title for doc_id, srcs in papers_shown.items()}
     counted_ids = {a.doc_id for a in counted(result.assessments)}
     rows: list[dict[str, Any]] = []
     left: list[dict[str, Any]] = []

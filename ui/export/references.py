@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.result import Source
+from agent.state import grouped
 from ui.shared.untrusted import link, plain
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -54,15 +55,10 @@ def _web(url: str | None) -> str | None:
 
 def references(sources: Sequence[Source]) -> list[Reference]:
     """One reference per abstract, in the order of its first evidence sentence."""
-    order: list[str] = []
-    evidence: dict[str, list[int]] = {}
-    first: dict[str, Source] = {}
-    for src in sources:
-        if src.doc_id not in first:
-            order.append(src.doc_id)
-            first[src.doc_id] = src
-        if src.n not in evidence.setdefault(src.doc_id, []):
-            evidence[src.doc_id].append(src.n)
+    papers = grouped(sources, lambda src: src.doc_id)
+    order = list(papers)
+    first = {doc_id: srcs[0] for doc_id, srcs in papers.items()}
+    evidence = {doc_id: list(dict.fromkeys(src.n for src in srcs)) for doc_id, srcs in papers.items()}
     taken: set[str] = set()
     refs = []
     for doc_id in order:

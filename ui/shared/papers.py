@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from agent.answer.compose import grouped
+from agent.state import grouped
 
 T = TypeVar("T")
 
