@@ -27,6 +27,9 @@ from ui.chat.views import (
 )
 
 RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
+# ...and the same buttons and panels once more after this, for a client that drew the thread later (a busy machine)
+# and lost them: a panel sent again replaces itself, a button is removed before it is sent again
+RESUME_AGAIN_S = 3.0
 
 
 def _metadata(step: dict[str, Any]) -> dict[str, Any]:
@@ -44,12 +47,28 @@ async def reattach(thread: ThreadDict) -> None:
     elif (waiting := unanswered(thread["id"], thread["steps"])) is not None:
         await waiting_notice(waiting).send()
     values = await thread_values(thread["id"])
+    restored = await restore_views(thread, values)
+    await asyncio.sleep(RESUME_AGAIN_S)
+    for msg in restored:  # the same buttons and panels again: one the client holds is replaced, not doubled
+        for action in msg.actions:
+            await action.remove()
+            await action.send(for_id=msg.id)
+        for element in msg.elements:
+            await element.send(for_id=msg.id)
+
+
+async def restore_views(thread: ThreadDict, values: dict[str, Any]) -> list[cl.Message]:
+    """The buttons, source panels and charts of the thread's restored answers and passage tables; returns the
+    messages it updated."""
     results, passages = values.get("results", []), values.get("passages", [])
+    restored = []
     for step in thread["steps"]:
         shown = _metadata(dict(step)).get(PASSAGE_TAG)
         if isinstance(shown, int) and 0 <= shown < len(passages):
-            await cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
-                             metadata={PASSAGE_TAG: shown}, actions=passage_actions(passages[shown], shown)).update()
+            table = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                               metadata={PASSAGE_TAG: shown}, actions=passage_actions(passages[shown], shown))
+            await table.update()
+            restored.append(table)
         index = _metadata(dict(step)).get(ANSWER_TAG)
         if not isinstance(index, int) or not 0 <= index < len(results):
             continue
@@ -57,3 +76,5 @@ async def reattach(thread: ThreadDict) -> None:
                          metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
                          elements=source_panels(results[index]["sources"]) + consensus_chart(results[index]))
         await msg.update()
+        restored.append(msg)
+    return restored
