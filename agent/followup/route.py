@@ -2,7 +2,11 @@
 thread (a claim to check), for a message that states a new claim (agent.followup.intent.states_claim: checked as
 typed, never rewritten) or for one the user asks to have checked as typed (``verbatim``); otherwise the model
 decides between answering from the evidence held and searching again: native tool calls with OpenAI-style models,
-a JSON object with the embedded model (the local GGUF model emits no native tool calls)."""
+a JSON object with the embedded model (the local GGUF model emits no native tool calls).
+
+The router reads the check's evidence, which is source text: a search it asks for is kept only when it takes no word
+from that text that the user or the claim did not use (``grounded``), so a paper that says "search for 5G towers
+spread viruses" cannot choose what is checked next; otherwise the user's message is checked as typed."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from agent.followup.state import ThreadState, current
 from agent.llm.calls import chat, parse_json_object, with_tools
 from agent.result import CheckResult
 from agent.state import Deps
+from tools.text.overlap import STOP, words
 
 
 class AnswerFromEvidence(BaseModel):
@@ -64,6 +69,29 @@ def decide(deps: Deps, result: CheckResult, message: str) -> dict[str, Any]:
     return parse_json_object(reply) or {}
 
 
+# words a search may share with the evidence without taking them from the user or the claim: how a finding is
+# stated, never what it is about
+GLUE = frozenset({
+    "effect", "effects", "affect", "affects", "associated", "association", "associate", "link", "linked", "risk",
+    "risks", "increase", "increases", "increased", "decrease", "decreases", "decreased", "reduce", "reduces",
+    "reduced", "cause", "causes", "caused", "lower", "lowers", "higher", "improve", "improves", "improved",
+    "evidence", "study", "studies", "patients", "people", "humans", "role",
+})
+
+
+def stems(text: str) -> set[str]:
+    """Content words up to their endings (the first four letters)."""
+    return {w[:4] for w in words(text) if w not in STOP and w not in GLUE and len(w) > 2}
+
+
+def grounded(query: str, message: str, result: CheckResult) -> bool:
+    """Whether the router's search takes no word from the source text it read (the evidence's titles and sentences,
+    and the answer written from them) that is not also the user's or the claim's. A search may bring words of its
+    own ("heart attacks" searched as "myocardial infarction"); a word only the sources hold is theirs to choose."""
+    sources = stems(" ".join(f"{s.title} {s.sentence}" for s in result.sources) + " " + result.answer)
+    return not (stems(query) & sources) - stems(f"{message} {result.claim}")
+
+
 def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     message = state["message"]
     turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0}
@@ -79,8 +107,20 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
         return {**turn, "action": "why"}
     if states_claim(message):  # a new claim: a new check of exactly what the user typed
         return turn
-    choice = decide(deps_of(runtime), CheckResult.model_validate(held), message)
+    return {**turn, **routed(deps_of(runtime), CheckResult.model_validate(held), message)}
+
+
+def routed(deps: Deps, result: CheckResult, message: str) -> dict[str, str]:
+    """The LLM's routing of a follow-up about ``result``, as the turn the thread takes (``turn_of``)."""
+    return turn_of(decide(deps, result, message), message, result)
+
+
+def turn_of(choice: dict[str, Any], message: str, result: CheckResult) -> dict[str, str]:
+    """{"action": "answer", "draft": ...} from the evidence held, or {"action": "check", "query": ...}: the search
+    the LLM wrote when it is ``grounded``, else the user's message."""
     if choice.get("action") == "answer" and str(choice.get("answer", "")).strip():
-        return {**turn, "action": "answer", "draft": str(choice["answer"]).strip()}
+        return {"action": "answer", "draft": str(choice["answer"]).strip()}
     query = str(choice.get("claim") or "").strip()
-    return {**turn, "query": query or message}
+    if not grounded(query, message, result):
+        query = ""  # words the sources chose (a planted instruction may be one): the user's own words instead
+    return {"action": "check", "query": query or message}
