@@ -202,7 +202,7 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [
             "",
             f"| embedding {b['variant']} (texts/s, {b['mean_tokens']} tokens a text) | one text per call (the run "
-            f"time's) | length-sorted batches of {b['batch_size']} | rows / batches | cosine of a batched vector to "
+            f"time's) | length-sorted batches of {b['batch_size']} | batches' speed-up | cosine of a batched vector to "
             "its row's, min / mean | n |",
             "|---|---:|---:|---:|---:|---:|",
             f"| same texts, ABBA | {b['rows_texts_per_s']} | {b['sorted_batches_texts_per_s']} | {b['ratio']}x | "
