@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
 from tests.e2e.server import ChatServer
+from ui.chat.views import SIDEBAR_AGAIN_S
 
 ANSWER_TIMEOUT_MS = 180_000
 FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccination and autism"
@@ -67,6 +68,13 @@ def send(page: Any, text: str, tries: int = 3) -> None:
                 raise
 
 
+def panel_settled(page: Any) -> None:
+    """Wait until the side panel was pointed at the newest check for the last time: ui.chat.views points it again
+    SIDEBAR_AGAIN_S after an answer (Chainlit opens the panel by itself once the browser has drawn the answer), and a
+    source opened before then is replaced by the check's sources (docs/weaknesses.md says so)."""
+    page.wait_for_timeout(1000 * (sum(SIDEBAR_AGAIN_S) + 1.5))
+
+
 def answer_text(page: Any) -> str:
     """The text of the latest answer, without its consensus chart (drawn lazily: "Loading..." until plotly.js runs;
     tests/e2e/test_consensus_browser.py reads the chart)."""
@@ -100,7 +108,7 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     assert re.search(r"\[\d+(, \d+)*\]", text)  # what is shown cites [n]
     assert re.search(r"Self-correction changed \d sentence\(s\) of the first answer \(.*\d replaced\)", text), text
     assert "Sources" in text and "source 1" in text.lower()  # the link that opens source [1]
-    page.wait_for_timeout(1000)  # the sources panel slides in
+    panel_settled(page)  # the sources panel slides in, pointed at this check
     shot = Path(os.environ.get("CLAIMTRACE_E2E_SCREENSHOT", tmp_path / "answer_view.png"))
     page.screenshot(path=str(shot), full_page=True)
 

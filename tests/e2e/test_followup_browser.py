@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM, REWRITTEN, TWINS
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, send
+from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, panel_settled, send
 from tests.e2e.test_full_disk import copied, thread_results
 
 VITAMIN_D = "Vitamin D supplementation reduces fracture risk in older adults."
@@ -25,7 +25,7 @@ def answers(page: Any) -> Any:
 
 def wait_for_answers(page: Any, n: int) -> None:
     expect(answers(page)).to_have_count(n, timeout=ANSWER_TIMEOUT_MS)
-    page.wait_for_timeout(1000)  # the side panel's update follows the answer
+    panel_settled(page)  # the side panel's update follows the answer
 
 
 def checked_claims(server: ChatServer, page: Any, tmp_path: Path) -> list[str]:

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import answer_text, log_in, send
+from tests.e2e.test_chat_browser import answer_text, log_in, panel_settled, send
 from tests.live_fakes import FakeSource
 
 SOURCE_ID = "https://openalex.org/S77"
@@ -139,6 +139,7 @@ def test_hostile_title_abstract_venue_and_llm_text_show_as_text(browser: Any, ho
         assert p[key] in text, key
     assert_inert(page, host)
 
+    panel_settled(page)
     page.locator("a", has_text="Source 1").first.click()  # the abstract around the evidence, in the side panel
     panel = page.locator(".side-text").first
     panel.wait_for(timeout=30_000)
