@@ -62,8 +62,12 @@ class JudgedLabel:
 
     @property
     def stance(self) -> Stance:
-        """The direction as the verifier names a stance: "supports", "contradicts", or "nei" at exactly even odds."""
-        return "supports" if self.score > 0 else "contradicts" if self.score < 0 else "nei"
+        return stance_of(self.score)
+
+
+def stance_of(score: float) -> Stance:
+    """A signed direction as the verifier names a stance: "supports", "contradicts", or "nei" at exactly 0."""
+    return "supports" if score > 0 else "contradicts" if score < 0 else "nei"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.judge.calibration import JudgeCalibration, load_calibration
+from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import bears, choose, evidence_text, opposite_of
 from agent.llm.client import LLMUnavailableError
 from agent.llm.turns import TURNS
@@ -179,7 +179,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's;
     # the sentences of a source set aside leave the evidence, and the papers are numbered again
     stances = {
-        a.doc_id: ("supports" if a.score > 0 else "contradicts" if a.score < 0 else "nei")
+        a.doc_id: stance_of(a.score)
         for a in judged
         if a.judged_by == "verifier+llm"
     }
