@@ -11,6 +11,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic (LangGraph Studio's input schema) needs it on Python < 3.12
 
+from agent.paper_counts import side_counts
 from agent.settings.app import Settings
 
 T = TypeVar("T")
@@ -191,21 +192,6 @@ class Verdict(BaseModel):
         """The verdict in one line for the LLM's prompts: label, leaning, confidence and the sources on each side."""
         leaning = f", leaning {self.leaning}" if self.leaning else ""
         return f"{self.label}{leaning} (confidence {self.confidence:.2f}; {self.sides()})"
-
-
-def papers(n: int) -> str:
-    """"1 paper", "2 papers": every count the user sees is of papers."""
-    return f"{n} paper" if n == 1 else f"{n} papers"
-
-
-def side_counts(supporting: int, contradicting: int, irrelevant: int) -> str:
-    """The papers on each side, in the one wording every view uses: "2 papers support the claim and 1 contradicts
-    it; 3 more bear on neither side"."""
-    support = f"{papers(supporting)} support{'s' if supporting == 1 else ''} the claim"
-    against = f"{contradicting} contradict{'s' if contradicting == 1 else ''} it"
-    bear = "bears" if irrelevant == 1 else "bear"
-    neither = f"; {irrelevant} more {bear} on neither side" if irrelevant else ""
-    return f"{support} and {against}{neither}"
 
 
 class Usage(BaseModel):

@@ -18,8 +18,9 @@ from agent.judge.scoring import (
     counted,
     weight_in_words,
 )
+from agent.paper_counts import papers
 from agent.result import CheckResult
-from agent.state import Evidence, SourceAssessment, Verdict, grouped, papers
+from agent.state import Evidence, SourceAssessment, Verdict, grouped
 from tools.documents.design import DESIGN_PLURALS
 
 

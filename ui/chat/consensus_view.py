@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.judge.consensus import SIDES, Consensus
-from agent.state import papers
+from agent.paper_counts import papers
 from ui.shared.consensus import retracted_note
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.judge.consensus import Consensus, tally
-from agent.state import SilentSource, SourceAssessment, papers
+from agent.paper_counts import papers
+from agent.state import SilentSource, SourceAssessment
 
 
 def consensus_of(result: Mapping[str, Any]) -> Consensus:

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent.judge.reckoning import supported_side
 from agent.judge.scoring import NO_EVIDENCE
-from agent.state import papers, side_counts
+from agent.paper_counts import papers, side_counts
 
 REVISED = {
     "recited": "cited to the source whose words it repeats",
