@@ -26,6 +26,16 @@ log = logging.getLogger(__name__)
 SCIFACT_CORPUS_SHA256 = "b8d6c89624cb2ed74dee8938effc4f5d8bd2086887880af8110d64be4ceade62"
 
 
+class Origin(BaseModel):
+    """Where a document that is not part of the built corpus came from, and when it entered the index
+    (`claimtrace library list` shows it; `claimtrace library refresh` compares the file's sha256)."""
+
+    added_at: str | None = None  # ISO 8601, UTC
+    file: str | None = None  # the user's file it was read from (a PDF, or the reference file of its entry)
+    file_sha256: str | None = None  # that file's sha256 when it was read
+    query: str | None = None  # the search that fetched it from a live source
+
+
 class Abstract(BaseModel):
     """One abstract, split into sentences. Source text is data, never instructions."""
 
@@ -53,6 +63,7 @@ class Abstract(BaseModel):
     authors: list[str] = Field(default_factory=list)
     content_hash: str | None = None
     cite_key: str | None = None  # a library document's citation key in the user's reference file
+    origin: Origin | None = None  # None for a document of the built corpus, or a kept record that does not say
 
     @property
     def text(self) -> str:

@@ -47,7 +47,9 @@ def _live(new: list[Query], deps: Deps, local: bool, sources: list[Any]) -> tupl
     except Exception as e:  # a failing store costs the live results, never the check
         log.warning("adding fetched abstracts to the index failed", exc_info=e)
         return {}, [*outcome.notes, f"fetched abstracts could not be added to the index ({type(e).__name__})"]
-    return outcome.ranked, outcome.notes
+    # an abstract the user removed from the index is not taken in again, so the lists leave it out
+    ranked = {key: [i for i in ids if i in deps.index.docs] for key, ids in outcome.ranked.items()}
+    return ranked, outcome.notes
 
 
 @timed("retrieve")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.corpus import Abstract, split_sentences
+from tools.corpus import Abstract, Origin, split_sentences
 from tools.documents.pdf_text import PdfProblem, read_pdf
 from tools.documents.references import Reference, ReferenceFileProblem, read_references
 from tools.files import sha256_file
@@ -46,6 +46,7 @@ class Item:
     what: str  # how messages name it
     pdf: Path | None = None
     ref: Reference | None = None
+    file: Path | None = None  # the file it was found in (`claimtrace library refresh` reads it again)
 
 
 @dataclass
@@ -101,9 +102,9 @@ def plan(paths: Sequence[Path]) -> tuple[list[Item], list[tuple[str, str]]]:
             continue
         problems += [(str(path), why) for why in bad]
         for ref in refs:
-            (with_pdf if ref.files else abstracts).append(Item(ref.where, ref=ref))
+            (with_pdf if ref.files else abstracts).append(Item(ref.where, ref=ref, file=path))
     attached = {f.resolve() for item in with_pdf if item.ref for f in item.ref.files}
-    pdfs = [Item(str(f), pdf=f) for f in files if f.suffix.lower() == ".pdf" and f not in attached]
+    pdfs = [Item(str(f), pdf=f, file=f) for f in files if f.suffix.lower() == ".pdf" and f not in attached]
     return [*with_pdf, *pdfs, *abstracts], problems
 
 
@@ -181,6 +182,16 @@ def read_item(item: Item, notes: list[str]) -> Abstract:
     return _from_entry(item.ref)
 
 
+def with_origin(doc: Abstract, item: Item, digests: dict[Path, str]) -> Abstract:
+    """The document with the file it was read from and that file's sha256 (`digests` keeps each file's)."""
+    if item.file is None:
+        return doc
+    if item.file not in digests:
+        digests[item.file] = doc.content_hash if item.pdf == item.file and doc.content_hash else sha256_file(item.file)
+    origin = Origin(file=str(item.file), file_sha256=digests[item.file])
+    return doc.model_copy(update={"origin": origin})
+
+
 class Catalog:
     """The library's documents by DOI, PMID and content sha256: what makes a document a duplicate."""
 
@@ -217,6 +228,7 @@ def add_to_library(
     report = AddReport()
     catalog = Catalog(index.docs.values())
     pending: list[Abstract] = []
+    digests: dict[Path, str] = {}
 
     def say(line: str) -> None:
         if on_problem:
@@ -243,7 +255,7 @@ def add_to_library(
     for item in items:
         notes: list[str] = []
         try:
-            doc = read_item(item, notes)
+            doc = with_origin(read_item(item, notes), item, digests)
         except (LibraryProblem, PdfProblem) as e:
             skip(item.what, str(e))
         except Exception as e:  # an unforeseen failure on one file costs that file only

@@ -23,7 +23,8 @@ from tools.files import move_aside, sqlite_problem
 from tools.index.bm25 import bm25_index
 from tools.index.dense_store import chroma_client, sentence_text, sentences_collection, upsert_embeddings
 from tools.index.embed_cache import CachedEmbedder, EmbeddingCache
-from tools.index.local import INDEX_VERSION, CorpusIndex, read_live_docs
+from tools.index.live_docs import read_live_docs
+from tools.index.local import INDEX_VERSION, CorpusIndex
 from tools.index.manifest import MANIFEST, dense_left, index_problem, read_manifest, write_manifest
 from tools.models.embedder import MODEL_NAME, Embedder, default_variant, get_embedder
 from tools.models.onnx_models import EXPORT_RECIPE

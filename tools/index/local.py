@@ -7,7 +7,7 @@ carry the fingerprint, so a team Chroma server can hold several builds side by s
 Abstracts fetched from live sources are added later (`CorpusIndex.add_abstracts`): embedded into the same Chroma
 collection, appended to `live_docs.jsonl` (a later line of the same id refreshes its metadata) and searched by a
 second, in-memory BM25 over just them whose hits are merged by score with the corpus BM25. A rebuild of the index
-embeds them again.
+embeds them again. `CorpusIndex.remove_docs` takes kept documents out again (tools.index.live_docs).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tools.corpus import Abstract
+from tools.corpus import Abstract, Origin
 from tools.files import storage_problem
 from tools.index.bm25 import Hit, bm25_index, bm25_search
 from tools.index.dense_store import (
@@ -32,6 +32,16 @@ from tools.index.dense_store import (
     store_errors,
     upsert_embeddings,
 )
+from tools.index.live_docs import (
+    LIVE_DOCS,
+    Removed,
+    append_live_docs,
+    finish_removal,
+    now_iso,
+    read_live_docs,
+    remove_documents,
+    removed_log,
+)
 from tools.index.manifest import MANIFEST, dense_left, read_manifest
 from tools.live.merge import union
 from tools.models.embedder import Embedder, get_embedder
@@ -40,7 +50,7 @@ log = logging.getLogger(__name__)
 LISTED_METADATA = ("publication_types", "mesh_terms", "notices")  # a refresh adds to these lists
 
 INDEX_VERSION = 2
-LIVE_DOCS = "live_docs.jsonl"
+__all__ = ["LIVE_DOCS", "CorpusIndex", "read_live_docs"]
 
 
 class DenseIndexBuilding(DenseStoreError):
@@ -62,24 +72,6 @@ class IndexDamagedError(IndexMissingError):
         super().__init__(f"the index at {index_dir} is damaged ({what}); rebuild it with `claimtrace index --force`")
 
 
-def read_live_docs(index_dir: Path, skip: Mapping[str, Abstract] | None = None) -> dict[str, Abstract]:
-    """The fetched abstracts kept beside the index (a later line refreshes an earlier one; bad lines skipped)."""
-    path = index_dir / LIVE_DOCS
-    out: dict[str, Abstract] = {}
-    if not path.is_file():
-        return out
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                doc = Abstract.model_validate_json(line)
-            except ValueError:
-                log.warning("%s: skipped an unreadable line", path)
-                continue
-            if skip is None or doc.doc_id not in skip:
-                out[doc.doc_id] = doc
-    return out
-
-
 class CorpusIndex:
     """Read side of the index: BM25 and dense search, sentence embeddings of chosen documents."""
 
@@ -96,15 +88,7 @@ class CorpusIndex:
         self._lock = threading.Lock()
         self._live_ids: list[str] = []
         self._live_bm25: tuple[Any, list[str]] | None = None  # (retriever, its doc ids), swapped as one
-        self._by_doi: dict[str, str] = {}
-        self._by_pmid: dict[str, str] = {}
-        for doc in self.docs.values():
-            self._remember_ids(doc)
-        live = read_live_docs(index_dir, skip=self.docs)
-        self.docs.update(live)
-        for doc in live.values():
-            self._remember_ids(doc)
-        self._rebuild_live_bm25(list(live))
+        self._corpus = dict(self.docs)
         # Queries are embedded by the model variant that embedded the index (an index built before variants were
         # recorded holds sentence-transformers fp32 vectors).
         self._embedder = embedder or get_embedder(manifest.get("embedder", "torch-fp32"))
@@ -122,6 +106,24 @@ class CorpusIndex:
             if url is None:
                 raise IndexDamagedError(index_dir, f"chroma cannot be read: {type(e).__name__}") from e
             raise IndexMissingError(f"the Chroma collections of this index are unavailable ({e})") from e
+        try:  # a removal a crash interrupted is finished before anything is searched
+            finish_removal(index_dir, self._sentences)
+        except store_errors() as e:
+            log.warning("a pending removal could not reach the Chroma store (%s); the next open tries again", e)
+        self._load_live()
+
+    def _load_live(self) -> None:
+        """The kept documents read (again) from `live_docs.jsonl`, with their BM25 and id lookups."""
+        live = read_live_docs(self.index_dir, skip=self._corpus)
+        self.docs = {**self._corpus, **live}
+        self._by_doi: dict[str, str] = {}
+        self._by_pmid: dict[str, str] = {}
+        for doc in self.docs.values():
+            self._remember_ids(doc)
+        # fetched abstracts removed by the user are not fetched into the index again (library documents may be
+        # added again on purpose)
+        self._withdrawn = {i for i, r in removed_log(self.index_dir).items() if r.source != "library"}
+        self._rebuild_live_bm25(list(live))
 
     def _read_files(self, index_dir: Path) -> None:
         """The corpus copy and BM25; a file that cannot be read is named in an IndexDamagedError."""
@@ -195,8 +197,9 @@ class CorpusIndex:
             for doc in docs:
                 old = self.docs.get(doc.doc_id)
                 if old is None:
-                    if doc.doc_id not in {d.doc_id for d in new}:
-                        new.append(doc)
+                    if doc.doc_id not in {d.doc_id for d in new} and doc.doc_id not in self._withdrawn:
+                        origin = doc.origin or Origin()
+                        new.append(doc.model_copy(update={"origin": origin.model_copy(update={"added_at": now_iso()})}))
                     continue
                 if old.source is None:
                     continue
@@ -215,15 +218,22 @@ class CorpusIndex:
                 upsert_embeddings(self._sentences, new, self._embedder)
             if not new and not changed:
                 return []
-            with (self.index_dir / LIVE_DOCS).open("a", encoding="utf-8") as out:
-                for doc in [*new, *changed]:
-                    out.write(doc.model_dump_json(exclude_defaults=True) + "\n")
+            append_live_docs(self.index_dir, [*new, *changed])
             for doc in [*new, *changed]:
                 self.docs[doc.doc_id] = doc
                 self._remember_ids(doc)
             if new:
                 self._rebuild_live_bm25([*self._live_ids, *(d.doc_id for d in new)])
             return [d.doc_id for d in new]
+
+    def remove_docs(self, doc_ids: Sequence[str]) -> list[Removed]:
+        """Take kept documents (fetched or the library's) out of the index, on disk and for this process's later
+        searches; ids of the built corpus or not in the index are left alone. Returns what was removed."""
+        with self._lock:
+            docs = [self.docs[i] for i in dict.fromkeys(doc_ids) if i in self.docs and i not in self._corpus]
+            removed = remove_documents(self.index_dir, self._sentences, docs) if docs else []
+            self._load_live()
+            return removed
 
     def dense_building(self) -> tuple[int, int] | None:
         """(sentences embedded, sentences in all) while the dense index is still being built (by this process or

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 from langchain_core.tools import BaseTool, StructuredTool
 
-from tools.corpus import Abstract
+from tools.corpus import Abstract, Origin
 from tools.live.config import LiveSettings
 from tools.live.http import LiveHttp, ResponseCache, RetryPolicy, Sleep, SourceError
 from tools.live.merge import Known, merge_results
@@ -115,6 +115,10 @@ async def search_live(
             log.warning("%s search failed", src.label, exc_info=exc)
             failures.setdefault(src.name, []).append(f"{type(exc).__name__}")
     ranked, docs = merge_results(found, known)
+    for key, ids in ranked.items():  # each abstract keeps the first search that found it
+        for doc_id in ids:
+            if docs[doc_id].origin is None:
+                docs[doc_id] = docs[doc_id].model_copy(update={"origin": Origin(query=key.split("|", 1)[1])})
     answered = {key.split("|", 1)[0] for key, _ in found}
     notes = []
     for src in sources:
