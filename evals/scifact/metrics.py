@@ -4,6 +4,8 @@
 * ``retrieval``: Recall@3/@5, MAP@5, nDCG@10 (evals.scifact.retrieval_metrics) over claims that have evidence, gold =
   their evidence docs. ``retrieval_cited``: the same with gold = ``cited_doc_ids`` (BEIR's definition, all claims).
   ``baselines``: both blocks for BM25 alone and dense alone (the claim query's own lists).
+* ``claims``: the verdict a user sees, claim by claim, against SciFact's labels (evals.scifact.claim_level): per gold
+  class, right side, wrong side, no side; the headline figures.
 * ``abstract`` / ``sentence``: the official SciFact rules (evals.scifact.scifact_metrics) on each record's predictions.
 * ``faithfulness`` (answers to claims with evidence): ``citation_validity`` = valid citations / all citations the
   model wrote (before invalid ones were stripped); ``attributable_rate`` = shown answer sentences with status
@@ -31,6 +33,7 @@ from typing import Any
 from agent.state import CORRECTION_ACTIONS
 from evals.scifact.answer_checks import check_answer, only_copied
 from evals.scifact.calibration import run_calibration
+from evals.scifact.claim_level import claim_sides
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
 from evals.scifact.records import BASELINE_TOOLS
 from evals.scifact.retrieval_metrics import retrieval_report
@@ -206,6 +209,7 @@ def full_metrics(
     sentence = sentence_metrics(claims, preds) if claims else None
     return {
         **retrieval_metrics(recs, claims),
+        "claims": claim_sides(recs, claims),
         "abstract": {k: _prf(v) for k, v in abstract.items()} if abstract else _empty_abstract(),
         "sentence": {k: _prf(v) for k, v in sentence.items()} if sentence else _empty_sentence(),
         "verifier": {
@@ -231,6 +235,7 @@ def retrieval_only_metrics(records: Sequence[Mapping[str, Any]], claims: Sequenc
     """The same keys as the full run; what retrieval alone cannot measure is None."""
     return {
         **retrieval_metrics(records, claims),
+        "claims": None,
         "abstract": _empty_abstract(),
         "sentence": _empty_sentence(),
         # the verifier is not run here; its dev figures belong to the full run and verifier_dev.json

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.scifact.calibration import calibration_lines
+from evals.scifact.claim_level import markdown_table
 
 RETRIEVAL_LABELS = {"recall@3": "Recall@3", "recall@5": "Recall@5", "map@5": "MAP@5", "ndcg@10": "nDCG@10"}
 
@@ -113,6 +114,13 @@ def table(result: Mapping[str, Any]) -> str:
     run = result.get("run", {})
     title = f"SciFact {run.get('split', '?')} — {run.get('mode', '?')}, {run.get('claims_evaluated', '?')} claims"
     tail = []
+    sides = result.get("claims")
+    if sides:
+        tail.append(
+            f"verdict side: right on {sides['right_of_settled']} of {sides['settled']} settled claims, "
+            f"{sides['wrong_side']} wrong; refuted claims refuted {sides['CONTRADICT']['right']} of "
+            f"{sides['CONTRADICT']['claims']} (the claim-level table in the report)"
+        )
     calibration = result.get("calibration")
     if calibration:
         rel = calibration["verdict_reliability"]
@@ -144,6 +152,8 @@ def markdown(result: Mapping[str, Any]) -> str:
         lines.append(f"- evidence and labels: {run['evidence']}")
     if run.get("llm"):
         lines.append(f"- LLM: {run['llm']}")
+    if result.get("claims"):
+        lines += ["", "## The verdict a user sees, claim by claim", "", *markdown_table(result["claims"])]
     all_rows = rows(result)
     for group, title in GROUP_TITLES.items():
         if not _measured(result, group):

@@ -27,6 +27,7 @@ CONFIG = {"llm": "scripted:x", "index": "fp", "retrieval_depth": 50}
 METRIC_KEYS = {
     "retrieval",
     "retrieval_cited",
+    "claims",
     "abstract",
     "sentence",
     "verifier",
