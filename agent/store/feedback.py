@@ -91,3 +91,12 @@ def export_jsonl(data_dir: Path, out: Any) -> int:
         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
         count += 1
     return count
+
+
+def delete_feedback(data_dir: Path, thread_id: str) -> int:
+    """Delete every record of one thread; returns how many there were."""
+    path = db_path(data_dir)
+    if not path.is_file():
+        return 0
+    with _connect(path) as conn:
+        return conn.execute("DELETE FROM feedback WHERE thread_id = ?", (thread_id,)).rowcount

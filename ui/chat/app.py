@@ -28,6 +28,7 @@ from tools.models.verifier import VerifierArtifactError
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
 from ui.chat.first_screen import PROFILE, STARTERS
+from ui.chat.forget import chat_data_layer
 from ui.chat.interrupted import (
     CHECK_WAITING,
     NOTHING_TO_RERUN,
@@ -37,8 +38,7 @@ from ui.chat.interrupted import (
 )
 from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice
 from ui.chat.passage import looks_like_passage, passage_turn
-from ui.chat.paste import PasteDataLayer, accept_large_pastes
-from ui.chat.persistence import database_url
+from ui.chat.paste import accept_large_pastes
 from ui.chat.progress import CheckProgress
 from ui.chat.queued import CHECKS, queue_slot
 from ui.chat.resume import reattach
@@ -60,7 +60,7 @@ _background: set[asyncio.Task[None]] = set()
 
 @cl.data_layer
 def data_layer() -> SQLAlchemyDataLayer:
-    return PasteDataLayer(conninfo=database_url(get_settings()))
+    return chat_data_layer()  # a deleted thread's checkpoints and feedback go with it (ui.chat.forget)
 
 
 @cl.password_auth_callback

@@ -47,3 +47,35 @@ def ensure_schema(path: Path) -> Path:
 
 def database_url(settings: Settings) -> str:
     return f"sqlite+aiosqlite:///{ensure_schema(app_root(settings) / DB_NAME)}"
+
+
+def thread_in_chat(settings: Settings, thread_id: str) -> bool:
+    """Whether Chainlit's thread list holds this thread."""
+    path = app_root(settings) / DB_NAME
+    if not path.is_file():
+        return False
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute('SELECT 1 FROM threads WHERE "id" = ?', (thread_id,)).fetchone() is not None
+    finally:
+        conn.close()
+
+
+def delete_chat_rows(settings: Settings, thread_id: str) -> int:
+    """Delete the thread from Chainlit's thread list as its data layer's delete_thread does (feedbacks, elements,
+    steps, then the thread row), in one transaction; returns how many rows went."""
+    path = app_root(settings) / DB_NAME
+    if not path.is_file():
+        return 0
+    conn = sqlite3.connect(path)
+    try:
+        with conn:
+            gone = conn.execute(
+                'DELETE FROM feedbacks WHERE "forId" IN (SELECT "id" FROM steps WHERE "threadId" = ?) '
+                'OR "threadId" = ?', (thread_id, thread_id)).rowcount
+            for table in ("elements", "steps"):
+                gone += conn.execute(f'DELETE FROM {table} WHERE "threadId" = ?', (thread_id,)).rowcount
+            gone += conn.execute('DELETE FROM threads WHERE "id" = ?', (thread_id,)).rowcount
+        return gone
+    finally:
+        conn.close()

@@ -1,5 +1,6 @@
 """`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
-(ui/terminal/library.py), check-text (ui/terminal/passage.py), mcp (ui/terminal/mcp.py).
+(ui/terminal/library.py), library (ui/terminal/library_manage.py), check-text (ui/terminal/passage.py), mcp
+(ui/terminal/mcp.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -20,6 +21,7 @@ from agent.settings.app import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 from ui.terminal.library import add_library_parser, cmd_add
+from ui.terminal.library_manage import add_library_manage_parser, cmd_library
 from ui.terminal.mcp import add_mcp_parser, cmd_mcp
 from ui.terminal.passage import add_passage_parser, cmd_check_text
 
@@ -71,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_export_parsers(sub)
     add_library_parser(sub)
+    add_library_manage_parser(sub)
     add_passage_parser(sub)
     add_mcp_parser(sub)
     return p
@@ -259,6 +262,7 @@ COMMANDS = {
     "threads": cmd_threads,
     "export": cmd_export,
     "add": cmd_add,
+    "library": cmd_library,
     "check-text": cmd_check_text,
     "mcp": cmd_mcp,
 }

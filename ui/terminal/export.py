@@ -1,5 +1,6 @@
 """`claimtrace threads` and `claimtrace export`: the checks kept in the thread store (the chat's threads, and each
-`claimtrace ask`, kept as a thread of its own) listed, and one exported as Markdown, JSON, BibTeX or RIS.
+`claimtrace ask`, kept as a thread of its own) listed, one exported as Markdown, JSON, BibTeX or RIS, and one
+deleted for good (`threads delete`: its checkpoints, its chat messages and its feedback).
 
 Every failure (no such thread, an empty store, a check number out of range, an --out that cannot be written) ends
 with one line on stderr and an exit code, like every `claimtrace` command."""
@@ -39,7 +40,11 @@ def at_least_one(value: str) -> int:
 
 def add_export_parsers(sub: Any) -> None:
     """Add `threads` and `export` to the `claimtrace` subcommands."""
-    sub.add_parser("threads", help="list the kept checks' threads (chat threads and `ask` runs), newest first")
+    listed = sub.add_parser("threads", help="list the kept checks' threads (chat threads and `ask` runs), newest first")
+    delete = listed.add_subparsers(dest="threads_command").add_parser(
+        "delete", help="delete a thread for good: its checks, its chat messages and its feedback"
+    )
+    delete.add_argument("thread", help="thread id, or a unique start of one (see `claimtrace threads`)")
     ex = sub.add_parser("export", help="export a kept check as Markdown, JSON, BibTeX or RIS")
     ex.add_argument("thread", nargs="?", help="thread id, or a unique start of one (see `claimtrace threads`)")
     ex.add_argument("--last", action="store_true", help="the most recently updated thread that holds a check")
@@ -66,8 +71,31 @@ def _date(summary: ThreadSummary) -> str:
     return summary.updated_at[:16].replace("T", " ")
 
 
+def cmd_delete_thread(settings: Settings, wanted: str) -> int:
+    """Chainlit's records of the thread first, then its checkpoints and feedback: a delete a crash stops half way
+    leaves the checkpoints, which name the thread for a second `threads delete`."""
+    from agent.store.forget import delete_thread, resolve
+    from ui.chat.persistence import delete_chat_rows, thread_in_chat
+
+    try:
+        thread_id = resolve(settings, wanted)
+        if thread_id is None and thread_in_chat(settings, wanted):
+            thread_id = wanted
+        if thread_id is None:
+            raise ThreadNotFoundError(f"no thread {wanted!r} in the thread store (`claimtrace threads` lists them)")
+        rows = delete_chat_rows(settings, thread_id)
+        forgotten = delete_thread(settings, thread_id)
+    except STORE_ERRORS as e:
+        raise _store_errors(e) from e
+    print(f"deleted thread {thread_id}: its checks, {rows} chat record(s) and {forgotten.feedback_rows} feedback "
+          "record(s)", file=sys.stderr)
+    return 0
+
+
 def cmd_threads(args: argparse.Namespace) -> int:
     settings = get_settings()
+    if getattr(args, "threads_command", None) == "delete":
+        return cmd_delete_thread(settings, args.thread)
     try:
         found = threads(settings)
     except STORE_ERRORS as e:

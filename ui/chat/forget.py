@@ -1,0 +1,25 @@
+"""The chat's data layer: Chainlit's SQLAlchemy layer with over-long messages kept short (ui.chat.paste), whose
+delete_thread (the thread list's delete button) also deletes what claimtrace keeps of the thread: its checkpoints
+and feedback rows (agent.store.forget), so that a deleted thread is gone."""
+
+from __future__ import annotations
+
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+
+from agent.settings.app import get_settings
+from agent.store.forget import forget_thread
+from ui.chat.paste import PasteDataLayer
+from ui.chat.persistence import database_url
+
+
+class ChatDataLayer(PasteDataLayer):
+    async def delete_thread(self, thread_id: str) -> None:
+        from ui.chat.runtime import chat_runtime  # loaded by then: the chat's first page load started it
+
+        await super().delete_thread(thread_id)
+        runtime = await chat_runtime()
+        await forget_thread(runtime.graph.checkpointer, get_settings(), thread_id)
+
+
+def chat_data_layer() -> SQLAlchemyDataLayer:
+    return ChatDataLayer(conninfo=database_url(get_settings()))
