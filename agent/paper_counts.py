@@ -3,6 +3,8 @@ the export and the LLM's prompts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def papers(n: int) -> str:
     """"1 paper", "2 papers": every count the user sees is of papers."""
@@ -17,3 +19,8 @@ def side_counts(supporting: int, contradicting: int, irrelevant: int) -> str:
     bear = "bears" if irrelevant == 1 else "bear"
     neither = f"; {irrelevant} more {bear} on neither side" if irrelevant else ""
     return f"{support} and {against}{neither}"
+
+
+def listing(names: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

@@ -1,90 +1,17 @@
-"""The verdict in words, written by code from the verdict's own figures, never by the LLM, so it cannot disagree
-with the badge: the answer's first sentence (``verdict_statement``), the evidence the LLM may write the rest from
-(``bearing_evidence``: only the abstracts the verdict counts), and the reckoning a "why?" follow-up shows
-(``reckoning``: each counted paper with its label, confidence and weight, the rule, the threshold, what was read
-and not counted)."""
+"""What the answer and a "why?" follow-up rest on, from the check's own figures, never the LLM's: the evidence the
+LLM may write the answer from (``bearing_evidence``: only the abstracts the verdict counts), and the reckoning a
+"why?" follow-up shows (``reckoning``: the verdict's sentence (agent.judge.sentence), each counted paper with its
+label, confidence and weight, the rule, the threshold, what was read and not counted)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from agent.judge.scoring import (
-    GRADE_SCORE,
-    NOT_ENOUGH,
-    UNDECIDED,
-    WEAKLY_REFUTED,
-    WEAKLY_SUPPORTED,
-    counted,
-    weight_in_words,
-)
-from agent.paper_counts import papers
+from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, counted, weight_in_words
+from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict, grouped
-from tools.documents.design import DESIGN_PLURALS
-
-
-def listing(names: Sequence[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def verdict_statement(v: Verdict, min_confidence: float, read: int, unread_listed: int = 0) -> str:
-    """The verdict and its basis in one or two plain sentences: the label, its confidence, the papers on each side
-    and those read that bear on neither; for "Cannot decide", the leaning and the confidence against the threshold;
-    for "Not enough evidence", what was read and why it does not settle the claim; a warning when every paper
-    counted has a weak design; and, when the LLM did not read some papers, that the verdict is provisional.
-    ``read``: the abstracts read (labelled and silent); ``unread_listed``: those of them the LLM did not read and
-    that are listed, not counted."""
-    if v.label == NOT_ENOUGH:
-        if read == 0:
-            return "Not enough evidence: the search found no paper that addresses the claim."
-        if unread_listed:
-            rest = read - unread_listed
-            others = (
-                f", and none of the other {papers(rest)} states a finding for or against the claim clearly enough "
-                "to count"
-                if rest
-                else ""
-            )
-            return (
-                f"Not enough evidence so far (provisional): the LLM did not read {papers(unread_listed)} of the "
-                f"{read} found, so {'it is' if unread_listed == 1 else 'they are'} listed, not counted{others}. "
-                "Checking again may settle it."
-            )
-        return (
-            f"Not enough evidence: {papers(read)} {'was' if read == 1 else 'were'} read, and none of them states a "
-            "finding for or against the claim clearly enough to count, so they do not settle it."
-        )
-    figures = v.sides()
-    if v.label == UNDECIDED:
-        text = (
-            f"Cannot decide: the evidence leans towards “{(v.leaning or '').lower()}”, but its confidence "
-            f"({v.confidence:.2f}) is below the {min_confidence:.2f} a verdict needs; {figures}."
-        )
-    else:
-        text = f"{v.label} (confidence {v.confidence:.2f}): {figures}."
-        if v.label in (WEAKLY_SUPPORTED, WEAKLY_REFUTED):
-            text += (
-                f" The papers' weighted grade is {v.score:+.2f}, short of the ±0.66 that “generally” needs, "
-                "though none takes the other side."
-            )
-    if v.weak_designs:
-        names = listing([DESIGN_PLURALS.get(d, d) for d in v.weak_designs])
-        text += f" Every paper it counts is one of the {names}, so it rests on indirect evidence."
-    on_verifier = v.unread - unread_listed
-    if on_verifier:
-        they = "it counts" if on_verifier == 1 else "they count"
-        text += (
-            f" Provisional: the LLM did not read {papers(on_verifier)} it counts, so {they} on the verifier's "
-            "reading alone."
-        )
-    if unread_listed:
-        text += (
-            f" Provisional: the LLM did not read {papers(unread_listed)} more, so "
-            f"{'it is' if unread_listed == 1 else 'they are'} listed, not counted."
-        )
-    return text
 
 
 def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> list[Evidence]:
@@ -156,9 +83,7 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
     )
     return {
         "kind": "why",
-        "summary": verdict_statement(
-            v, min_confidence, len(result.assessments) + len(result.silent), sum(s.unread for s in result.silent)
-        ),
+        "summary": verdict_sentence(v, result.assessments, result.silent),
         "counted": rows,
         "rule": rule,
         "confidence": sure,

@@ -179,6 +179,14 @@ def preload(settings: Settings) -> None:
         EmbeddedServer.get(settings).start()
 
 
+def wait_loaded(settings: Settings) -> None:
+    """Block until the embedded model is loaded (no-op for the other providers): a check's reading budget
+    (DIRECTION_SECONDS) starts after it, so a fresh process does not spend the budget on loading the model. Raises
+    LLMUnavailableError when it cannot start."""
+    if settings.llm.resolved_provider() == "embedded":
+        EmbeddedServer.get(settings).wait_ready()
+
+
 def _restarting_clients(server: EmbeddedServer) -> dict[str, Any]:
     """httpx clients for the embedded server: every request waits for the model to be loaded (so the chat model
     can be made before the server is up) and goes to the port of its current load; a request that finds the server

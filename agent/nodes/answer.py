@@ -1,7 +1,7 @@
 """Answer (as in Verif.ai): a short answer in which every sentence cites [n] from the evidence list, written by
 the strategy ANSWER_STRATEGY names (agent.answer.strategies).
 
-The answer opens with the verdict in words, written by code from the verdict's figures (agent.judge.reckoning), so it
+The answer opens with the verdict in words, written by code from the verdict's figures (agent.judge.sentence), so it
 never disagrees with the badge; the LLM writes only what follows, from the abstracts the verdict counts.
 Citations are valid by construction: numbers that name no evidence are stripped and the sentence is flagged; the
 answer text the user sees carries only real citations. Without a working LLM the answer is the extractive floor
@@ -16,7 +16,8 @@ from langgraph.runtime import Runtime
 import prompts
 from agent.answer.strategies import write
 from agent.answer.text import answer_text
-from agent.judge.reckoning import bearing_evidence, verdict_statement
+from agent.judge.reckoning import bearing_evidence
+from agent.judge.sentence import verdict_sentence
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import AnswerSentence, ClaimState, Deps
@@ -24,14 +25,12 @@ from agent.state import AnswerSentence, ClaimState, Deps
 
 @timed("answer")
 def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
-    """The verdict in words (agent.judge.reckoning), then what the LLM writes from the abstracts the verdict counts;
+    """The verdict in words (agent.judge.sentence), then what the LLM writes from the abstracts the verdict counts;
     with none counted, the verdict's words are the whole answer and the LLM is not asked."""
     settings = runtime.context.settings
     verdict = state.get("verdict")
     assessments = state.get("assessments", [])
-    read = len(assessments) + len(state.get("silent", []))
-    unread = sum(1 for s in state.get("silent", []) if s.unread)
-    summary = verdict_statement(verdict, settings.judge.min_confidence, read, unread) if verdict else ""
+    summary = verdict_sentence(verdict, assessments, state.get("silent", [])) if verdict else ""
     evidence = bearing_evidence(state.get("evidence", []), assessments)
     if not evidence:
         text = summary or prompts.load("answer_no_evidence")

@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import bears, choose, evidence_text, opposite_of
-from agent.llm.client import LLMUnavailableError
+from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage, numbered
@@ -111,6 +111,11 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     # one check reads with the LLM at a time in this process, each with its whole DIRECTION_SECONDS from when its
     # turn comes, and other LLM work waits meanwhile (agent.llm.turns): the LLM answers one request at a time
     with TURNS.reading():
+        if not error:
+            try:  # the budget is for reading, not for loading the model in a fresh process
+                wait_loaded(deps.settings)
+            except LLMUnavailableError as e:
+                error = str(e)
         start = time.perf_counter()
         for a in assessments:
             shown = sentences[a.doc_id]

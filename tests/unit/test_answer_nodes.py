@@ -35,7 +35,7 @@ def test_answer_keeps_only_existing_citations(make_deps):
     state = refuted()
     out = answer(state, rt(deps))
     # the verdict in words comes first, from its figures; then the LLM's sentences with only existing citations
-    summary = "Generally refuted (confidence 0.84): 0 papers support the claim and 1 contradicts it."
+    summary = "Refuted by 1 paper (confidence 0.84)."
     assert out["summary"] == summary
     assert out["answer"] == f"{summary} MMR does not cause autism [1]. Big trials agree [1]. Trust me."
     s1, s2, s3 = out["sentences"]
@@ -68,7 +68,7 @@ def test_sources_that_bear_on_neither_side_are_read_not_quoted(make_deps):
     out = answer(state, rt(deps))
     assert deps.llm.calls == [] and out["sentences"] == []
     assert out["answer"] == out["summary"]
-    assert out["summary"].startswith("Not enough evidence: 2 papers were read, and none of them states a finding")
+    assert out["summary"] == "Not enough evidence: none of the 2 papers read states a finding for or against the claim."
     # with one of the two counted, only its sentence reaches the LLM
     counted = counted_as("Mostly True", evidence[1])
     answer({**state, "assessments": counted, "verdict": verdict.model_copy(update={"label": "Weakly supported"})},

@@ -1,5 +1,6 @@
 """The consensus view and the source badges as the chat and the CLI show them: the one-line text, the Plotly figure
-(counts and shares only), design / retraction / notice badges, and the weak-design warning on the verdict."""
+(counts and shares only) when at least two papers count, design / retraction / notice badges, and the verdict line
+that says when every paper it counts is indirect evidence."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from agent.judge.consensus import tally
 from agent.state import SilentSource, SourceAssessment
 from ui.chat.consensus_view import FIGURE_HEIGHT, consensus_figure
 from ui.chat.render import answer_markdown, early_markdown, source_detail, verdict_badge
-from ui.shared.badges import badges_md, badges_plain, weak_designs_text
+from ui.shared.badges import badges_md, badges_plain
 from ui.shared.consensus import consensus_line, consensus_of
 from ui.shared.untrusted import md
 
@@ -93,11 +94,14 @@ def test_badges_beside_each_source_in_the_chat():
 
 
 def test_the_verdict_says_when_it_rests_only_on_weak_designs():
-    assert weak_designs_text(VERDICT) == "rests only on animal studies and in vitro studies"
-    assert verdict_badge(VERDICT).endswith(" · ⚠️ **rests only on animal studies and in vitro studies**")
-    assert weak_designs_text({**VERDICT, "weak_designs": ["case_report"]}) == "rests only on case reports / series"
-    assert weak_designs_text({**VERDICT, "weak_designs": []}) == "" and weak_designs_text(None) == ""
-    assert "rests only" not in verdict_badge({**VERDICT, "weak_designs": []})
+    weak = {"verdict": VERDICT, "assessments": [assessment("1", "True", 0.3, design="animal"),
+                                                 assessment("2", "True", 0.2, design="in_vitro")]}
+    assert verdict_badge(weak) == (
+        "**Verdict:** Weakly supported by 1 animal study and 1 in vitro study (confidence 0.70; indirect evidence "
+        "only); 1 more paper read bears on neither side."
+    )
+    assert "indirect" not in verdict_badge({"verdict": {**VERDICT, "weak_designs": []}})
+    assert verdict_badge({"verdict": None}) == "**Verdict:** none (no evidence was assessed)"
 
 
 def test_a_source_without_a_recorded_design_gets_no_design_badge():
@@ -118,9 +122,9 @@ def test_the_cli_prints_the_line_after_the_verdict_and_badges_beside_sources(cap
     print_readable({**RESULT, "corrections": [], "timings": {"total": 1.0},
                     "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}})
     lines = capsys.readouterr().out.splitlines()
-    verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: Weakly supported"))
-    assert lines[verdict + 1] == "Warning: the verdict rests only on animal studies and in vitro studies"
-    assert lines[verdict + 2] == consensus_line(consensus_of(RESULT))
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: Weakly supported by "))
+    assert "indirect evidence only" in lines[verdict]
+    assert lines[verdict + 1] == consensus_line(consensus_of(RESULT))
     assert "  [1] Study 1 [in vitro study] — True · supports" in lines
     assert "  [2] Study 2 [RETRACTED] [erratum] [randomised trial] — True · supports" in lines
 
@@ -140,3 +144,35 @@ def test_the_chat_chart_has_no_mode_bar_and_none_is_made_without_sources():
     assert figure["config"]["displayModeBar"] is False and len(figure["data"]) == 3
     assert figure["layout"]["title"]["text"].startswith("Consensus over 6 papers")
     assert asyncio.run(in_a_chat({**RESULT, "assessments": [], "silent": []})) == []
+
+
+def test_no_chart_and_no_consensus_line_unless_two_papers_count(capsys: pytest.CaptureFixture[str]):
+    """With fewer than two papers counted, the two bars would only repeat the verdict's sentence: the chat and the
+    terminal show that sentence alone."""
+    from chainlit.context import init_http_context
+
+    from ui.chat.views import consensus_chart
+    from ui.terminal.readable import print_readable
+
+    async def in_a_chat(result: dict[str, Any]) -> list[Any]:
+        init_http_context()
+        return consensus_chart(result)
+
+    none_count = {**RESULT, "assessments": [assessment("5", "No Evidence", 0.6)],
+                  "verdict": {**VERDICT, "label": "Not enough evidence", "supporting": 0, "counted_sources": 0,
+                              "irrelevant": 2, "weak_designs": []}}  # fmt: skip
+    one_counts = {**RESULT, "assessments": [assessment("4", "False", 0.9, design="cohort")],
+                  "verdict": {**VERDICT, "label": "Generally refuted", "supporting": 0, "contradicting": 1,
+                              "counted_sources": 1, "weak_designs": []}}  # fmt: skip
+    for result in (none_count, one_counts):
+        assert asyncio.run(in_a_chat(result)) == []
+        assert "Consensus" not in answer_markdown(result)
+        print_readable({**result, "corrections": [], "timings": {"total": 1.0},
+                        "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}})
+        assert "Consensus" not in capsys.readouterr().out
+    assert answer_markdown(one_counts).startswith(
+        "**Verdict:** Refuted by 1 cohort study (confidence 0.70); 1 more paper read bears on neither side."
+    )
+    assert answer_markdown(none_count).startswith(
+        "**Verdict:** Not enough evidence: none of the 2 papers read states a finding for or against the claim."
+    )

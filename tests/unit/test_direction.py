@@ -166,7 +166,7 @@ def test_a_down_llm_lists_the_sources_as_not_read_and_the_verdict_says_so(make_d
     assert aside.unread and aside.reason.startswith("Not read by the LLM: it was unavailable")
     assert "supporting the claim" in aside.reason  # the verifier's own reading is still shown
     assert result.verdict is not None and result.verdict.label == "Not enough evidence" and result.verdict.unread == 1
-    assert (result.summary or "").startswith("Not enough evidence so far (provisional): the LLM did not read 1 paper")
+    assert (result.summary or "").startswith("Not enough evidence so far (provisional): the LLM did not read 1 of the")
     assert any(n.startswith("direction: the LLM is unavailable (the LLM is unreachable") and "not counted" in n
                for n in result.notes), result.notes
 
@@ -184,7 +184,7 @@ def test_where_the_verifier_stands_in_a_down_llm_leaves_its_reading_counted(make
     result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
     assert result.assessments and all(a.judged_by == "verifier" for a in result.assessments)
     assert result.verdict is not None and result.verdict.unread == len(result.assessments)
-    assert "Provisional: the LLM did not read 1 paper it counts" in (result.summary or "")
+    assert (result.summary or "").endswith("; provisional: the LLM did not read 1 paper it counts.")
 
 
 def test_a_slow_llm_runs_out_of_direction_time(make_deps):
@@ -200,9 +200,27 @@ def test_a_slow_llm_runs_out_of_direction_time(make_deps):
     (unread,) = [s for s in state["silent"] if s.unread]
     assert "the time allowed for its reading (0.1 s) ran out" in unread.reason and "against the claim" in unread.reason
     assert state["verdict"].unread == 1 and state["verdict"].contradicting == 1
-    assert "Provisional: the LLM did not read 1 paper more, so it is listed, not counted." in state["summary"]
+    assert state["summary"].endswith("; provisional: the LLM did not read 1 paper more, listed, not counted.")
     assert any("DIRECTION_SECONDS=0.1" in n and "1 source(s) are listed as not read" in n
                for n in state["notes"]), state["notes"]
+
+
+def test_the_reading_time_starts_once_the_model_is_loaded(make_deps, monkeypatch):
+    """A fresh process loads the embedded model at its first call: the load is waited for before the reading's
+    clock starts, so a load longer than DIRECTION_SECONDS leaves no source unread."""
+    import time
+
+    import agent.nodes.direction as node
+
+    claim = "The MMR vaccine causes autism."
+    loads: list[float] = []
+    monkeypatch.setattr(node, "wait_loaded", lambda settings: (loads.append(1.0), time.sleep(0.3)))
+    deps = make_deps([*direction_rules(claim, supports=False), {"reply": "No link [1]."}],
+                     {"not associated": "contradicts", "no relationship": "contradicts"})
+    deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.2})
+    state = run_claim(claim, deps)
+    assert loads and not [s for s in state["silent"] if s.unread]
+    assert all(a.judged_by == "verifier+llm" for a in state["assessments"]) and len(state["assessments"]) == 2
 
 
 def test_a_source_the_llm_reads_as_off_topic_is_read_but_never_counts(make_deps):

@@ -55,7 +55,9 @@ def test_nodes_run_in_pipeline_order_and_the_answer_opens_with_the_final_verdict
     assert set(searches[0]["ranked_lists"]) < set(searches[1]["ranked_lists"])
     answer_prompt = "\n".join(str(m.content) for m in deps.llm.calls[questions + 1])
     (answered,) = [u for name, u in updates if name == "answer"]
-    assert "<paper" in answer_prompt and answered["answer"].startswith(f"{verdicts[-1].label} (confidence")
+    assert "<paper" in answer_prompt and answered["answer"].startswith(answered["summary"])
+    assert verdicts[-1].label == "Generally refuted" and answered["summary"].startswith("Refuted by ")
+    assert f"(confidence {verdicts[-1].confidence:.2f})" in answered["summary"]  # the final verdict's, not the first
 
 
 def test_a_span_runs_only_its_nodes(make_deps):

@@ -40,7 +40,8 @@ def test_the_json_keys_are_the_contract(make_deps):
     assert result["run"]["checked_at"] and result["run"]["models"]["llm"]
     assert set(result["sentences"][0]["attribution"][0]) == {"source", "sentence", "score"}
     assert result["corrections"] and all(set(c) == CORRECTION for c in result["corrections"])
-    assert result["summary"].startswith(result["verdict"]["label"]) and result["answer"].startswith(result["summary"])
+    assert result["summary"].startswith("Refuted by ") and result["verdict"]["label"] == "Generally refuted"
+    assert result["answer"].startswith(result["summary"])
 
 
 def test_a_dump_reads_back_as_the_same_result(make_deps):

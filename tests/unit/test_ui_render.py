@@ -61,11 +61,11 @@ def test_cite_puts_numbers_before_the_full_stop():
 
 def test_answer_shows_sentences_flags_verdict_and_sources():
     md = answer_markdown(RESULT)
+    # the verdict in one sentence; the scores are the "why?" reply's and the export's
     assert md.startswith(
-        "**Verdict:** `Generally refuted` · confidence 0.81 · 0 papers support the claim and 2 contradict it; 1 more "
-        "bears on neither side · "
-        "weighted score -0.80 · unweighted -0.75"
+        "**Verdict:** Refuted by 2 papers (confidence 0.81); 1 more paper read bears on neither side.\n\n**Answer**"
     )
+    assert "score" not in md.split("\n\n")[0]
     assert r"1. Studies found no link [1, 2]\. ✅" in md
     assert "2. X is harmful\\.\\\n   ⚠️ **Flagged: cites no source** — _cites no existing source\\; removed" in md
     assert "3. X causes Y [2]\\.\\\n   ⚠️ **Flagged: contradicted by its sources** — _\\[1\\] contradicts this " \
@@ -125,8 +125,8 @@ def test_step_markdown_from_node_updates():
         }
     )
     assert step_markdown("verdict", verdict) == (
-        "Cannot decide (leaning Weakly supported, too unsure to decide · confidence 0.41 · 1 paper supports the claim "
-        "and 0 contradict it; 2 more bear on neither side · weighted score +0.33 · unweighted +0.33 · 1 paper counted)"
+        "Cannot decide: 1 paper supports the claim, but with too little confidence (0.41) to call it weakly "
+        "supported; 2 more papers read bear on neither side."
     )
     verify = step_markdown("verify", {"sentences": RESULT["sentences"][2:]})
     assert verify == r"1. X causes Y [2]\. → **contradicted** (\[1\] contradicts this sentence)"
@@ -214,7 +214,8 @@ def test_the_early_verdict_is_marked_and_lists_its_sources():
     evidence = [{"n": 1, "title": "A cohort", "sentence": "No link was found.", "stance": "contradicts"},
                 {"n": 1, "title": "A cohort", "sentence": "Risk was 0.9.", "stance": "nei"}]  # fmt: skip
     text = early_markdown(verdict, evidence)
-    assert text.startswith(f"⏳ **Provisional:** `{verdict['label']}`") and "search questions are being written" in text
+    assert text.startswith("⏳ **Provisional:** Refuted by 2 papers (confidence 0.81)")
+    assert "search questions are being written" in text
     # one line per paper, its sentences on it
     assert r"- **[1]** _A cohort_ — contradicts: “No link was found\.” · nei: “Risk was 0\.9\.”" in text
     assert text.count("[1]") == 1

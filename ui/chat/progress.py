@@ -49,6 +49,8 @@ class CheckProgress:
         self.current: tuple[str, cl.Step] | None = None
         self.second_pass = False
         self.evidence: list[dict[str, Any]] = []
+        # the papers read so far (labelled, and read but not counted), whose designs the verdict's sentence names
+        self.read: dict[str, list[dict[str, Any]]] = {"assessments": [], "silent": []}
         self.early: cl.Message | None = None
         self.streamed = ""  # the answer's tokens so far, as the model wrote them
 
@@ -82,7 +84,8 @@ class CheckProgress:
         assert self.current is not None
         step = self.current[1]
         data = as_json(update)
-        step.output = step_markdown(node, data)
+        self.read |= {key: data[key] for key in self.read if key in data}
+        step.output = step_markdown(node, {**self.read, **data} if node == "verdict" else data)
         step.end = utc_now()
         await step.update()
         self.current = None
@@ -94,7 +97,8 @@ class CheckProgress:
             if self.early is not None:
                 await self.early.remove()
             again = bool(data.get("search_again"))
-            self.early = cl.Message(content=early_markdown(data["verdict"], self.evidence, again))
+            shown = early_markdown(data["verdict"], self.evidence, again, self.read["assessments"], self.read["silent"])
+            self.early = cl.Message(content=shown)
             await self.early.send()
         after = following(node, data)
         if after is not None:

@@ -7,15 +7,16 @@ reasons and notes that quote them) goes through ui.shared.untrusted, so it shows
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
-from ui.shared.badges import badges_md, weak_designs_text
-from ui.shared.consensus import consensus_line, consensus_of
+from ui.shared.badges import badges_md
+from ui.shared.consensus import charted, consensus_line, consensus_of
 from ui.shared.papers import by_paper
 from ui.shared.untrusted import link, md
-from ui.shared.wording import REVISED, stance_text, verdict_details
+from ui.shared.wording import REVISED, stance_text, verdict_words
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
@@ -77,40 +78,47 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
     return f"{line}\\\n   ⚠️ **Flagged: {what}** — _{md(s.get('reason') or what)}{score}_"
 
 
-def verdict_badge(verdict: dict[str, Any] | None) -> str:
+def verdict_badge(result: dict[str, Any]) -> str:
+    """The verdict line: the verdict in one sentence (agent.judge.sentence), plain text of labels, designs and
+    numbers."""
+    verdict = result.get("verdict")
     if not verdict:
         return "**Verdict:** none (no evidence was assessed)"
-    weak = weak_designs_text(verdict)
-    return f"**Verdict:** `{verdict['label']}` · " + verdict_details(verdict) + (f" · ⚠️ **{md(weak)}**" if weak else "")
+    return f"**Verdict:** {verdict_words(verdict, result.get('assessments') or [], result.get('silent') or [])}"
 
 
-def early_markdown(verdict: dict[str, Any], evidence: list[dict[str, Any]], searching_again: bool = False) -> str:
+def early_markdown(
+    verdict: dict[str, Any],
+    evidence: list[dict[str, Any]],
+    searching_again: bool = False,
+    assessments: Sequence[dict[str, Any]] = (),
+    silent: Sequence[dict[str, Any]] = (),
+) -> str:
     """What the user reads while the LLM writes: the verdict (marked provisional while the LLM's search questions
-    are still to be searched, or while a reformulated search runs) and the evidence sentences it rests on. The
-    final answer replaces it."""
+    are still to be searched, or while a reformulated search runs) and the evidence sentences it rests on.
+    ``assessments`` and ``silent``: the papers read so far, which the verdict's sentence names by design. The final
+    answer replaces it."""
+    line = verdict_words(verdict, assessments, silent)
     if searching_again:
         head = (
-            f"⏳ **So far:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            f"⏳ **So far:** {line}\n\n"
             "_The evidence is thin, so the search runs again with reformulated queries; the final verdict and answer "
             "replace this._"
         )
     elif verdict.get("awaiting") == "direction":
         head = (
-            f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            f"⏳ **Provisional:** {line}\n\n"
             "_From the verifier alone; the LLM is reading which way each source points (the claim or its "
             "opposite), and the judged verdict and the answer replace this._"
         )
     elif verdict.get("provisional"):
         head = (
-            f"⏳ **Provisional:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
+            f"⏳ **Provisional:** {line}\n\n"
             "_From the claim and its negation alone; the search questions are being written, and the final verdict "
             "and answer replace this._"
         )
     else:
-        head = (
-            f"⏳ **Judged:** `{verdict['label']}` · {verdict_details(verdict)}\n\n"
-            "_The answer is being written and checked; it replaces this._"
-        )
+        head = f"⏳ **Judged:** {line}\n\n_The answer is being written and checked; it replaces this._"
     rows = [
         f"- **[{p[0]['n']}]** _{md(p[0]['title'])}_{with_badges(p[0])} — "
         + " · ".join(f"{e.get('stance', 'nei')}: “{md(e['sentence'])}”" for e in p)
@@ -227,16 +235,16 @@ def read_not_counted(silent: list[dict[str, Any]]) -> str:
 
 
 def answer_markdown(result: dict[str, Any]) -> str:
-    """The full answer view: verdict badge, numbered sentences with flags, sources."""
-    parts = [verdict_badge(result.get("verdict"))]
+    """The full answer view: the verdict line (the answer's ``summary`` in its own words, so the answer shows the
+    rest of its sentences), the consensus line when the chart goes with it, numbered sentences with flags,
+    sources."""
+    parts = [verdict_badge(result)]
     if result.get("opposite"):
         parts.append(f"_Each source was read against the claim's opposite: “{md(result['opposite'])}”_")
-    if "assessments" in result:  # every result dump has them; a hand-made one may not
+    if "assessments" in result and charted(consensus_of(result)):  # a hand-made dump may have no assessments
         parts.append(consensus_markdown(result))
-    parts.append("**Answer**")
-    if result.get("summary"):  # the verdict in words, from its own figures: plain text, never a source's
-        parts.append(md(result["summary"]))
     if result["sentences"]:
+        parts.append("**Answer**")
         parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:

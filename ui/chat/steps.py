@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ui.chat.render import cite, note_line, verdict_details
+from ui.chat.render import cite, note_line
 from ui.shared.untrusted import md
+from ui.shared.wording import verdict_words
 
 Update = dict[str, Any]
 
@@ -100,7 +101,7 @@ def _direction(u: Update) -> str:
 
 def _verdict(u: Update) -> str:
     v = u.get("verdict") or {}
-    return f"{v.get('label')} ({verdict_details(v)})" if v else "none"
+    return verdict_words(v, u.get("assessments") or [], u.get("silent") or []) if v else "none"
 
 
 def _reformulate(u: Update) -> str:

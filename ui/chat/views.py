@@ -22,7 +22,7 @@ from ui.chat.render import (
     sentence_sources_markdown,
     why_markdown,
 )
-from ui.shared.consensus import consensus_of
+from ui.shared.consensus import charted, consensus_of
 from ui.shared.papers import by_paper
 
 ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
@@ -62,20 +62,27 @@ def original_panel(result: dict[str, Any]) -> list[cl.Text]:
 
 
 def consensus_chart(result: dict[str, Any]) -> list[cl.Plotly]:
-    """The consensus figure shown under an answer; none when the check read no source it can rest on."""
+    """The consensus figure shown under an answer, when at least two papers count; with fewer, the verdict's
+    sentence says all the figure would."""
     c = consensus_of(result)
-    if not c.sources:
+    if not charted(c):
         return []
     chart = cl.Plotly(name=CHART, figure=consensus_figure(c), display="inline")
     chart.content = json.dumps({**json.loads(chart.content), "config": CHART_CONFIG})  # Chainlit passes it to plotly
     return [chart]
 
 
+def answer_elements(result: dict[str, Any]) -> list[cl.Text | cl.Plotly]:
+    """What an answer carries besides its text and buttons: its source panels, the "Original answer" panel and the
+    consensus chart; a reopened thread gets them back from the check (ui.chat.resume)."""
+    return [*source_panels(result["sources"]), *original_panel(result), *consensus_chart(result)]
+
+
 def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
     shown = {**result, "notes": notes + result.get("notes", [])}
     return cl.Message(
         content=answer_markdown(shown),
-        elements=source_panels(result["sources"]) + original_panel(result) + consensus_chart(result),
+        elements=answer_elements(result),
         actions=sentence_actions(result, index),
         metadata={ANSWER_TAG: index},
     )

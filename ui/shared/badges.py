@@ -1,6 +1,5 @@
 """Badges beside a source, for the chat and the CLI: its abstract's study design (tools.documents.design.DESIGN_NAMES),
-"RETRACTED", and each published notice ("erratum", "expression of concern"); and the verdict's warning when every
-source it counts has a weak design (`verdict.weak_designs`).
+"RETRACTED", and each published notice ("erratum", "expression of concern").
 
 A source dump from before designs were recorded has no "design" key and gets no design badge. Notices come with the
 abstract (a corpus file, a live source), so they are untrusted text: `md` in the chat, `plain` in the terminal."""
@@ -10,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent.judge.reckoning import listing
-from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
+from tools.documents.design import DESIGN_NAMES
 from ui.shared.untrusted import md, plain
 
 RETRACTED = "RETRACTED"
@@ -40,11 +38,3 @@ def badges_plain(src: Mapping[str, Any]) -> str:
     """The badges as terminal text: "[RETRACTED] [erratum] [cohort study]" ("" when there are none)."""
     return " ".join(f"[{plain(text)}]" for text in badges(src))
 
-
-def weak_designs_text(verdict: Mapping[str, Any] | None) -> str:
-    """"rests only on animal studies and in vitro studies" when every source the verdict counts has a weak design,
-    else ""."""
-    designs = [DESIGN_PLURALS.get(d, plain(d)) for d in (verdict or {}).get("weak_designs") or []]
-    if not designs:
-        return ""
-    return f"rests only on {listing(designs)}"

@@ -1,6 +1,7 @@
 """The consensus line of a check result dump (agent.judge.consensus): "Consensus over 6 sources: 3 support, 1
-contradicts, 2 no evidence (weighted 58% / 25% / 17%)". The terminal prints it, the chat shows it (and its text for
-screen readers) beside the chart (ui.chat.consensus_view), and the Markdown report quotes it."""
+contradicts, 2 no evidence (weighted 58% / 25% / 17%)". When at least two papers count (``charted``) the terminal
+prints it and the chat shows it (and its text for screen readers) beside the chart (ui.chat.consensus_view); the
+Markdown report always quotes it."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ def retracted_note(c: Consensus) -> str:
     if not c.retracted:
         return ""
     return f"{c.retracted} retracted source{'' if c.retracted == 1 else 's'} left out (weight 0)"
+
+
+def charted(c: Consensus) -> bool:
+    """Whether the consensus says more than the verdict's sentence: at least two papers count (support or
+    contradict). The chat draws the chart, and the chat and the terminal show the consensus line, only then."""
+    return c.supports.count + c.contradicts.count >= 2
 
 
 def consensus_line(c: Consensus) -> str:

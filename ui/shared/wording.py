@@ -3,11 +3,13 @@ labels and numbers only (no source, user or LLM text), so either may print it as
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.judge.reckoning import supported_side
 from agent.judge.scoring import NO_EVIDENCE
-from agent.paper_counts import papers, side_counts
+from agent.judge.sentence import verdict_sentence
+from agent.state import SilentSource, SourceAssessment, Verdict
 
 REVISED = {
     "recited": "cited to the source whose words it repeats",
@@ -17,14 +19,15 @@ REVISED = {
 }
 
 
-def verdict_details(verdict: dict[str, Any]) -> str:
-    """Confidence, the sources on each side and the scores of a verdict, in one line (the chat and the CLI)."""
-    leaning = f"leaning {verdict['leaning']}, too unsure to decide · " if verdict.get("leaning") else ""
-    counts = side_counts(verdict.get("supporting", 0), verdict.get("contradicting", 0), verdict.get("irrelevant", 0))
-    return (
-        f"{leaning}confidence {verdict.get('confidence', 0.0):.2f} · {counts} · weighted score "
-        f"{verdict['score']:+.2f} · unweighted {verdict['unweighted_score']:+.2f} · "
-        f"{papers(verdict.get('counted_sources', 0))} counted"
+def verdict_words(
+    verdict: Mapping[str, Any], assessments: Sequence[Mapping[str, Any]] = (), silent: Sequence[Mapping[str, Any]] = ()
+) -> str:
+    """The verdict of a result dump in one sentence (agent.judge.sentence): the chat's, the terminal's and the MCP
+    tool's verdict line, from the verdict, the labelled papers and the papers read and not counted."""
+    return verdict_sentence(
+        Verdict.model_validate(verdict),
+        [SourceAssessment.model_validate(a) for a in assessments],
+        [SilentSource.model_validate(s) for s in silent],
     )
 
 

@@ -13,13 +13,15 @@ _CONTROL = {c: None for c in [*range(0, 9), 11, 12, *range(14, 32), 127, *range(
 
 
 def print_readable(result: dict[str, Any]) -> None:
-    """The result of `claimtrace ask` without --json: flagged answer sentences, corrections, verdict, sources."""
+    """The result of `claimtrace ask` without --json: the verdict in one sentence, the consensus line when at least
+    two papers count, flagged answer sentences (the ``summary`` that opens the answer is the verdict's sentence),
+    corrections, sources."""
     from agent.judge.scoring import describe_reputation
-    from ui.shared.badges import badges_plain, weak_designs_text
-    from ui.shared.consensus import consensus_line, consensus_of
+    from ui.shared.badges import badges_plain
+    from ui.shared.consensus import charted, consensus_line, consensus_of
     from ui.shared.papers import by_paper
     from ui.shared.untrusted import plain
-    from ui.shared.wording import REVISED, stance_text, verdict_details
+    from ui.shared.wording import REVISED, stance_text, verdict_words
 
     marks = {
         "supported": "",
@@ -28,9 +30,15 @@ def print_readable(result: dict[str, Any]) -> None:
         "uncited": "  [FLAG: cites no source]",
     }
     print(f"Claim: {plain(result['claim'])}\n")
-    print("Answer:")
-    if result.get("summary"):
-        print(f"  {plain(result['summary'])}")
+    v = result["verdict"]
+    if v:
+        print(f"Verdict: {verdict_words(v, result.get('assessments') or [], result.get('silent') or [])}")
+        if result.get("opposite"):
+            print(f'Each source was read against the claim\'s opposite: "{plain(result["opposite"])}"')
+    if "assessments" in result and charted(consensus_of(result)):
+        print(consensus_line(consensus_of(result)))
+    if result["sentences"]:
+        print("\nAnswer:")
     for i, s in enumerate(result["sentences"], start=1):
         cites = f" [{', '.join(map(str, s['citations']))}]" if s["citations"] else ""
         flag = marks[s["status"]]
@@ -44,15 +52,6 @@ def print_readable(result: dict[str, Any]) -> None:
             instead = f' -> "{plain(c["text"])}"' if c["text"] else ""
             print(f'  {c["position"]}. {c["action"]}: "{plain(c["original"])}" ({c["status"]}: {plain(c["reason"])})'
                   f"{instead}")
-    v = result["verdict"]
-    if v:
-        print(f"\nVerdict: {v['label']} ({verdict_details(v)})")
-        if weak := weak_designs_text(v):
-            print(f"Warning: the verdict {weak}")
-        if result.get("opposite"):
-            print(f'Each source was read against the claim\'s opposite: "{plain(result["opposite"])}"')
-    if "assessments" in result:
-        print(("" if v else "\n") + consensus_line(consensus_of(result)))
     if result["sources"]:
         print("\nSources:")
         for paper in by_paper(result["sources"]):  # one number per paper, its evidence sentences under it
