@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
-
 from agent.service import RAW_FACTOR
 from agent.settings.app import get_settings
+from ui.chat.elements import ElementsUnstoredDataLayer
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 
@@ -35,8 +34,9 @@ def kept(text: str) -> str:
     return f"{text[:first]}… ({len(text)} characters; only the first {first} kept)"
 
 
-class PasteDataLayer(SQLAlchemyDataLayer):
-    """Chainlit's SQLAlchemy data layer, storing over-long user messages and thread names as `kept` says."""
+class PasteDataLayer(ElementsUnstoredDataLayer):
+    """Chainlit's SQLAlchemy data layer, storing over-long user messages and thread names as `kept` says (and no
+    element: ui.chat.elements)."""
 
     async def create_step(self, step_dict: Any) -> None:
         if isinstance(step_dict.get("output"), str):

@@ -1,5 +1,6 @@
-"""A reopened thread made whole again: Chainlit restores only the messages' text, so the answers get their source
-panels, sentence buttons and consensus chart back and passage tables their buttons, and the thread says so when the
+"""A reopened thread made whole again: Chainlit restores only the messages' text (it stores no element:
+ui.chat.elements), so the answers get their source panels, "Original answer" panel, sentence buttons and consensus
+chart back and passage tables their buttons, and the thread says so when the
 server's stop interrupted its check or left its last message waiting (ui.chat.interrupted)."""
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ from ui.chat.passage import PASSAGE_TAG, passage_actions
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.views import (
     ANSWER_TAG,
-    consensus_chart,
+    answer_elements,
     sentence_actions,
-    source_panels,
 )
 
 RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
@@ -74,7 +74,7 @@ async def restore_views(thread: ThreadDict, values: dict[str, Any]) -> list[cl.M
             continue
         msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
                          metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
-                         elements=source_panels(results[index]["sources"]) + consensus_chart(results[index]))
+                         elements=answer_elements(results[index]))
         await msg.update()
         restored.append(msg)
     return restored
