@@ -1,19 +1,47 @@
 """The base of every settings group: a pydantic-settings model whose fields read the environment (and `.env`): the
 variable of the field's name, with the group's `env_prefix` if it has one, or the alias a field names. Each layer
 declares the settings it reads and the application composes them. `HttpUrlStr` / `OptionalHttpUrlStr` type the settings
-that name a server (base URLs): only http:// and https:// pass."""
+that name a server (base URLs): only http:// and https:// pass.
+
+The file of settings read after the environment is `.env` in the working directory, or the file CLAIMTRACE_ENV_FILE
+names (read when each group is made, so a process and the processes it starts agree); CLAIMTRACE_ENV_FILE set empty
+reads none, which is how the test suite keeps a user's `.env` out of every test (tests/conftest.py)."""
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, DotEnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+
+ENV_FILE = ".env"
+ENV_FILE_VARIABLE = "CLAIMTRACE_ENV_FILE"
+
+
+def env_file() -> str | None:
+    """The settings file to read: CLAIMTRACE_ENV_FILE when set (None when it is empty), else `.env`."""
+    return os.environ.get(ENV_FILE_VARIABLE, ENV_FILE) or None
 
 
 class SettingsGroup(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(env_file=ENV_FILE, extra="ignore", populate_by_name=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Values passed in, then the environment, then the settings file: a file the caller names (`_env_file=...`,
+        # None for none) as named, otherwise the one env_file() chooses at this moment.
+        if isinstance(dotenv_settings, DotEnvSettingsSource) and dotenv_settings.env_file == ENV_FILE:
+            dotenv_settings = DotEnvSettingsSource(settings_cls, env_file=env_file())
+        return init_settings, env_settings, dotenv_settings, file_secret_settings
 
 
 def secret(value: SecretStr | None) -> str | None:

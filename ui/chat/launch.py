@@ -14,6 +14,7 @@ from http import HTTPStatus
 from pathlib import Path
 
 from agent.settings.app import Settings
+from tools.config import env_file
 from ui.chat.guard import TOO_MANY_TEXT
 
 UI_DIR = Path(__file__).resolve().parent
@@ -75,7 +76,14 @@ def prepare(settings: Settings) -> dict[str, str]:
     write_translations(root / ".chainlit" / "translations")
     shutil.copyfile(UI_DIR / "welcome.md", root / "chainlit.md")
     shutil.copytree(UI_DIR / "public", root / "public", dirs_exist_ok=True)  # served at /public (custom_js)
-    return {**os.environ, "CHAINLIT_APP_ROOT": str(root), "CHAINLIT_AUTH_SECRET": auth_secret(settings, root)}
+    return {
+        **os.environ,
+        "CHAINLIT_APP_ROOT": str(root),
+        "CHAINLIT_AUTH_SECRET": auth_secret(settings, root),
+        # Chainlit's import loads a `.env` from the working directory into the environment: it loads the settings
+        # file claimtrace reads (tools.config.env_file), or an empty one when claimtrace reads none
+        "CHAINLIT_ENV_FILE": str(Path(env_file() or os.devnull).absolute()),
+    }
 
 
 def command(host: str, port: int) -> list[str]:
