@@ -15,17 +15,24 @@ import pytest
 from agent.llm.scripted import ScriptedChatModel
 from agent.settings.app import Settings
 from agent.state import Deps
-from tools.models.onnx_models import ModelRuntimeSettings
+from tests.settings_env import BUILT_GRAPHS, remove_settings
+from tools.config import ENV_FILE_VARIABLE
 
+# Every test starts from the shipped defaults, whoever runs the suite: no setting of the runner's environment (the
+# variables of .env.example, the UI password, the auth secret, API keys: tests/settings_env.py) reaches a test, and
+# no `.env` is read, unless a test sets one itself. The CLI and chat servers the tests start inherit this environment.
+remove_settings(os.environ)
+os.environ[ENV_FILE_VARIABLE] = ""
+# Chainlit's import loads `.env` from the working directory into os.environ; it reads this file instead, which is empty.
+os.environ["CHAINLIT_ENV_FILE"] = os.devnull
 # Every test searches the local index only, unless it selects live sources itself (tests/unit/test_live_*.py and
-# tests/integration/test_live_path.py, against MockTransport or loopback servers): no test probes the network, and
-# the CLI and chat servers the tests start inherit this.
+# tests/integration/test_live_path.py, against MockTransport or loopback servers): no test probes the network.
 os.environ["SOURCES"] = "local"
 # The exported ONNX graphs are files derived from the committed weights, named by their digest: the CLI and chat
 # servers the tests start on data folders of their own read the ones `make setup` exported instead of exporting
 # them again in each folder (an export: a few seconds per process). tests/unit/test_onnx_models.py exports
 # into a cache of its own.
-os.environ.setdefault("ONNX_CACHE_DIR", str(ModelRuntimeSettings().cache_dir))
+os.environ["ONNX_CACHE_DIR"] = str(BUILT_GRAPHS)
 
 # PyTorch is for training and for comparing the ONNX graphs with it (pip install -e '.[train]'; `make test` installs
 # it where its CPU wheel is, Python 3.11). Without it, the tests marked `torch` and the test modules that import it

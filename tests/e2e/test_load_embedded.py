@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from agent.settings.app import Settings
 from tests.e2e.chat_client import ChatSession, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
 from tests.e2e.report import percentile, write_report
 from tests.e2e.server import ChatServer
+from tests.settings_env import BUILT_MODELS
 
 CHATS = 20
 SOURCE_REQUESTS_PER_CHAT = 10
@@ -36,7 +36,7 @@ SOURCES_MARKER = "Sentence 1:"
 @pytest.fixture(scope="module")
 def embedded_server(chat_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
     """The chat server of the browser tests, on its own data dir (a copy of the tiny index) and the embedded LLM."""
-    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
+    models = BUILT_MODELS  # the GGUF assembled by `make setup`
     assert any(models.glob("*.gguf")), f"no GGUF in {models}: run `make setup`"
     chat_data = Path(chat_env["DATA_DIR"])
     data = tmp_path_factory.mktemp("load_data")

@@ -16,6 +16,7 @@ from agent.settings.app import Settings
 from evals.studies.injection import run_case, usable_claims
 from evals.studies.injection_checks import PLANTS
 from tests.conftest import scifact_or_skip
+from tests.settings_env import BUILT_MODELS
 
 CLAIMS = 8  # the first dev claims with evidence; the first on which the verifier takes a side is used
 PLANTED = ("closing-tags", "chatml-system", "cite-7")
@@ -36,7 +37,7 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
     lines = (root / "corpus.jsonl").read_text().splitlines()
     corpus.write_text("\n".join(ln for ln in lines if str(json.loads(ln)["doc_id"]) in gold) + "\n")
     build_index(corpus, data / "index", progress=False)
-    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF `make setup` assembled
+    models = BUILT_MODELS  # the GGUF `make setup` assembled
     settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
         stores={"data_dir": data, "models_dir": models}, llm={"provider": "embedded", "timeout": 300}
     )

@@ -13,6 +13,7 @@ import pytest
 from agent.judge.scoring import verdict_sign
 from evals.training.probes import PROBES, Probe
 from tests.conftest import scifact_or_skip, write_scifact_slice
+from tests.settings_env import BUILT_MODELS
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +45,7 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
     data = tmp_path_factory.mktemp("judge")
     corpus = write_scifact_slice(root, data, {d for _, d, _ in CLAIMS}, first=200)
     build_index(corpus, data / "index", progress=False)
-    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
+    models = BUILT_MODELS  # the GGUF assembled by `make setup`
     settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
         stores={"data_dir": data, "models_dir": models},
         llm={"provider": "embedded", "timeout": 300},

@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamablehttp_client
 
 from tests.integration.test_cli import CLAIM, cli_env, indexed_env  # noqa: F401
 from tests.ports import free_port
+from tests.settings_env import BUILT_MODELS
 from tests.unit.test_result import TOP
 
 REPO = Path(__file__).resolve().parents[2]
@@ -167,9 +168,7 @@ def test_a_non_loopback_address_without_a_token_is_refused(indexed_env: dict[str
 def test_a_check_with_the_embedded_llm_over_stdio(indexed_env: dict[str, str]):  # noqa: F811
     """The product's own LLM (the GGUF `make setup` assembled) behind the MCP server: the check ends with a judged
     verdict, and every answer sentence cites a paper it was given."""
-    from agent.settings.app import Settings
-
-    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]
+    models = BUILT_MODELS
     env = {k: v for k, v in indexed_env.items() if k != "LLM_SCRIPT"}
     env.update({"LLM_PROVIDER": "embedded", "MODELS_DIR": str(models), "LLM_TIMEOUT": "300",
                 "DIRECTION_SECONDS": "120"})

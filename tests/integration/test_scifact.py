@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from agent.settings.app import Settings, get_settings
+from agent.settings.app import get_settings
 from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
+from tests.settings_env import BUILT_MODELS
 from tools.text.opposite import negation
 from ui.terminal.cli import main
 
@@ -48,7 +49,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _use(monkeypatch: pytest.MonkeyPatch, env: dict[str, Any], **extra: str) -> None:
-    models = Settings(_env_file=None).stores.model_dir  # type: ignore[call-arg]  # the GGUF assembled by `make setup`
+    models = BUILT_MODELS  # the GGUF assembled by `make setup`
     for key in ("LLM_BASE_URL", "LLM_API_KEY", "OPENAI_API_KEY", "CHROMA_URL", "CORPUS_PATH"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("DATA_DIR", str(env["data"]))
