@@ -115,10 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("predictions", type=Path)
     p.add_argument("--split", default="dev")
     p.add_argument("--data-dir", type=Path, default=None, help="the folder of claims_<split>.jsonl")
+    p.add_argument("--limit", type=int, default=None, help="only the first N claims of the split")
+    p.add_argument("--out", type=Path, default=None, help="also write the table, with this command, to a Markdown file")
     args = p.parse_args(argv)
     records = read_records(args.predictions)
-    claims = load_claims(args.data_dir or get_settings().stores.corpus_mirror, args.split)
-    print("\n".join(markdown_table(claim_sides(records, claims))))
+    claims = load_claims(args.data_dir or get_settings().stores.corpus_mirror, args.split, args.limit)
+    table = markdown_table(claim_sides(records, claims))
+    print("\n".join(table))
+    if args.out is not None:
+        command = " ".join(["python -m evals.scifact.claim_level", *(argv if argv is not None else sys.argv[1:])])
+        args.out.write_text("\n".join([f"# The verdict a user sees, claim by claim: {args.predictions.name}", "",
+                                       f"`{command}`", "", *table, ""]))
     return 0
 
 
