@@ -30,11 +30,15 @@ import prompts
 from agent.llm.calls import chat, first_token
 from agent.state import Deps, Evidence, Usage
 from tools.text.opposite import negation, rule_opposite
-from tools.text.premise import abstract_premise
+from tools.text.premise import abstract_premise, premise
 
 OppositeSource = Literal["direction", "negation", "llm", "template"]
 # completion tokens the LLM may spend on an opposite: one sentence of a claim's length
 OPPOSITE_TOKENS = 60
+# characters of an abstract the LLM reads in context (about 150 tokens: the evidence sentences and their nearest
+# neighbours); prompt reading runs at about 40-60 tokens/s on a 2-core CPU, and a whole abstract (about 450 tokens)
+# took 13-19 s a paper there
+ABSTRACT_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -132,3 +136,30 @@ def evidence_text(deps: Deps, doc_id: str, sentences: list[Evidence]) -> str:
     if doc is None:  # a source the index no longer holds: its sentences as kept
         return f"{sentences[0].title}: " + " ".join(ev.sentence for ev in sentences)
     return abstract_premise(doc.title, doc.sentences, [ev.sentence_index for ev in sentences], with_context=False)
+
+
+def in_context(title: str, sentences: list[str], idx: list[int], max_chars: int = ABSTRACT_CHARS) -> str:
+    """A source read in its context: its title and its abstract, whole when it fits ``max_chars``, else the evidence
+    sentences ``idx`` and the sentences nearest them, in abstract order. A null or contrary finding often sits in a
+    sentence the rationale selector did not pick ("no association was found"), and a sentence alone loses who was
+    studied and what was measured."""
+    keep = set(idx)
+    used = sum(len(sentences[i]) + 1 for i in keep)
+    for i in sorted(range(len(sentences)), key=lambda k: (min(abs(k - j) for j in idx), k)):
+        if i not in keep and used + len(sentences[i]) + 1 <= max_chars:
+            keep.add(i)
+            used += len(sentences[i]) + 1
+    order = sorted(keep)
+    whole = len(order) == len(sentences)
+    span = f"sentences {order[0] + 1} to {order[-1] + 1} of {len(sentences)}"
+    place = "the whole abstract" if whole else f"part of the abstract, {span}"
+    return premise(title, " ".join(sentences[i] for i in order), place=place)
+
+
+def abstract_text(deps: Deps, doc_id: str, sentences: list[Evidence]) -> str:
+    """What the LLM reads of one source in context (``in_context``); the evidence sentences as shown when the index
+    no longer holds the abstract."""
+    doc = deps.index.docs.get(doc_id)
+    if doc is None:
+        return evidence_text(deps, doc_id, sentences)
+    return in_context(doc.title, list(doc.sentences), [ev.sentence_index for ev in sentences])

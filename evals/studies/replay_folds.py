@@ -25,13 +25,13 @@ FOLDS = 5
 TARGET_PRECISION = 0.65
 
 
-Asker = Callable[[Any, str, Mapping[str, Any]], dict[str, Any]]  # (LLM, evidence as shown, replay row) -> answer
+Asker = Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]  # (LLM, evidence as read, replay row) -> answer
 
 
-def ask_replay(limit: int | None, path: Path, asker: Asker, what: str) -> None:
+def ask_replay(limit: int | None, path: Path, asker: Asker, what: str, reader: Any = None) -> None:
     """``asker``'s answer for every abstract of the judge's replay that ``path`` does not hold yet, each read as the
-    product shows it to the LLM (agent.judge.direction.evidence_text of the recorded sentences), appended to
-    ``path`` as it comes (an interrupted run resumes)."""
+    product shows it to the LLM (``reader``, by default agent.judge.direction.evidence_text, of the recorded
+    sentences), appended to ``path`` as it comes (an interrupted run resumes)."""
     from agent.judge.direction import evidence_text
     from agent.service import load_deps
     from agent.settings.app import get_settings
@@ -49,7 +49,7 @@ def ask_replay(limit: int | None, path: Path, asker: Asker, what: str) -> None:
                      for i, (idx, s) in enumerate(d["sentences"])]
         t0 = time.perf_counter()
         answer = {"pair": f"{row['claim']}:{d['doc_id']}",
-                  **asker(deps.llm, evidence_text(deps, d["doc_id"], sentences), row)}
+                  **asker(deps.llm, (reader or evidence_text)(deps, d["doc_id"], sentences), row)}
         with path.open("a") as fh:
             fh.write(json.dumps(answer) + "\n")
         print(f"{what}: {k}/{len(todo)} abstracts ({time.perf_counter() - t0:.1f} s)", flush=True)

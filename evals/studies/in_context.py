@@ -1,0 +1,201 @@
+"""The judge reading each paper in its context: the LLM's two questions (does the evidence bear on the claim? which
+of the claim and its opposite does it support?) asked of the abstract around the evidence sentences
+(agent.judge.direction.abstract_text) instead of the sentences alone, and the bearing question also asked of the
+claim's opposite, on the judge's replay of held-out SciFact train claims.
+
+    python -m evals.studies.in_context ask [--limit N]     # the LLM's answers, resumable
+    python -m evals.studies.in_context report [--out evals/results]
+
+A null finding ("no association was found") is often in a sentence the rationale selector did not pick, and the
+yes/no gate reads it as "no finding": on contradicting evidence the shipped gate is close to chance. ``ask`` reads
+every abstract of the replay (evals/training/bearing_replay.py) and asks, in this order (the abstract's prompts share
+their prefix, so a server with a prompt cache reads the abstract once):
+
+* P(Yes) that the abstract around the evidence bears on the claim, then on its opposite (prompts/bears.md);
+* P(Yes) that the shown sentences bear on the opposite.
+
+The direction stays the replay's: the contrastive call on the shown sentences reads the side of SciFact's evidence
+right about four times in five; the gate is what drops the papers that refute. The abstract around the evidence is
+the evidence sentences and their nearest neighbours up to agent.judge.direction.ABSTRACT_CHARS: a whole abstract
+costs 13-19 s a paper to read on a 2-core CPU, three times a check's reading budget.
+
+One JSON row per abstract in ``evals/results/in_context/answers.jsonl``. ``report`` compares the judges below with
+five folds of claims, as evals/studies/neither_choice.py does (each judge's gate, direction and threshold fitted on
+four folds, labelling the fifth), and adds what a user sees: the held-out claims' verdict side (right, wrong, none)
+per gold class, from the out-of-fold labels (evals.scifact.claim_level.replay_side).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evals.experiments import REPO_ROOT, experiment_header, write_experiment
+from evals.scifact.claim_level import GOLD_CLASSES, gold_class, replay_sides
+from evals.studies.replay_folds import (
+    TARGET_PRECISION,
+    Reading,
+    ask_replay,
+    ask_report_main,
+    bearing_set_counts,
+    joined,
+    labelled,
+    out_of_fold,
+)
+
+ANSWERS = REPO_ROOT / "evals" / "results" / "in_context" / "answers.jsonl"
+
+
+def both_readings(deps: Any, doc_id: str, sentences: list[Any]) -> tuple[str, str]:
+    """The shown sentences as the product reads them today, and the abstract around them."""
+    from agent.judge.direction import abstract_text, evidence_text
+
+    return evidence_text(deps, doc_id, sentences), abstract_text(deps, doc_id, sentences)
+
+
+def read_in_context(llm: Any, texts: tuple[str, str], row: Mapping[str, Any]) -> dict[str, Any]:
+    """The bearing question of the claim and of its opposite on the abstract around the evidence, then of the
+    opposite on the shown sentences; seconds per call."""
+    from agent.judge.direction import bears
+
+    shown, context = texts
+    asked = {"p_bears": (context, row["text"]), "p_bears_opposite": (context, row["opposite"]),
+             "p_shown_bears_opposite": (shown, row["opposite"])}
+    answer: dict[str, Any] = {"context_chars": len(context), "whole": "[the whole abstract]" in context,
+                              "seconds": {}}
+    for key, (text, statement) in asked.items():
+        t0 = time.perf_counter()
+        answer[key] = bears(llm, text, statement).p_bears
+        answer["seconds"][key] = round(time.perf_counter() - t0, 3)
+    return answer
+
+
+def ask(limit: int | None, path: Path = ANSWERS) -> None:
+    ask_replay(limit, path, read_in_context, "in context", reader=both_readings)
+
+
+def _mean(*ps: float) -> float:
+    return float(sum(ps) / len(ps))
+
+
+JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
+    "shown sentences (shipped)": (lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]), 3),
+    "shown sentences, gate asked of the claim and its opposite": (
+        lambda d, a: (_mean(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
+    "gate in context": (lambda d, a: (a["p_bears"], d["llm_p_claim"]), 3),
+    "gate in context, asked of the claim and its opposite": (
+        lambda d, a: (_mean(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 4),
+    "gate in context or on the shown sentences, the higher": (
+        lambda d, a: (max(a["p_bears"], d["llm_p_bears"]), d["llm_p_claim"]), 4),
+}
+
+
+def report(answers: Path, out: Path, argv: list[str] | None) -> int:
+    from agent.settings.app import get_settings
+    from evals.training.bearing_replay import heldout_claims
+    from evals.training.judge_calibration import auc, label_only
+
+    rows = joined(answers)
+    if not rows:
+        print(f"no answers at {answers}: run python -m evals.studies.in_context ask first", file=sys.stderr)
+        return 2
+    docs = [d for r in rows for d in r["docs"]]
+    gold = [d["gold"] is not None for d in docs]
+    against = [d["gold"] == 1 for d in docs]
+    min_confidence = get_settings().judge.min_confidence
+    classes = {c.id: gold_class(["SUPPORT" if sets[0][1] == 0 else "CONTRADICT" for sets in c.evidence.values()])
+               for c in heldout_claims()}
+
+    def aucs(score: Any) -> dict[str, float]:
+        """AUC of ``score`` for SciFact evidence against the rest, and for each side's evidence alone."""
+        s = [score(d) for d in docs]
+        sides = {}
+        for name, keep in (("contradicting", 1), ("supporting", 0)):
+            pick = [k for k, d in enumerate(docs) if d["gold"] in (keep, None)]
+            sides[name] = auc([s[k] for k in pick], [docs[k]["gold"] == keep for k in pick])
+        return {"evidence": auc(s, gold), **sides}
+
+    res: dict[str, Any] = {
+        **experiment_header("evals.studies.in_context", argv, "held-out SciFact train", []),
+        "claims": len(rows),
+        "abstracts": len(docs),
+        "evidence_abstracts": sum(gold),
+        "contradicting_abstracts": sum(against),
+        "abstracts_read_whole": sum(bool(d["answer"]["whole"]) for d in docs),
+        "median_context_chars": int(np.median([d["answer"]["context_chars"] for d in docs])),
+        "auc": {
+            "verifier 1 - P(nei)": aucs(lambda d: d["bearing"]),
+            "shown sentences: P(Yes)": aucs(lambda d: d["llm_p_bears"]),
+            "shown sentences: P(Yes), claim and opposite": aucs(
+                lambda d: _mean(d["llm_p_bears"], d["answer"]["p_shown_bears_opposite"])),
+            "in context: P(Yes)": aucs(lambda d: d["answer"]["p_bears"]),
+            "in context: P(Yes), claim and opposite": aucs(
+                lambda d: _mean(d["answer"]["p_bears"], d["answer"]["p_bears_opposite"])),
+        },
+        "median_seconds": {k: round(float(np.median([d["answer"]["seconds"][k] for d in docs])), 3)
+                           for k in docs[0]["answer"]["seconds"]},
+        "judges": {},
+    }
+    for name, (reading, calls) in JUDGES.items():
+        labels = out_of_fold(rows, reading, min_confidence)
+        res["judges"][name] = {
+            "llm_calls_per_abstract": calls,
+            "label_only": label_only(rows, partial(labelled, labels), min_confidence),
+            "claims": replay_sides(rows, labels, classes),
+            "bearing_set": bearing_set_counts(rows, labels),
+        }
+    write_experiment(out, "in_context", res, markdown)
+    return 0
+
+
+def markdown(res: Mapping[str, Any]) -> str:
+    lines = [
+        "# The judge reading each paper in its context",
+        "",
+        f"`{res['command']}` — {res['date']}, commit {res['git_commit']}. {res['claims']} held-out SciFact train "
+        f"claims, {res['abstracts']} retrieved abstracts ({res['evidence_abstracts']} SciFact evidence, "
+        f"{res['contradicting_abstracts']} of them contradicting). {res['abstracts_read_whole']} abstracts fit whole "
+        f"in the context reading (median {res['median_context_chars']} characters). Each judge's gate, direction and "
+        f"threshold are fitted on four folds of claims and label the fifth (target Label-Only precision "
+        f"{TARGET_PRECISION}); every figure below is on the out-of-fold labels.",
+        "",
+        "## What a user sees: the verdict's side per held-out claim",
+        "",
+        "The verdict's side is the sign of the mean score of the papers that count (unweighted: the replay has no "
+        "reputations).",
+        "",
+        "| judge | LLM calls per abstract | " + " | ".join(
+            f"{g}: right / wrong / none" for g in GOLD_CLASSES) + " | right of settled | right when a side is "
+        "taken | Label-Only P | R | F1 | bearing set: bears / partly / off-topic count |",
+        "|---|---:|" + "---:|" * len(GOLD_CLASSES) + "---:|---:|---:|---:|---:|---|",
+    ]
+    for name, j in res["judges"].items():
+        c, s, b = j["claims"], j["label_only"], j["bearing_set"]
+        cells = [f"{c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
+        counts = " · ".join(f"{k}/{n}" for k, n in (b["bears"], b["partly"], b["no"]))
+        lines.append(f"| {name} | {j['llm_calls_per_abstract']} | " + " | ".join(cells)
+                     + f" | {c['right_of_settled']} | {c['right_when_sided']} | {s['precision']} | {s['recall']} "
+                     f"| {s['f1']} | {counts} |")
+    lines += ["", "## Area under the ROC curve", "",
+              "SciFact evidence against the rest, and each side's evidence against the abstracts that are not "
+              "evidence.", "",
+              "| reading | evidence | contradicting | supporting |", "|---|---:|---:|---:|"]
+    for name, a in res["auc"].items():
+        lines.append(f"| {name} | {a['evidence']} | {a['contradicting']} | {a['supporting']} |")
+    lines += ["", "Median seconds per call on this run's machine: "
+              + "; ".join(f"{k} {v}" for k, v in res["median_seconds"].items()) + ".", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return ask_report_main(__doc__ or "", argv, ANSWERS, ask, report)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
