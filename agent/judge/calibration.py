@@ -10,7 +10,9 @@ calibrated probability, and the 7-grade label they make together.
   and the verdict says it is provisional. It also screens what the LLM is asked: below ``ask_floor`` the abstract
   does not bear and the LLM is not asked.
 * The gate: P(the abstract bears on the claim) from the verifier's strongest sentence and the LLM's P(Yes) to "does
-  the evidence report a finding on whether the claim is true?", by logistic regression on both logits. The verifier
+  the evidence report a finding on whether the claim is true?", by logistic regression on both logits. What the
+  question reads (the shown sentences or the abstract around them, of the claim alone or of the claim and its
+  opposite) is part of the calibration: the weights hold only for the reading they were fitted on. The verifier
   reads shared topic as bearing; the LLM reads the claim as a question. Below ``gate_threshold`` (chosen for a
   target precision) the abstract never counts: it is listed as read, "not about the claim", with the reason.
 * The direction: the LLM's P(claim) averaged over both letter orders is compressed towards 0.5 by a small model's
@@ -82,6 +84,11 @@ class JudgeCalibration:
     # the gate: intercept, weight of logit(strongest sentence's 1 - P(nei)), weight of logit(the LLM's P(Yes))
     gate_weights: tuple[float, float, float] = (0.0, 1.0, 1.0)
     gate_threshold: float = 0.5
+    # what the LLM's bearing question reads, as the gate was fitted on it: "shown" (the evidence sentences shown),
+    # or "context" (the abstract around them, agent.judge.direction.abstract_text); and whether it is asked of the
+    # claim's opposite too, P(Yes) being the mean of the two
+    gate_reads: str = "shown"
+    gate_asks_opposite: bool = False
     # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)))
     direction_weights: tuple[float, float] = (0.0, 1.0)
     fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and the held-out figures
@@ -130,6 +137,8 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
         ask_floor=float(raw["ask_floor"]),
         gate_weights=tuple(raw["gate_weights"]),
         gate_threshold=float(raw["gate_threshold"]),
+        gate_reads=str(raw.get("gate_reads", "shown")),
+        gate_asks_opposite=bool(raw.get("gate_asks_opposite", False)),
         direction_weights=tuple(raw["direction_weights"]),
         fitted=dict(raw.get("fitted", {})),
     )

@@ -21,7 +21,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
-from agent.judge.direction import bears, choose, evidence_text, opposite_of
+from agent.judge.direction import abstract_text, bears, choose, evidence_text, opposite_of
 from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
 from agent.nodes._timing import timed
@@ -83,6 +83,18 @@ def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: 
     )
 
 
+def gate_reading(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[Evidence], text: str, claim: str,
+                 opposite: str) -> tuple[float, Usage]:
+    """The LLM's P(Yes, the evidence bears on the claim) as the gate was fitted: on the shown sentences ``text`` or
+    the abstract around them, and the mean with the same question of the opposite where the calibration asks it."""
+    read = abstract_text(deps, doc_id, shown) if cal.gate_reads == "context" else text
+    first = bears(deps.llm, read, claim)
+    if not cal.gate_asks_opposite:
+        return first.p_bears, first.usage
+    second = bears(deps.llm, read, opposite)
+    return round((first.p_bears + second.p_bears) / 2, 4), first.usage + second.usage
+
+
 @timed("direction")
 def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
@@ -129,9 +141,9 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                     and time.perf_counter() - start < judge.direction_seconds
                 ):
                     text = evidence_text(deps, a.doc_id, shown)
-                    reading = bears(deps.llm, text, claim)
-                    bearings[about] = reading.p_bears
-                    usage = usage + reading.usage
+                    p_bears, used = gate_reading(cal, deps, a.doc_id, shown, text, claim, opposite)
+                    bearings[about] = p_bears
+                    usage = usage + used
                 if about in bearings or not judge.gate:
                     bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
                     if not cal.passes(bearing):

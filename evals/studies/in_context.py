@@ -11,8 +11,7 @@ yes/no gate reads it as "no finding": on contradicting evidence the shipped gate
 every abstract of the replay (evals/training/bearing_replay.py) and asks, in this order (the abstract's prompts share
 their prefix, so a server with a prompt cache reads the abstract once):
 
-* P(Yes) that the abstract around the evidence bears on the claim, then on its opposite (prompts/bears.md);
-* P(Yes) that the shown sentences bear on the opposite.
+* P(Yes) that the abstract around the evidence bears on the claim, then on its opposite (prompts/bears.md).
 
 The direction stays the replay's: the contrastive call on the shown sentences reads the side of SciFact's evidence
 right about four times in five; the gate is what drops the papers that refute. The abstract around the evidence is
@@ -52,21 +51,12 @@ from evals.studies.replay_folds import (
 ANSWERS = REPO_ROOT / "evals" / "results" / "in_context" / "answers.jsonl"
 
 
-def both_readings(deps: Any, doc_id: str, sentences: list[Any]) -> tuple[str, str]:
-    """The shown sentences as the product reads them today, and the abstract around them."""
-    from agent.judge.direction import abstract_text, evidence_text
-
-    return evidence_text(deps, doc_id, sentences), abstract_text(deps, doc_id, sentences)
-
-
-def read_in_context(llm: Any, texts: tuple[str, str], row: Mapping[str, Any]) -> dict[str, Any]:
-    """The bearing question of the claim and of its opposite on the abstract around the evidence, then of the
-    opposite on the shown sentences; seconds per call."""
+def read_in_context(llm: Any, context: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """The bearing question of the claim and of its opposite on the abstract around the evidence; seconds per
+    call (the second shares the first's prompt prefix)."""
     from agent.judge.direction import bears
 
-    shown, context = texts
-    asked = {"p_bears": (context, row["text"]), "p_bears_opposite": (context, row["opposite"]),
-             "p_shown_bears_opposite": (shown, row["opposite"])}
+    asked = {"p_bears": (context, row["text"]), "p_bears_opposite": (context, row["opposite"])}
     answer: dict[str, Any] = {"context_chars": len(context), "whole": "[the whole abstract]" in context,
                               "seconds": {}}
     for key, (text, statement) in asked.items():
@@ -77,7 +67,9 @@ def read_in_context(llm: Any, texts: tuple[str, str], row: Mapping[str, Any]) ->
 
 
 def ask(limit: int | None, path: Path = ANSWERS) -> None:
-    ask_replay(limit, path, read_in_context, "in context", reader=both_readings)
+    from agent.judge.direction import abstract_text
+
+    ask_replay(limit, path, read_in_context, "in context", reader=abstract_text)
 
 
 def _mean(*ps: float) -> float:
@@ -86,8 +78,6 @@ def _mean(*ps: float) -> float:
 
 JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
     "shown sentences (shipped)": (lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]), 3),
-    "shown sentences, gate asked of the claim and its opposite": (
-        lambda d, a: (_mean(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
     "gate in context": (lambda d, a: (a["p_bears"], d["llm_p_claim"]), 3),
     "gate in context, asked of the claim and its opposite": (
         lambda d, a: (_mean(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 4),
@@ -132,14 +122,12 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
         "auc": {
             "verifier 1 - P(nei)": aucs(lambda d: d["bearing"]),
             "shown sentences: P(Yes)": aucs(lambda d: d["llm_p_bears"]),
-            "shown sentences: P(Yes), claim and opposite": aucs(
-                lambda d: _mean(d["llm_p_bears"], d["answer"]["p_shown_bears_opposite"])),
             "in context: P(Yes)": aucs(lambda d: d["answer"]["p_bears"]),
             "in context: P(Yes), claim and opposite": aucs(
                 lambda d: _mean(d["answer"]["p_bears"], d["answer"]["p_bears_opposite"])),
         },
         "median_seconds": {k: round(float(np.median([d["answer"]["seconds"][k] for d in docs])), 3)
-                           for k in docs[0]["answer"]["seconds"]},
+                           for k in ("p_bears", "p_bears_opposite")},
         "judges": {},
     }
     for name, (reading, calls) in JUDGES.items():

@@ -2,6 +2,7 @@
 slice of train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
 
     python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge/judge_calibration.json]
+        [--gate-reads shown|context] [--gate-asks-opposite]
 
 It reads the judge's replay (evals/training/bearing_replay.py: for each retrieved abstract of each held-out claim,
 the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim) against the opposite) and fits:
@@ -21,6 +22,10 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
   an abstract is listed as not read and never counts.
 * The floor below which the LLM is not asked: the highest verifier P(bears) that keeps at least 97 % of the held-out
   evidence abstracts above it.
+
+The gate's LLM reading is the replay's P(Yes) on the shown sentences, or with ``--gate-reads context`` the P(Yes)
+on the abstract around them that evals/studies/in_context.py recorded for the same abstracts (``--gate-asks-opposite``:
+the mean of the claim's and its opposite's); the fitted file names the reading, and the judge reads the same.
 
 Dev is never read here. Every trial is written to evals/results/judge_calibration_heldout.json.
 """
@@ -130,12 +135,39 @@ def pick(trials: list[dict[str, Any]], target: float) -> dict[str, Any]:
     return max(trials, key=lambda t: (t["precision"], t["f1"]))
 
 
+def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool) -> list[dict[str, Any]]:
+    """The replay's claims with the LLM's P(Yes) of the reading named, from evals/studies/in_context.py's answers for
+    the abstract in context; claims missing an answer are left out."""
+    from evals.studies.in_context import ANSWERS
+    from evals.studies.replay_folds import read_answers
+
+    if reads != "context":
+        raise SystemExit("--gate-asks-opposite is recorded for the abstract in context only (--gate-reads context)")
+    got = {a["pair"]: a for a in read_answers(ANSWERS)}
+    out = []
+    for r in rows:
+        answers = [got.get(f"{r['claim']}:{d['doc_id']}") for d in r["docs"]]
+        if not all(answers):
+            continue
+        docs = []
+        for d, a in zip(r["docs"], answers, strict=True):
+            assert a is not None
+            p = (a["p_bears"] + a["p_bears_opposite"]) / 2 if asks_opposite else a["p_bears"]
+            docs.append({**d, "llm_p_bears": p})
+        out.append({**r, "docs": docs})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--replay", type=Path, default=REPLAY)
     p.add_argument("--target-precision", type=float, default=0.65, help="Label-Only precision on held-out claims")
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument("--results", type=Path, default=REPO / "evals" / "results", help="where every trial is written")
+    p.add_argument("--gate-reads", choices=("shown", "context"), default="shown",
+                   help="what the LLM's bearing question reads: the shown sentences or the abstract around them")
+    p.add_argument("--gate-asks-opposite", action="store_true",
+                   help="the bearing question is asked of the claim and of its opposite, and the mean is read")
     args = p.parse_args(argv)
 
     from agent.judge.calibration import JudgeCalibration
@@ -146,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print(f"no replay at {args.replay}: run python -m evals.training.bearing_replay first", file=sys.stderr)
         return 2
+    if args.gate_reads == "context" or args.gate_asks_opposite:
+        rows = gate_reading(rows, args.gate_reads, args.gate_asks_opposite)
+        if not rows:
+            print("no in-context answers: run python -m evals.studies.in_context ask first", file=sys.stderr)
+            return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = np.array([d["gold"] is not None for d in docs])
     verifier_gate = fit_logistic(verifier_x(docs), gold)
@@ -200,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         "ask_floor": ask_floor,
         "gate_weights": [round(w, 4) for w in gate],
         "gate_threshold": chosen["threshold"],
+        "gate_reads": args.gate_reads,
+        "gate_asks_opposite": args.gate_asks_opposite,
         "direction_weights": [round(w, 4) for w in direction],
         "fitted": {
             "command": " ".join(["python -m evals.training.judge_calibration", *(argv or sys.argv[1:])]),

@@ -25,3 +25,28 @@ def test_a_long_abstract_keeps_the_evidence_and_its_nearest_neighbours_in_order(
 def test_the_evidence_is_kept_even_when_it_alone_is_longer_than_the_limit() -> None:
     text = in_context("T", SENTENCES, [4], max_chars=10)
     assert text.endswith(SENTENCES[4]) and SENTENCES[3] not in text
+
+
+def test_the_gate_reads_what_its_calibration_was_fitted_on(make_deps) -> None:
+    """A calibration fitted on the abstract around the evidence, asked of the claim and its opposite, has the LLM
+    read the neighbouring sentences and both statements, and the gate gets the mean P(Yes); the shipped default
+    reads the shown sentences alone, once."""
+    from agent.judge.calibration import JudgeCalibration
+    from agent.nodes.direction import gate_reading
+    from agent.state import Evidence
+
+    claim, opposite = "The MMR vaccine causes autism.", "The MMR vaccine does not cause autism."
+    deps = make_deps([
+        {"when": f"Claim: {claim}\n", "reply": "Yes", "top_logprobs": {"Yes": 0.8, "No": 0.2}},
+        {"when": f"Claim: {opposite}\n", "reply": "Yes", "top_logprobs": {"Yes": 0.4, "No": 0.6}},
+    ])
+    shown = [Evidence(n=1, doc_id="101", title="MMR and autism", sentence_index=3,
+                      sentence="MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93).")]
+    neighbour = "During follow-up, 6,517 children were diagnosed with autism."
+    p, usage = gate_reading(JudgeCalibration(gate_reads="context", gate_asks_opposite=True), deps, "101", shown,
+                            "the shown sentence", claim, opposite)
+    assert p == 0.6 and usage.calls == 2
+    asked = [str(c[-1].content) for c in deps.llm.calls]
+    assert all(neighbour in q for q in asked) and opposite in asked[1]
+    p, usage = gate_reading(JudgeCalibration(), deps, "101", shown, "the shown sentence", claim, opposite)
+    assert p == 0.8 and usage.calls == 1 and neighbour not in str(deps.llm.calls[-1][-1].content)
