@@ -129,7 +129,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             except LLMUnavailableError as e:
                 error = str(e)
         start = time.perf_counter()
-        for a in assessments:
+        for k, a in enumerate(assessments, start=1):
             shown = sentences[a.doc_id]
             about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
             text = ""
@@ -140,6 +140,9 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                     and not error
                     and time.perf_counter() - start < judge.direction_seconds
                 ):
+                    # the chat shows which paper the LLM reads while the judged verdict is pending
+                    runtime.stream_writer({"reading": {"paper": k, "of": len(assessments),
+                                                       "title": titles.get(a.doc_id, a.doc_id)}})
                     text = evidence_text(deps, a.doc_id, shown)
                     p_bears, used = gate_reading(cal, deps, a.doc_id, shown, text, claim, opposite)
                     bearings[about] = p_bears

@@ -125,10 +125,12 @@ async def run_turn(text: str | None, resuming: str | None = None, verbatim: bool
             async for ns, mode, data in rt.graph.astream(
                 None if text is None else {"message": text, "verbatim": verbatim}, thread_config(thread_id()),
                 context=deps,
-                stream_mode=["updates", "messages"], subgraphs=True,
+                stream_mode=["updates", "messages", "custom"], subgraphs=True,
             ):
                 if mode == "messages" and progress:
                     await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
+                elif mode == "custom" and progress and isinstance(data, dict) and "reading" in data:
+                    await progress.reading(data["reading"])
                 elif mode == "updates" and not ns and "route" in data and working is not None:
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":

@@ -52,6 +52,7 @@ class CheckProgress:
         # the papers read so far (labelled, and read but not counted), whose designs the verdict's sentence names
         self.read: dict[str, list[dict[str, Any]]] = {"assessments": [], "silent": []}
         self.early: cl.Message | None = None
+        self.early_text = ""  # the provisional verdict as sent, before any line on the paper being read
         self.streamed = ""  # the answer's tokens so far, as the model wrote them
 
     async def begin(self, claim: str) -> None:
@@ -99,10 +100,21 @@ class CheckProgress:
             again = bool(data.get("search_again"))
             shown = early_markdown(data["verdict"], self.evidence, again, self.read["assessments"], self.read["silent"])
             self.early = cl.Message(content=shown)
+            self.early_text = shown
             await self.early.send()
         after = following(node, data)
         if after is not None:
             await self._open(after)
+
+    async def reading(self, event: dict[str, Any]) -> None:
+        """Which paper the LLM reads now, under the provisional verdict: "Reading paper 2 of 3 …"."""
+        if self.early is None:
+            return
+        title = md(str(event.get("title", "")))
+        self.early.content = (
+            f"{self.early_text}\n\n📖 Reading paper {event.get('paper')} of {event.get('of')} with the LLM: _{title}_"
+        )
+        await self.early.update()
 
     async def finish(self, error: str | None = None) -> None:
         if self.current is not None:
