@@ -5,13 +5,14 @@ label, confidence and weight, the rule, the threshold, what was read and not cou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, counted, weight_in_words
 from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict, grouped
+from tools.index.live_docs import removal_mark
 
 
 def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> list[Evidence]:
@@ -33,10 +34,17 @@ def direction_words(a: SourceAssessment) -> str:
     return "read by the verifier alone"
 
 
-def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
+def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, str] | None = None) -> dict[str, Any]:
     """How the verdict was reached, from the check's own figures: each counted paper with its label, grade, stance
     confidence, weight and the weight's inputs; the rule that turned them into the label; the confidence against
-    the threshold; and the papers read but not counted, with why."""
+    the threshold; and the papers read but not counted, with why. `removed` (doc id -> day) gives each paper that
+    has left the index since the check its `removed` mark ("removed from the library on <day>"; None for the
+    others): the figures stay the check's own."""
+    removed = removed or {}
+
+    def gone(doc_id: str) -> str | None:
+        return removal_mark(removed[doc_id]) if doc_id in removed else None
+
     v = result.verdict
     if v is None:
         return {"kind": "why", "error": "this check has no verdict yet"}
@@ -56,6 +64,7 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
             "weight": a.reputation,
             "weight_inputs": weight_in_words(a.reputation_inputs),
             "direction": direction_words(a),
+            "removed": gone(a.doc_id),
         }
         if a.doc_id in counted_ids:
             rows.append(row)
@@ -67,7 +76,8 @@ def reckoning(result: CheckResult, min_confidence: float) -> dict[str, Any]:
                 why = f"it bears on the claim with probability {a.bearing:.2f}, too little to count"
             left.append({**row, "why": why})
     left += [
-        {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim"}
+        {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim",
+         "removed": gone(s.doc_id)}
         for s in result.silent
     ]
     total = sum(r["weight"] for r in rows)

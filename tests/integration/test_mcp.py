@@ -27,7 +27,7 @@ from tests.settings_env import BUILT_MODELS
 from tests.unit.test_result import TOP
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"check_claim", "check_text", "sources_for_sentence", "export_check", "list_checks"}
+TOOLS = {"check_claim", "check_text", "sources_for_sentence", "export_check", "list_checks", "library"}
 TOKEN = "mcp-test-token-Hx8Qe2"
 
 

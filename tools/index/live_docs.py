@@ -126,6 +126,42 @@ def removed_log(index_dir: Path) -> dict[str, Removed]:
     return out
 
 
+def removal_mark(day: str) -> str:
+    """How a past check's source that has left the index is marked, wherever it is shown."""
+    return f"removed from the library on {day}"
+
+
+def removed_days(index_dir: Path) -> dict[str, str]:
+    """doc id -> the day (YYYY-MM-DD, UTC) each document that is out of the index was removed: the removal log less
+    the documents added again since. Read when a past check is shown, so that its sources say so; nothing stored is
+    rewritten. A log that cannot be read marks nothing, with a warning."""
+    try:
+        logged = removed_log(index_dir)
+        if not logged:
+            return {}
+        back = _live_ids(index_dir) & logged.keys()
+    except (OSError, ValueError) as e:  # ValueError: a log or copy that is not UTF-8
+        log.warning("%s cannot be read (%s); no source is marked as removed", index_dir / REMOVED, e)
+        return {}
+    return {doc_id: r.removed_at[:10] for doc_id, r in logged.items() if doc_id not in back}
+
+
+def _live_ids(index_dir: Path) -> set[str]:
+    path = index_dir / LIVE_DOCS
+    ids: set[str] = set()
+    if not path.is_file():
+        return ids
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                doc_id = json.loads(line).get("doc_id")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(doc_id, str):
+                ids.add(doc_id)
+    return ids
+
+
 def _drop_lines(index_dir: Path, ids: set[str]) -> None:
     path = index_dir / LIVE_DOCS
     if not path.is_file():

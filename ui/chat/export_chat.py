@@ -12,6 +12,8 @@ from collections.abc import Callable
 import chainlit as cl
 
 from agent.result import CheckResult
+from agent.settings.app import get_settings
+from tools.index.live_docs import removed_days
 from ui.chat.runtime import thread_values
 from ui.export.formats import FORMATS, export_text, file_name
 from ui.shared.untrusted import md
@@ -36,7 +38,9 @@ def format_files(name: Callable[[str], str], text: Callable[[str], str]) -> list
 
 
 def export_files(result: CheckResult) -> list[cl.File]:
-    return format_files(lambda fmt: file_name(result, fmt), lambda fmt: export_text(result, fmt))
+    """The four files; a source that has left the index since the check is marked with the day it left."""
+    removed = removed_days(get_settings().stores.index_dir)
+    return format_files(lambda fmt: file_name(result, fmt), lambda fmt: export_text(result, fmt, removed))
 
 
 @cl.action_callback(ACTION)

@@ -287,6 +287,9 @@ def why_markdown(reply: dict[str, Any]) -> str:
     def numbers(row: dict[str, Any]) -> str:
         return " ".join(f"[{n}]" for n in row["numbers"]) or "–"
 
+    def title(row: dict[str, Any]) -> str:
+        return md(row["title"]) + (f" _({md(row['removed'])})_" if row.get("removed") else "")
+
     parts = [f"**How the verdict was reached**\n\n{md(reply['summary'])}"]
     if reply["counted"]:
         head = (
@@ -294,13 +297,15 @@ def why_markdown(reply: dict[str, Any]) -> str:
             "|---|---|---:|---:|---:|---|---|"
         )
         rows = [
-            f"| {numbers(r)} {md(r['title'])} | {r['label']} | {r['grade']:+.2f} | {r['stance_confidence']:.2f} | "
+            f"| {numbers(r)} {title(r)} | {r['label']} | {r['grade']:+.2f} | {r['stance_confidence']:.2f} | "
             f"{r['weight']:.2f} | {md(r['weight_inputs'])} | {md(r['direction'])} |"
             for r in reply["counted"]
         ]
         parts.append("\n".join([head, *rows]))
     parts += [md(reply["rule"]), md(reply["confidence"]), f"_What would change it:_ {md(reply['change'])}"]
     if reply["not_counted"]:
-        left = [f"- {numbers(r)} {md(r['title'])}: {md(r['why'])}" for r in reply["not_counted"]]
+        left = [f"- {numbers(r)} {title(r)}: {md(r['why'])}" for r in reply["not_counted"]]
         parts.append("**Read but not counted**\n" + "\n".join(left))
+    if any(r.get("removed") for r in [*reply["counted"], *reply["not_counted"]]):
+        parts.append("_A paper removed from the library since keeps its place: the verdict was reached with it._")
     return "\n\n".join(parts)

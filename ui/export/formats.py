@@ -1,6 +1,7 @@
 """A check exported as a file: the full result as JSON, a Markdown report (ui.export.markdown), or its sources as BibTeX
-or RIS references (ui.export.references). Pure functions of a CheckResult; `claimtrace export` and the chat's Export
-button both call `export_text`.
+or RIS references (ui.export.references). Pure functions of a CheckResult and, for a source that has left the index
+since the check, the day it left (read from the removal log by the caller: tools.index.live_docs.removed_days);
+`claimtrace export`, MCP's export_check and the chat's Export button all call `export_text`.
 
 BibTeX: one @article per abstract (title, year, journal, doi, pmid, url, note), written with bibtexparser. Texts are
 escaped for LaTeX (`bib_escape`; `bib_unescape` reads them back): a title's braces, %, &, #, _, $, ^, ~ and
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import bibtexparser
@@ -19,6 +21,7 @@ from bibtexparser.model import Entry, Field
 
 from agent.judge.consensus import consensus
 from agent.result import CheckResult
+from tools.index.live_docs import removal_mark
 from ui.export.markdown import report_markdown
 from ui.export.references import Reference, references
 
@@ -47,9 +50,23 @@ _BIB_ESCAPED = re.compile("|".join(re.escape(v) for v in _BIB_UNESCAPES))
 _RAW_UNSAFE = str.maketrans({"{": "%7B", "}": "%7D", "\\": "%5C"})  # braces would end a BibTeX value
 
 
-def export_json(result: CheckResult) -> str:
-    """The full result (`CheckResult.model_validate` reads it back) plus its consensus view ("consensus")."""
-    data = {**result.model_dump(mode="json"), "consensus": consensus(result).model_dump(mode="json")}
+Removed = Mapping[str, str]  # doc id -> the day it was removed from the index (tools.index.live_docs.removed_days)
+
+
+def cited_removed(result: CheckResult, removed: Removed | None) -> dict[str, str]:
+    """The documents of this check (its sources and those read and not counted) that have left the index since,
+    with the day each left."""
+    if not removed:
+        return {}
+    ids = [s.doc_id for s in result.sources] + [s.doc_id for s in result.silent]
+    return {doc_id: removed[doc_id] for doc_id in dict.fromkeys(ids) if doc_id in removed}
+
+
+def export_json(result: CheckResult, removed: Removed | None = None) -> str:
+    """The full result (`CheckResult.model_validate` reads it back) plus its consensus view ("consensus") and the
+    documents it cites that have left the index since, with the day each left ("removed_from_library")."""
+    data = {**result.model_dump(mode="json"), "consensus": consensus(result).model_dump(mode="json"),
+            "removed_from_library": cited_removed(result, removed)}
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -63,13 +80,14 @@ def bib_unescape(text: str) -> str:
     return _BIB_ESCAPED.sub(lambda m: _BIB_UNESCAPES[m.group(0)], text)
 
 
-def _note(ref: Reference) -> str:
+def _note(ref: Reference, removed: Removed | None = None) -> str:
     cited = ", ".join(f"[{n}]" for n in ref.evidence)
-    return f"claimtrace evidence {cited}" + ("; RETRACTED" if ref.retracted else "")
+    gone = f"; {removal_mark(removed[ref.doc_id])}" if removed and ref.doc_id in removed else ""
+    return f"claimtrace evidence {cited}" + ("; RETRACTED" if ref.retracted else "") + gone
 
 
-def export_bib(result: CheckResult) -> str:
-    return write_bib([(ref, _note(ref)) for ref in references(result.sources)])
+def export_bib(result: CheckResult, removed: Removed | None = None) -> str:
+    return write_bib([(ref, _note(ref, removed)) for ref in references(result.sources)])
 
 
 def write_bib(refs: list[tuple[Reference, str]]) -> str:
@@ -99,8 +117,8 @@ class _RisWriter(rispy.RisWriter):
         return ""
 
 
-def export_ris(result: CheckResult) -> str:
-    return write_ris([(ref, _note(ref)) for ref in references(result.sources)])
+def export_ris(result: CheckResult, removed: Removed | None = None) -> str:
+    return write_ris([(ref, _note(ref, removed)) for ref in references(result.sources)])
 
 
 def write_ris(refs: list[tuple[Reference, str]]) -> str:
@@ -124,16 +142,17 @@ def write_ris(refs: list[tuple[Reference, str]]) -> str:
     return str(rispy.dumps(records, implementation=_RisWriter))
 
 
-def export_text(result: CheckResult, fmt: str) -> str:
-    """The result in `fmt` (a key of FORMATS)."""
+def export_text(result: CheckResult, fmt: str, removed: Removed | None = None) -> str:
+    """The result in `fmt` (a key of FORMATS). `removed` (doc id -> day) marks each source that has left the index
+    since the check "removed from the library on <day>"; its sentences stay as the check kept them."""
     if fmt == "md":
-        return report_markdown(result)
+        return report_markdown(result, cited_removed(result, removed))
     if fmt == "json":
-        return export_json(result)
+        return export_json(result, removed)
     if fmt == "bib":
-        return export_bib(result)
+        return export_bib(result, removed)
     if fmt == "ris":
-        return export_ris(result)
+        return export_ris(result, removed)
     raise ValueError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")
 
 

@@ -2,13 +2,15 @@
 questions, the verdict and how it was computed, every source with its evidence and weight, the answer with its
 checks and corrections, what the check ran with, and the references.
 
-A pure function of a CheckResult. Every text that comes from a source, the user or the LLM goes through
-ui.shared.untrusted.md, so it reads as the literal text it is; the only links are http(s) ones
-(ui.shared.untrusted.link)."""
+A pure function of a CheckResult and of the days on which its sources left the index, if any did (each such source
+keeps its sentences and is marked "removed from the library on <day>"). Every text that comes from a source, the
+user or the LLM goes through ui.shared.untrusted.md, so it reads as the literal text it is; the only links are
+http(s) ones (ui.shared.untrusted.link)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agent.judge.consensus import consensus
@@ -28,6 +30,7 @@ from agent.judge.scoring import (
 from agent.result import CheckResult, Source
 from agent.state import AnswerSentence, Verdict
 from tools.documents.design import DESIGN_NAMES
+from tools.index.live_docs import removal_mark
 from ui.export.references import Reference, references
 from ui.shared.consensus import consensus_line
 from ui.shared.papers import by_paper
@@ -36,8 +39,10 @@ from ui.shared.untrusted import link, md
 SOURCE_COLUMNS = ("Source", "Title", "Year", "Stance (confidence)", "Label", "Weight", "Study design")
 
 
-def report_markdown(result: CheckResult) -> str:
-    """The whole report."""
+def report_markdown(result: CheckResult, removed: Mapping[str, str] | None = None) -> str:
+    """The whole report. `removed` (doc id -> day) marks each source that has left the index since the check: its
+    sentences stay as the check kept them, with "removed from the library on <day>"."""
+    removed = removed or {}
     checked = result.run.checked_at or "an unrecorded date"
     parts = [
         "# claimtrace check",
@@ -45,10 +50,10 @@ def report_markdown(result: CheckResult) -> str:
         f"Checked on {md(checked)} (UTC).",
         _questions(result),
         _verdict(result),
-        _sources(result),
+        _sources(result, removed),
         _answer(result),
         _run(result),
-        _references(references(result.sources)),
+        _references(references(result.sources), removed),
     ]
     return "\n\n".join(p for p in parts if p) + "\n"
 
@@ -133,10 +138,16 @@ def _design(src: Source) -> str:
     return f"{DESIGN_NAMES.get(src.design, md(src.design))} ({BASIS.get(src.design_basis, md(src.design_basis))})"
 
 
-def _sources(result: CheckResult) -> str:
+def _gone(removed: Mapping[str, str], doc_id: str) -> str:
+    """The mark after the title of a document that has left the index since the check; empty for the others."""
+    return f" ({md(removal_mark(removed[doc_id]))})" if doc_id in removed else ""
+
+
+def _sources(result: CheckResult, removed: Mapping[str, str]) -> str:
     # the papers read that do not count, with why: listed whether or not any paper counts
     silent = [
-        f"- {md(s.title)} (weight {s.reputation:.2f})" + (f": {md(s.reason)}" if s.reason else "")
+        f"- {md(s.title)}{_gone(removed, s.doc_id)} (weight {s.reputation:.2f})"
+        + (f": {md(s.reason)}" if s.reason else "")
         for s in result.silent
     ]
     tail = "\n\n### Read, not counted\n\n" + "\n".join(silent) if silent else ""
@@ -145,18 +156,21 @@ def _sources(result: CheckResult) -> str:
     head = "| " + " | ".join(SOURCE_COLUMNS) + " |\n|" + "---|" * len(SOURCE_COLUMNS)
     papers = by_paper(result.sources, lambda s: s.n)  # one number per paper, its evidence sentences under it
     rows = [
-        f"| [{s.n}] | {md(s.title)} | {s.year or ''} | {_stance(s)} | {md(s.label or 'not labelled')} | "
-        f"{_weight(s)} | {_design(s)} |"
+        f"| [{s.n}] | {md(s.title)}{_gone(removed, s.doc_id)} | {s.year or ''} | {_stance(s)} | "
+        f"{md(s.label or 'not labelled')} | {_weight(s)} | {_design(s)} |"
         for s in (p[0] for p in papers)
     ]
     explanations = {a.doc_id: a.explanation for a in result.assessments}
-    details = [_source_detail(p, explanations.get(p[0].doc_id, "")) for p in papers]
+    details = [_source_detail(p, explanations.get(p[0].doc_id, ""), removed.get(p[0].doc_id)) for p in papers]
     return "## Sources\n\n" + head + "\n" + "\n".join(rows) + "\n\n" + "\n\n".join(details) + tail
 
 
-def _source_detail(paper: list[Source], explanation: str) -> str:
+def _source_detail(paper: list[Source], explanation: str, removed_on: str | None) -> str:
     src = paper[0]
     lines = [f"### Source {src.n}: {md(src.title)}", ""]
+    if removed_on:
+        lines += [f"**{md(removal_mark(removed_on).capitalize())}**: the index no longer holds it; this check keeps "
+                  "the sentences it was judged on.", ""]
     if src.retracted:
         lines += ["**RETRACTED**: this paper was retracted; it weighs 0 in the verdict.", ""]
     if src.notices:
@@ -238,7 +252,7 @@ def _run(result: CheckResult) -> str:
     ])
 
 
-def _references(refs: list[Reference]) -> str:
+def _references(refs: list[Reference], removed: Mapping[str, str]) -> str:
     if not refs:
         return ""
     rows = []
@@ -251,5 +265,6 @@ def _references(refs: list[Reference]) -> str:
         target = link(ref.url) if ref.url else None
         parts += [f"[{md(ref.url)}]({target})"] if target else []
         cited = ", ".join(f"[{n}]" for n in ref.evidence)
-        rows.append(f"{i}. {'. '.join(parts)}. Evidence {cited}{' (RETRACTED)' if ref.retracted else ''}")
+        rows.append(f"{i}. {'. '.join(parts)}. Evidence {cited}{' (RETRACTED)' if ref.retracted else ''}"
+                    f"{_gone(removed, ref.doc_id)}")
     return "## References\n\n" + "\n".join(rows)

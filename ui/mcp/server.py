@@ -3,10 +3,11 @@ assistant, a newsroom pipeline), built on the official `mcp` SDK's FastMCP.
 
 Tools: `check_claim` (the `claimtrace ask --json` object, kept in the thread store like every `ask`, with its
 `thread_id`), `check_text` (a passage, as `claimtrace check-text --json`), `sources_for_sentence` (the exact source
-sentences behind one answer sentence of a kept check), `export_check` (Markdown, JSON, BibTeX or RIS) and
-`list_checks`; each kept check is also a resource, `claimtrace://checks/{thread_id}`. A check reports its progress
-(sources found, the provisional verdict, the judged verdict, the answer) as MCP progress notifications. Bad input
-is a tool error with one clear message; an LLM that is down costs what it costs a check in the CLI, never the server.
+sentences behind one answer sentence of a kept check), `export_check` (Markdown, JSON, BibTeX or RIS),
+`list_checks` and `library` (the documents added to the index, listed and removed: ui.mcp.library); each kept
+check is also a resource, `claimtrace://checks/{thread_id}`. A check reports its progress (sources found, the
+provisional verdict, the judged verdict, the answer) as MCP progress notifications. Bad input is a tool error
+with one clear message; an LLM that is down costs what it costs a check in the CLI, never the server.
 
 Transports: stdio (the default, what an MCP client starts), or streamable HTTP (`--http`) on loopback; with
 `CLAIMTRACE_MCP_TOKEN` set, every HTTP request must carry `Authorization: Bearer <token>`, and a non-loopback
@@ -28,6 +29,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 
 from agent.followup.deps import process_deps
 from agent.settings.app import get_settings
+from ui.mcp.library import add_library_tool
 
 TOKEN_ENV = "CLAIMTRACE_MCP_TOKEN"
 INSTRUCTIONS = (
@@ -173,10 +175,12 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     async def export_check(
         thread_id: str, format: Literal["md", "json", "bib", "ris"] = "md", check: int | None = None
     ) -> str:
-        """A kept check as a Markdown report, its JSON, or its papers as BibTeX or RIS."""
+        """A kept check as a Markdown report, its JSON, or its papers as BibTeX or RIS; a paper removed from the
+        library since the check keeps its sentences, marked "removed from the library on <day>"."""
+        from tools.index.live_docs import removed_days
         from ui.export.formats import export_text
 
-        return export_text(await kept(thread_id, check), format)
+        return export_text(await kept(thread_id, check), format, removed_days(settings.stores.index_dir))
 
     @mcp.tool()
     async def list_checks(limit: int = 20) -> list[dict[str, Any]]:
@@ -194,6 +198,8 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
             {"thread_id": s.thread_id, "updated_at": s.updated_at, "checks": s.checks, "claim": s.claim}
             for s in found[:limit]
         ]
+
+    add_library_tool(mcp, settings, one_at_a_time)
 
     @mcp.resource("claimtrace://checks/{thread_id}", mime_type="application/json")
     async def check_resource(thread_id: str) -> str:

@@ -144,10 +144,12 @@ def chosen_check(settings: Settings, thread: str | None, last: bool, k: int | No
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from tools.index.live_docs import removed_days
     from ui.export.formats import export_text
 
-    result = chosen_check(get_settings(), args.thread, args.last, args.check)
-    text = export_text(result, args.format)
+    settings = get_settings()
+    result = chosen_check(settings, args.thread, args.last, args.check)
+    text = export_text(result, args.format, removed_days(settings.stores.index_dir))
     if args.out is None:
         sys.stdout.write(text)
         return 0
