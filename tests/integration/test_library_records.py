@@ -3,7 +3,7 @@ DATA_DIR with the tiny corpus indexed and a paper of the user's library that a k
 documents as `claimtrace library list --json` does, says what a removal would take without `confirm` and takes
 nothing, refuses an unknown id with one message, and removes with `confirm`. The check that cited the paper keeps
 its record: `export_check` and `claimtrace export` still hold its sentences, marked "removed from the library on
-<day>"."""
+<day>", and `sources_for_sentence` marks it the same way."""
 
 from __future__ import annotations
 
@@ -49,6 +49,8 @@ async def library_session(session: ClientSession, thread: str) -> dict[str, Any]
     day = str(done["removed"][0]["removed_at"])[:10]
     report = payload(await session.call_tool("export_check", {"thread_id": thread, "format": "md"}))
     assert md(f"removed from the library on {day}") in report  # Markdown, escaped as every text it shows
+    behind = payload(await session.call_tool("sources_for_sentence", {"thread_id": thread, "sentence": 1}))
+    assert {s["doc_id"]: s["removed"] for s in behind["sources"]} == {PAPER: f"removed from the library on {day}"}
     return dict(done)
 
 
@@ -59,8 +61,9 @@ def test_the_library_tool_lists_previews_and_removes_and_past_checks_keep_their_
     assert run(["add", str(tmp_path)], env).returncode == 0
     ask = run(["ask", CLAIM, "--sources", "library", "--json"], env)
     assert ask.returncode == 0, ask.stderr
-    cited = [s for s in json.loads(ask.stdout)["sources"] if s["doc_id"] == PAPER]
-    assert cited
+    checked = json.loads(ask.stdout)
+    cited = [s for s in checked["sources"] if s["doc_id"] == PAPER]
+    assert cited and {s["n"] for s in cited} == set(checked["sentences"][0]["citations"])  # sentence 1 cites it
     thread = ask.stderr.split("Kept as thread ")[1].split()[0]
     params = StdioServerParameters(command=sys.executable, args=["-m", "ui.terminal.cli", "mcp"], env=env,
                                    cwd=str(REPO))

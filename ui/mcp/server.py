@@ -163,12 +163,17 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     @mcp.tool()
     async def sources_for_sentence(thread_id: str, sentence: int, check: int | None = None) -> dict[str, Any]:
         """The exact source sentences behind answer sentence `sentence` (1-based) of a kept check (the latest of
-        the thread, or check number `check`), each with its surrounding context and the verifier's reading."""
+        the thread, or check number `check`), each with its surrounding context and the verifier's reading, and
+        `removed`: "removed from the library on <day>" for a paper that has left the index since (else null)."""
         from agent.followup.sources import sources_behind
+        from tools.index.live_docs import removal_mark, removed_days
 
         reply = sources_behind(await kept(thread_id, check), sentence)
         if reply.get("error"):
             raise ToolError(str(reply["error"]))
+        gone = removed_days(settings.stores.index_dir)
+        for src in reply["sources"]:
+            src["removed"] = removal_mark(gone[src["doc_id"]]) if src["doc_id"] in gone else None
         return reply
 
     @mcp.tool()
