@@ -16,7 +16,6 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
 from tests.e2e.server import ChatServer
-from ui.chat.views import SIDEBAR_AGAIN_S
 
 ANSWER_TIMEOUT_MS = 180_000
 FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccination and autism"
@@ -68,11 +67,11 @@ def send(page: Any, text: str, tries: int = 3) -> None:
                 raise
 
 
-def panel_settled(page: Any) -> None:
-    """Wait until the side panel was pointed at the newest check for the last time: ui.chat.views points it again
-    SIDEBAR_AGAIN_S after an answer (Chainlit opens the panel by itself once the browser has drawn the answer), and a
-    source opened before then is replaced by the check's sources (docs/weaknesses.md says so)."""
-    page.wait_for_timeout(1000 * (sum(SIDEBAR_AGAIN_S) + 1.5))
+def opens(page: Any, label: str, shows: str, scope: Any = None) -> None:
+    """Click the button ``label`` (under the last message that has one, or within ``scope``) as soon as it is there,
+    and wait for the side panel to show ``shows``."""
+    (scope or page).get_by_role("button", name=label, exact=True).last.click()
+    expect(page.locator("#side-view-content")).to_contain_text(shows, ignore_case=True, timeout=30_000)
 
 
 def answer_text(page: Any) -> str:
@@ -109,8 +108,9 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     assert "Sources so far" not in page.content()  # the early verdict is replaced by the answer
     assert re.search(r"\[\d+(, \d+)*\]", text)  # what is shown cites [n]
     assert re.search(r"Self-correction changed \d sentence\(s\) of the first answer \(.*\d replaced\)", text), text
-    assert "Sources" in text and "source 1" in text.lower()  # the link that opens source [1]
-    panel_settled(page)  # the sources panel slides in, pointed at this check
+    assert "Sources" in text and "source 1" in text.lower()  # names the button that opens source [1]
+    expect(page.locator("#side-view-content")).to_have_count(0)  # the panel opens only when the user opens it
+    opens(page, "Source 1", "of the abstract, with its neighbours")  # at once: the abstract around the evidence
     shot = Path(os.environ.get("CLAIMTRACE_E2E_SCREENSHOT", tmp_path / "answer_view.png"))
     page.screenshot(path=str(shot), full_page=True)
 
@@ -120,11 +120,8 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     send(page, "Vaccines \x01\x07 cause autism.")
     page.get_by_text("the claim contains binary control characters").wait_for(timeout=30_000)
 
-    page.locator("a", has_text="Source 1").first.click()  # open source [1]: the abstract around the evidence
-    page.get_by_text("of the abstract, with its neighbours").first.wait_for(timeout=30_000)
-    page.locator("a", has_text="Original answer").first.click()  # the answer before self-correction, and why
-    page.get_by_text("The answer as first written").first.wait_for(timeout=30_000)
-    page.get_by_text(FIRST_SENTENCE).first.wait_for(timeout=30_000)
+    opens(page, "Original answer", "The answer as first written")  # the answer before self-correction, and why
+    expect(page.locator("#side-view-content")).to_contain_text(FIRST_SENTENCE)
 
     send(page, "what are the sources behind sentence 1?")
     page.get_by_text("It cites:").first.wait_for(timeout=60_000)
@@ -142,8 +139,8 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     send(page, "what are the sources behind sentence 9?")
     page.get_by_text(OUT_OF_RANGE).first.wait_for(timeout=60_000)
     assert page.url == thread_url
-    page.locator("a", has_text="Source 1").first.wait_for(timeout=30_000)  # source panels re-attached
-    page.get_by_role("button", name="Sources of sentence 1").first.wait_for(timeout=30_000)  # and the buttons
+    page.get_by_role("button", name="Sources of sentence 1").first.wait_for(timeout=30_000)  # buttons re-attached
+    opens(page, "Source 1", "of the abstract, with its neighbours")  # and they open their sources
 
 
 def test_reopened_thread_keeps_its_socket_when_the_first_connect_answers_last(browser: Any, server: ChatServer):

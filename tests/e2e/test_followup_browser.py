@@ -1,7 +1,9 @@
-"""Claim after claim in one chat, in headless Chromium: a new claim typed after a check is checked exactly as typed,
-the side panel follows the check being read (its sources, under its claim), each answer's "Source n" opens its own
-source; a follow-up the LLM turns into a claim of its own says which claim it checks and offers the user's words
-instead, which are then checked as typed."""
+"""Claim after claim in one chat, in headless Chromium: a new claim typed after a check is checked exactly as typed;
+the side panel follows the user: it opens only on a button, at once, each answer's "Source n" opening its own check's
+paper under that check's claim, and a panel the user opened stays as it is while the next check runs and after its
+answer comes; a follow-up the LLM turns into a claim of its own says which claim it checks and offers the user's words
+instead, an offer a thread reopened after a restart makes again (with every button of every answer) until the words
+are checked as typed."""
 
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM, REWRITTEN, TWINS
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, panel_settled, send
+from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, opens, send
 from tests.e2e.test_full_disk import copied, thread_results
 
 VITAMIN_D = "Vitamin D supplementation reduces fracture risk in older adults."
+WATCH_MS = 4000  # how long the test watches an opened panel after an answer, for anything that would re-point it
 
 
 def answers(page: Any) -> Any:
@@ -25,7 +28,6 @@ def answers(page: Any) -> Any:
 
 def wait_for_answers(page: Any, n: int) -> None:
     expect(answers(page)).to_have_count(n, timeout=ANSWER_TIMEOUT_MS)
-    panel_settled(page)  # the side panel's update follows the answer
 
 
 def checked_claims(server: ChatServer, page: Any, tmp_path: Path) -> list[str]:
@@ -36,41 +38,45 @@ def checked_claims(server: ChatServer, page: Any, tmp_path: Path) -> list[str]:
     return [r["claim"] for r in thread_results(db, match.group(1))]
 
 
-def panel_shows(page: Any, text: str, without: str = "") -> None:
-    """Wait for the side panel to show ``text`` and, once it has settled, not ``without`` (its panels load their
-    text after they are drawn, and Chainlit may show every panel of the thread for a moment before the check's
-    own are set)."""
-    content = page.locator("#side-view-content")
-    expect(content).to_contain_text(text, ignore_case=True, timeout=30_000)
-    if without:
-        expect(content).not_to_contain_text(without, ignore_case=True, timeout=30_000)
+def message_of(answer: Any) -> Any:
+    """The answer's whole message: its text and the buttons under it."""
+    return answer.locator("xpath=..")
 
 
-def test_a_new_claim_is_checked_as_typed_and_the_side_panel_follows_it(
+def test_a_new_claim_is_checked_as_typed_and_the_side_panel_follows_the_user(
     browser: Any, server: ChatServer, tmp_path: Path
 ):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    content, title = page.locator("#side-view-content"), page.locator("#side-view-title")
     log_in(page, server.url)
     send(page, CLAIM)
     wait_for_answers(page, 1)
-    expect(page.locator("#side-view-title")).to_contain_text(CLAIM, timeout=30_000)
-    panel_shows(page, "measles")
+    expect(content).to_have_count(0)  # nothing opens the panel but the user
+    opens(page, "Source 1", "measles", scope=message_of(answers(page).first))
+    expect(title).to_contain_text(f"Source 1 of “{CLAIM}”")
 
     send(page, VITAMIN_D)
     wait_for_answers(page, 2)
     assert checked_claims(server, page, tmp_path) == [CLAIM, VITAMIN_D]  # the user's words, not a rewrite
-    expect(page.locator("#side-view-title")).to_contain_text(VITAMIN_D, timeout=30_000)
-    panel_shows(page, "vitamin d", without="measles")
+    page.wait_for_timeout(WATCH_MS)
+    expect(title).to_contain_text(CLAIM, timeout=1)  # the new answer leaves the panel the user opened as it was
+    expect(content).to_contain_text("measles", ignore_case=True, timeout=1)
+    expect(content).not_to_contain_text("vitamin d", ignore_case=True, timeout=1)
 
-    # each answer's "Source 1" opens its own check's source 1
-    answers(page).first.locator("a", has_text="Source 1").first.click()
-    panel_shows(page, "measles")
-    answers(page).last.locator("a", has_text="Source 1").first.click()
-    panel_shows(page, "vitamin d", without="measles")
+    # each answer's "Source 1" opens its own check's paper, under its own claim
+    opens(page, "Source 1", "vitamin d", scope=message_of(answers(page).last))
+    expect(title).to_contain_text(VITAMIN_D)
+    expect(content).not_to_contain_text("measles", ignore_case=True)
+    opens(page, "Source 1", "measles", scope=message_of(answers(page).first))
+    expect(title).to_contain_text(CLAIM)
+    expect(content).not_to_contain_text("vitamin d", ignore_case=True)
 
 
-def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words(browser: Any, server: ChatServer, tmp_path: Path):
+def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words_after_a_restart_too(
+    browser: Any, server: ChatServer, tmp_path: Path
+):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    offer = page.get_by_role("button", name="Check my words instead")
     log_in(page, server.url)
     send(page, CLAIM)
     wait_for_answers(page, 1)
@@ -78,7 +84,27 @@ def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words(browser: Any, s
     page.get_by_text(f"I read your message as a new claim to check: “{REWRITTEN}”").wait_for(timeout=60_000)
     wait_for_answers(page, 2)
     assert checked_claims(server, page, tmp_path) == [CLAIM, REWRITTEN]
-    page.get_by_role("button", name="Check my words instead").click()
+    expect(offer).to_have_count(1)
+
+    # the server is killed and restarted: the reopened thread offers the user's words again, as it does every button
+    # of every answer, each opening its source
+    thread_url = page.url
+    server.kill9()
+    server.start()
+    page.goto(thread_url)
+    wait_for_answers(page, 2)
+    offer.click()
     wait_for_answers(page, 3)
     assert checked_claims(server, page, tmp_path) == [CLAIM, REWRITTEN, TWINS]
-    expect(page.get_by_role("button", name="Check my words instead")).to_have_count(0)  # offered once, then gone
+    expect(offer).to_have_count(0)  # offered until pressed, then gone
+    opens(page, "Source 1", "measles", scope=message_of(answers(page).first))
+
+    # reopened once more: the words are checked, so nothing offers them again; every answer has its buttons
+    page.goto(thread_url)
+    wait_for_answers(page, 3)
+    for n in range(3):
+        message = message_of(answers(page).nth(n))
+        expect(message.get_by_role("button", name="Export")).to_have_count(1, timeout=30_000)
+        papers = set(re.findall(r"Source (\d+)", answers(page).nth(n).inner_text()))  # each paper the answer lists
+        expect(message.get_by_role("button", name=re.compile(r"^Source \d+$"))).to_have_count(len(papers))
+    expect(offer).to_have_count(0)

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import answer_text, log_in, panel_settled, send
+from tests.e2e.test_chat_browser import answer_text, log_in, opens, send
 from tests.live_fakes import FakeSource
 
 SOURCE_ID = "https://openalex.org/S77"
@@ -139,26 +139,20 @@ def test_hostile_title_abstract_venue_and_llm_text_show_as_text(browser: Any, ho
         assert p[key] in text, key
     assert_inert(page, host)
 
-    panel_settled(page)
-    page.locator("a", has_text="Source 1").first.click()  # the abstract around the evidence, in the side panel
-    panel = page.locator(".side-text").first
-    panel.wait_for(timeout=30_000)
+    panel = page.locator("#side-view-content")
+    opens(page, "Source 1", "with its neighbours")  # the abstract around the evidence, in the side panel
     panel_text = shown(panel)
     assert p["script"] in panel_text and p["img"] in panel_text
-    page.locator("a", has_text="Original answer").first.click()  # the LLM's answer as first written
-    page.get_by_text("The answer as first written").first.wait_for(timeout=30_000)
-    assert p["answer_img"] in shown(page.locator(".side-text").first)
+    opens(page, "Original answer", "The answer as first written")  # the LLM's answer as first written
+    assert p["answer_img"] in shown(panel)
 
     send(page, "Which children were studied?")
     page.get_by_text("already in this thread").first.wait_for(timeout=60_000)
-    # the follow-up's own sentence is flagged and replaced by a quote; its first wording opens in its own panel,
-    # from the link in the follow-up's message (waited for: the message's text can show before its elements do)
+    # the follow-up's own sentence is flagged and replaced by a quote; its first wording opens in the side panel from
+    # the "Original answer" button under the follow-up
     reply = page.locator(".message-content").filter(has_text="already in this thread").last
-    link = reply.locator("a", has_text="Original answer")
-    link.wait_for(timeout=30_000)
-    link.click()
-    page.locator(".side-text", has_text="The cohort found no association").first.wait_for(timeout=30_000)
-    assert p["followup_img"] in shown(page.locator(".side-text", has_text="The cohort found no association").first)
+    opens(page, "Original answer", "The cohort found no association", scope=reply.locator("xpath=.."))
+    assert p["followup_img"] in shown(panel)
     send(page, "what are the sources behind sentence 1?")
     page.get_by_text("It cites:").first.wait_for(timeout=60_000)
     assert p["img"] in shown(page.locator(".message-content").filter(has_text="It cites:").last)

@@ -1,5 +1,6 @@
 """The chat's data layer stores no element and logs nothing for each one (ui/chat/elements.py); a reopened answer
-gets every element it was sent with back from the check (ui/chat/resume.py)."""
+gets every element and button it was sent with back from the check, a sentence's sources and a follow-up answer
+their buttons, and a rewritten follow-up its offer to check the user's own words (ui/chat/resume.py)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_no_element_is_stored_and_nothing_is_logged(tmp_path: Path, caplog: pyte
     assert not [r for r in caplog.records if "blob_storage" in r.getMessage() or "persisted" in r.getMessage()]
 
 
-def test_a_reopened_answer_gets_every_element_it_was_sent_with() -> None:
+def test_a_reopened_answer_gets_every_element_and_button_it_was_sent_with() -> None:
     from chainlit.context import init_http_context
 
     from ui.chat import resume, views
@@ -41,19 +42,88 @@ def test_a_reopened_answer_gets_every_element_it_was_sent_with() -> None:
                          "status": "uncited", "reason": "cites no source", "action": "dropped", "text": ""}],
     }  # fmt: skip
 
-    async def names() -> tuple[list[str], list[str]]:
+    def shown(msg: Any) -> tuple[list[str], list[tuple[str, Any]]]:
+        return [e.name for e in msg.elements], [(a.name, a.label, a.payload) for a in msg.actions]
+
+    async def views_of() -> tuple[Any, Any]:
         init_http_context()
-        sent = views.answer_message(corrected, 0, []).elements
+        sent = shown(views.answer_message(corrected, 0, []))
         restored: list[Any] = []
 
         async def update(msg: Any) -> None:
-            restored.extend(msg.elements)
+            restored.append(shown(msg))
 
         thread: Any = {"id": "t", "steps": [{"id": "m", "output": "", "metadata": {views.ANSWER_TAG: 0}}]}
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr("chainlit.message.Message.update", update)
             await resume.restore_views(thread, {"results": [corrected]})
-        return [e.name for e in sent], [e.name for e in restored]
+        return sent, restored
 
-    sent, restored = asyncio.run(names())
-    assert ORIGINAL in sent and sorted(sent) == sorted(restored)
+    sent, restored = asyncio.run(views_of())
+    assert [label for _, label, _ in sent[1]][:3] == ["Source 1", "Source 2", ORIGINAL]
+    assert restored == [sent]
+
+
+def test_a_reopened_rewrite_offers_the_users_words_until_they_are_checked() -> None:
+    from chainlit.context import init_http_context
+
+    from ui.chat import resume
+    from ui.chat.notices import OWN_WORDS, rewritten_notice, take_offer
+
+    asked, rewritten = "what about twins?", "MMR vaccination and autism in twins"
+
+    async def offers(results: list[dict[str, Any]], taken: bool = False) -> list[list[tuple[str, str, Any]]]:
+        init_http_context()
+        notice = rewritten_notice(asked, rewritten)
+        thread: Any = {"id": "t", "steps": [{"id": "m", "output": notice.content, "metadata": notice.metadata}]}
+        if taken:
+            take_offer(asked)
+        restored: list[Any] = []
+
+        async def update(msg: Any) -> None:
+            restored.append([(a.name, a.label, a.payload) for a in msg.actions])
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("chainlit.message.Message.update", update)
+            await resume.restore_views(thread, {"results": results})
+        return restored
+
+    offer = [(OWN_WORDS, "Check my words instead", {"text": asked})]
+    assert asyncio.run(offers([{"claim": rewritten}])) == [offer]
+    assert asyncio.run(offers([{"claim": rewritten}, {"claim": asked}])) == []  # its words were checked
+    assert asyncio.run(offers([{"claim": rewritten}], taken=True)) == []  # pressed, its check still running
+
+
+def test_a_reopened_sentence_reply_and_follow_up_get_their_buttons_back() -> None:
+    from chainlit.context import init_http_context
+
+    from tests.unit.test_ui_render import source
+    from ui.chat import resume, views
+
+    correction = {"position": 1, "original": "First.", "citations": [], "invalid_citations": [], "status": "uncited",
+                  "reason": "cites no source", "action": "dropped", "text": ""}  # fmt: skip
+    sources = {"kind": "sources", "sentence": 1, "text": "Studies found no link.", "citations": [2],
+               "status": "supported", "sources": [source(2)]}  # fmt: skip
+    followup = {"sentences": [], "evidence_count": 2, "original_answer": "First.", "corrections": [correction]}
+
+    def buttons(msg: Any) -> list[tuple[str, str, Any]]:
+        return [(a.name, a.label, a.payload) for a in msg.actions]
+
+    async def both() -> tuple[list[Any], list[Any]]:
+        init_http_context()
+        sent = [views.sources_message(sources, 0), views.followup_message(followup)]
+        thread: Any = {"id": "t", "steps": [{"id": f"m{i}", "output": m.content, "metadata": m.metadata}
+                                            for i, m in enumerate(sent)]}  # fmt: skip
+        restored: list[Any] = []
+
+        async def update(msg: Any) -> None:
+            restored.append(buttons(msg))
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("chainlit.message.Message.update", update)
+            await resume.restore_views(thread, {"results": [RESULT]})
+        return [buttons(m) for m in sent], restored
+
+    sent, restored = asyncio.run(both())
+    assert [[label for _, label, _ in b] for b in sent] == [["Source 2"], ["Original answer"]]
+    assert restored == sent

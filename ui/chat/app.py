@@ -36,7 +36,7 @@ from ui.chat.interrupted import (
     interrupted_claim,
     running,
 )
-from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice
+from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice, take_offer
 from ui.chat.passage import looks_like_passage, passage_turn
 from ui.chat.paste import accept_large_pastes
 from ui.chat.progress import CheckProgress
@@ -45,6 +45,7 @@ from ui.chat.resume import reattach
 from ui.chat.runtime import chat_runtime, loaded_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
 from ui.chat.views import (
+    current_index,
     followup_message,
     send_answer,
     sources_message,
@@ -210,7 +211,7 @@ async def on_message(message: cl.Message) -> None:
         results = values["results"]
         await send_answer(results[-1], len(results) - 1, notes)
     elif reply.get("kind") == "sources":
-        await sources_message(reply).send()
+        await sources_message(reply, current_index(values)).send()
     elif reply.get("kind") == "why":
         await why_message(reply).send()
     else:
@@ -249,6 +250,7 @@ async def on_check_waiting(action: cl.Action) -> None:
 @cl.action_callback(OWN_WORDS)
 async def on_own_words(action: cl.Action) -> None:
     """Check the message the LLM rewrote exactly as the user typed it (it was validated when it was sent)."""
+    take_offer(str(action.payload["text"]))
     await action.remove()
     try:
         values = await queued_turn(str(action.payload["text"]), verbatim=True)
@@ -261,9 +263,9 @@ async def on_own_words(action: cl.Action) -> None:
 
 @cl.action_callback("sentence_sources")
 async def on_sentence_sources(action: cl.Action) -> None:
-    result = await result_at(int(action.payload["result"]))
-    if result is not None:
-        await sources_message(sources_behind(result, int(action.payload["sentence"]))).send()
+    index = int(action.payload["result"])
+    if (result := await result_at(index)) is not None:
+        await sources_message(sources_behind(result, int(action.payload["sentence"])), index).send()
 
 
 @cl.action_callback("feedback")

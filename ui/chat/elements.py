@@ -1,13 +1,13 @@
-"""What the chat's data layer does with a message's elements (source panels, the "Original answer" panel, the
-consensus chart, export files): nothing. They are not stored.
+"""What the chat's data layer does with a message's elements (the consensus chart, a side panel the user opens,
+export files): nothing. They are not stored.
 
 Chainlit's SQLAlchemy layer stores an element only through a blob storage client (S3, GCS, Azure), which a local
 install has none of; without one it logs "create_element error. No blob_storage_client is configured!" for each
 element and stores nothing. Every element the chat sends is drawn from the check, which the graph's checkpoint keeps:
-a reopened thread gets its answers' source panels, "Original answer" panel and chart, and its passage tables'
-buttons, back from there (ui.chat.resume). What a reopened thread does not get back: the source panels of a
-"Sources of sentence n" reply, the "Original answer" panel of a follow-up answer, and the files of an Export reply
-(Export again gives them); docs/weaknesses.md says so."""
+a reopened thread gets its answers' charts and buttons (those that open each source and the original answer in the
+side panel), and its replies' and passage tables' buttons, back from there and from the messages' metadata
+(ui.chat.resume). What a reopened thread does not get back: the files of an Export reply (Export again gives them);
+docs/weaknesses.md says so."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@ claim it checks when the LLM turned a follow-up into a new search, with the user
 
 from __future__ import annotations
 
+from typing import Any
+
 import chainlit as cl
 
 from agent.followup.intent import asked_sentence, asks_why
@@ -10,6 +12,8 @@ from ui.chat.runtime import thread_values
 from ui.shared.untrusted import md
 
 OWN_WORDS = "own_words"  # the action that checks the user's message exactly as typed
+OWN_WORDS_TAG = "claimtrace_own_words"  # message metadata: the message the notice offers to check as typed
+TAKEN = "claimtrace_own_words_taken"  # user_session: the messages this session has checked as typed from the offer
 
 
 class ReadingNotice:
@@ -47,11 +51,24 @@ async def reading_notice(text: str | None, thread: str) -> ReadingNotice | None:
     return ReadingNotice(message)
 
 
+def own_words_action(asked: str) -> cl.Action:
+    return cl.Action(name=OWN_WORDS, label="Check my words instead", payload={"text": asked},
+                     tooltip="Check your message exactly as you typed it")
+
+
 def rewritten_notice(asked: str, claim: str) -> cl.Message:
     """Said before a check of a claim the LLM wrote from a follow-up: which claim it checks, and a button that checks
-    the user's own words instead."""
-    return cl.Message(
-        content=f"🔎 I read your message as a new claim to check: “{md(claim)}”.",
-        actions=[cl.Action(name=OWN_WORDS, label="Check my words instead", payload={"text": asked},
-                           tooltip="Check your message exactly as you typed it")],
-    )
+    the user's own words instead (a reopened thread offers it again until they are checked: ui.chat.resume)."""
+    return cl.Message(content=f"🔎 I read your message as a new claim to check: “{md(claim)}”.",
+                      actions=[own_words_action(asked)], metadata={OWN_WORDS_TAG: asked})
+
+
+def take_offer(asked: str) -> None:
+    """Note that the user pressed the offer of ``asked`` (its check may still be running)."""
+    cl.user_session.set(TAKEN, {*(cl.user_session.get(TAKEN) or set()), asked})
+
+
+def still_offered(asked: str, results: list[dict[str, Any]]) -> bool:
+    """Whether a reopened thread offers to check ``asked`` as typed: not once the thread holds a check of it, nor
+    once the user pressed the offer in this session."""
+    return asked not in (cl.user_session.get(TAKEN) or set()) and all(r.get("claim") != asked for r in results)

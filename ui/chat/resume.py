@@ -1,7 +1,8 @@
 """A reopened thread made whole again: Chainlit restores only the messages' text (it stores no element:
-ui.chat.elements), so the answers get their source panels, "Original answer" panel, sentence buttons and consensus
-chart back and passage tables their buttons, and the thread says so when the
-server's stop interrupted its check or left its last message waiting (ui.chat.interrupted)."""
+ui.chat.elements), so the answers get their buttons ("Source n", "Original answer", each sentence's, Export) and
+consensus chart back, "Sources of sentence n" replies and follow-up answers theirs, passage tables theirs, and the
+notice of a rewritten follow-up its "Check my words instead" until those words are checked; and the thread says so
+when the server's stop interrupted its check or left its last message waiting (ui.chat.interrupted)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,20 @@ from ui.chat.interrupted import (
     unanswered,
     waiting_notice,
 )
+from ui.chat.notices import OWN_WORDS_TAG, own_words_action, still_offered
 from ui.chat.passage import PASSAGE_TAG, passage_actions
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.views import (
     ANSWER_TAG,
+    answer_actions,
     answer_elements,
-    sentence_actions,
+    restored_actions,
 )
 
-RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and panels are re-attached
-# ...and the same buttons and panels once more after this, for a client that drew the thread later (a busy machine)
-# and lost them: a panel sent again replaces itself, a button is removed before it is sent again
+RESUME_DELAY_S = 1.0  # let the client draw the resumed thread before buttons and charts are re-attached
+# ...and the same buttons and charts once more after this, for a client that drew the thread later (a busy machine)
+# and lost them: a chart sent again replaces itself, a button is removed before it is sent again. Neither touches
+# the side panel, which only a button opens (ui.chat.panel)
 RESUME_AGAIN_S = 3.0
 
 
@@ -38,8 +42,8 @@ def _metadata(step: dict[str, Any]) -> dict[str, Any]:
 
 
 async def reattach(thread: ThreadDict) -> None:
-    """Give the restored answers their source panels and buttons back, and passage tables their buttons (Chainlit
-    restores only their text), and say so under them when the thread's last check was interrupted."""
+    """Give the restored answers their buttons and charts back, and passage tables their buttons (Chainlit restores
+    only their text), and say so under them when the thread's last check was interrupted."""
     await asyncio.sleep(RESUME_DELAY_S)
     claim = await interrupted_claim((await chat_runtime()).graph, thread["id"])
     if claim is not None:
@@ -49,7 +53,9 @@ async def reattach(thread: ThreadDict) -> None:
     values = await thread_values(thread["id"])
     restored = await restore_views(thread, values)
     await asyncio.sleep(RESUME_AGAIN_S)
-    for msg in restored:  # the same buttons and panels again: one the client holds is replaced, not doubled
+    for msg in restored:  # the same buttons and charts again: one the client holds is replaced, not doubled
+        if isinstance(asked := (msg.metadata or {}).get(OWN_WORDS_TAG), str) and not still_offered(asked, []):
+            continue  # the user pressed it meanwhile
         for action in msg.actions:
             await action.remove()
             await action.send(for_id=msg.id)
@@ -57,24 +63,29 @@ async def reattach(thread: ThreadDict) -> None:
             await element.send(for_id=msg.id)
 
 
+def _again(step: Any, metadata: dict[str, Any], actions: list[cl.Action], elements: Any = ()) -> cl.Message:
+    """A restored message as it was sent: its text, metadata, buttons and elements."""
+    return cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
+                      metadata=metadata, actions=actions, elements=list(elements))
+
+
 async def restore_views(thread: ThreadDict, values: dict[str, Any]) -> list[cl.Message]:
-    """The buttons, source panels and charts of the thread's restored answers and passage tables; returns the
-    messages it updated."""
+    """The buttons and charts of the thread's restored answers, replies, passage tables and rewrite offers; returns
+    the messages it updated."""
     results, passages = values.get("results", []), values.get("passages", [])
     restored = []
     for step in thread["steps"]:
-        shown = _metadata(dict(step)).get(PASSAGE_TAG)
+        metadata = _metadata(dict(step))
+        asked, shown, index = (metadata.get(tag) for tag in (OWN_WORDS_TAG, PASSAGE_TAG, ANSWER_TAG))
+        if isinstance(asked, str) and still_offered(asked, results):
+            restored.append(_again(step, {OWN_WORDS_TAG: asked}, [own_words_action(asked)]))
+        if actions := restored_actions(metadata, results):  # a "Sources of sentence n" reply, a follow-up answer
+            restored.append(_again(step, metadata, actions))
         if isinstance(shown, int) and 0 <= shown < len(passages):
-            table = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
-                               metadata={PASSAGE_TAG: shown}, actions=passage_actions(passages[shown], shown))
-            await table.update()
-            restored.append(table)
-        index = _metadata(dict(step)).get(ANSWER_TAG)
-        if not isinstance(index, int) or not 0 <= index < len(results):
-            continue
-        msg = cl.Message(id=step["id"], content=step.get("output") or "", created_at=step.get("createdAt"),
-                         metadata={ANSWER_TAG: index}, actions=sentence_actions(results[index], index),
-                         elements=answer_elements(results[index]))
+            restored.append(_again(step, {PASSAGE_TAG: shown}, passage_actions(passages[shown], shown)))
+        if isinstance(index, int) and 0 <= index < len(results):
+            restored.append(_again(step, {ANSWER_TAG: index}, answer_actions(results[index], index),
+                                   answer_elements(results[index])))
+    for msg in restored:
         await msg.update()
-        restored.append(msg)
     return restored

@@ -1,50 +1,33 @@
-"""Chainlit messages for each kind of reply: Markdown from ui.chat.render, side panels that open each source [n], and
-the buttons under an answer (sources of a sentence, feedback, export)."""
+"""Chainlit messages for each kind of reply: Markdown from ui.chat.render, the consensus chart, and the buttons under
+an answer (each source and the original answer in the side panel: ui.chat.panel; sources of a sentence, feedback,
+export)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import chainlit as cl
 
-from agent.settings.app import get_settings
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
-from ui.chat.render import (
-    ORIGINAL,
-    answer_markdown,
-    followup_markdown,
-    open_name,
-    original_detail,
-    paper_detail,
-    sentence_sources_markdown,
-    why_markdown,
-)
+from ui.chat.panel import followup_original_actions, original_actions, source_actions
+from ui.chat.render import answer_markdown, followup_markdown, sentence_sources_markdown, why_markdown
 from ui.shared.consensus import charted, consensus_of
-from ui.shared.papers import by_paper
 
 ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
+# message metadata of a "Sources of sentence n" reply: {"result": index of the check, "papers": [n, ...]}
+SOURCES_TAG = "claimtrace_sentence_sources"
+FOLLOWUP_TAG = "claimtrace_followup"  # message metadata of a corrected follow-up: its original answer and corrections
 CHART = "consensus chart"  # the name of the consensus figure under an answer (no word of the answer's text)
 # a chart to read, not to edit: no mode bar (its buttons and the plotly.com logo link)
 CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
-TITLE_CHARS = 90  # the longest claim the side panel's title quotes whole
-SIDEBAR_AGAIN_S = (1.0, 2.0)  # seconds before each later pointing of the side panel at the check just shown
-_pointing: set[asyncio.Task[None]] = set()  # those pointings, kept until done
 
 
-def source_panels(sources: list[dict[str, Any]]) -> list[cl.Text]:
-    window = get_settings().judge.context_window
-    return [
-        cl.Text(name=open_name(paper[0]["n"]), content=paper_detail(paper, window), display="side")
-        for paper in by_paper(sources)
-    ]
-
-
-def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
-    """The buttons under an answer: each sentence's sources and feedback, then Export (ui.chat.export_chat)."""
-    actions: list[cl.Action] = []
+def answer_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    """The buttons under an answer: each source and the original answer (ui.chat.panel), each sentence's sources and
+    feedback, then Export (ui.chat.export_chat)."""
+    actions = [*source_actions(result["sources"], index), *original_actions(result, index)]
     for k, s in enumerate(result["sentences"], start=1):
         actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",
                                  payload={"result": index, "sentence": k}))
@@ -52,13 +35,6 @@ def sentence_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
             "unsupported", f"Sentence {k} is unsupported")
         actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind}))
     return [*actions, export_action(index)]
-
-
-def original_panel(result: dict[str, Any]) -> list[cl.Text]:
-    """The answer before self-correction and what was changed, when anything was."""
-    if not result.get("corrections"):
-        return []
-    return [cl.Text(name=ORIGINAL, content=original_detail(result), display="side")]
 
 
 def consensus_chart(result: dict[str, Any]) -> list[cl.Plotly]:
@@ -72,10 +48,10 @@ def consensus_chart(result: dict[str, Any]) -> list[cl.Plotly]:
     return [chart]
 
 
-def answer_elements(result: dict[str, Any]) -> list[cl.Text | cl.Plotly]:
-    """What an answer carries besides its text and buttons: its source panels, the "Original answer" panel and the
-    consensus chart; a reopened thread gets them back from the check (ui.chat.resume)."""
-    return [*source_panels(result["sources"]), *original_panel(result), *consensus_chart(result)]
+def answer_elements(result: dict[str, Any]) -> list[cl.Plotly]:
+    """What an answer carries besides its text and buttons: the consensus chart, when there is one; a reopened thread
+    gets it back from the check (ui.chat.resume). No answer carries a side panel (ui.chat.panel says why)."""
+    return consensus_chart(result)
 
 
 def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
@@ -83,45 +59,43 @@ def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.M
     return cl.Message(
         content=answer_markdown(shown),
         elements=answer_elements(result),
-        actions=sentence_actions(result, index),
+        actions=answer_actions(result, index),
         metadata={ANSWER_TAG: index},
     )
 
 
-async def point_sidebar(result: dict[str, Any], index: int) -> None:
-    """Set the side panel to this check's sources, under its claim (copies drawn inline there, so that they do not
-    set off Chainlit's own opening of the panel again); a check with no source closes it."""
-    panels = [cl.Text(name=p.name, content=p.content, display="inline") for p in source_panels(result["sources"])]
-    await cl.ElementSidebar.set_elements(panels, key=f"check-{index}")
-    if panels:
-        claim = result["claim"] if len(result["claim"]) <= TITLE_CHARS else result["claim"][: TITLE_CHARS - 1] + "…"
-        await cl.ElementSidebar.set_title(f"Sources of “{claim}”")
-
-
-async def point_sidebar_again(result: dict[str, Any], index: int) -> None:
-    for wait in SIDEBAR_AGAIN_S:
-        await asyncio.sleep(wait)
-        await point_sidebar(result, index)
-
-
 async def send_answer(result: dict[str, Any], index: int, notes: list[str]) -> None:
-    """Show a check's answer, and point the side panel at its sources.
-
-    Chainlit opens the side panel by itself whenever a message brings side panels, with every side panel of the
-    thread in it and the newest one's name as its title, so after a second check it would show the first check's
-    Source 1 under the title "Source 2" (or "Original answer"). It does so once the browser has drawn the message,
-    which can come after this call's own setting of the panel, so the panel is pointed again a moment later.
-    Clicking "Source n" in any answer still opens that answer's own source n."""
+    """Show a check's answer; the side panel stays as the user left it."""
     await answer_message(result, index, notes).send()
-    await point_sidebar(result, index)
-    task = asyncio.create_task(point_sidebar_again(result, index))
-    _pointing.add(task)
-    task.add_done_callback(_pointing.discard)
 
 
-def sources_message(reply: dict[str, Any]) -> cl.Message:
-    return cl.Message(content=sentence_sources_markdown(reply),
-                      elements=source_panels(reply.get("sources", [])))
+def sources_message(reply: dict[str, Any], index: int | None) -> cl.Message:
+    """The sources behind one sentence of the thread's check number ``index``, each with its "Source n" button (a
+    reopened thread gets them back: ui.chat.resume)."""
+    if index is None or not reply.get("sources"):
+        return cl.Message(content=sentence_sources_markdown(reply))
+    papers = sorted({s["n"] for s in reply["sources"]})
+    return cl.Message(content=sentence_sources_markdown(reply), actions=source_actions(reply["sources"], index),
+                      metadata={SOURCES_TAG: {"result": index, "papers": papers}})
+
+
+def restored_actions(metadata: dict[str, Any], results: list[dict[str, Any]]) -> list[cl.Action]:
+    """The buttons of a reopened "Sources of sentence n" reply or follow-up answer, from what its metadata keeps."""
+    if isinstance(shown := metadata.get(SOURCES_TAG), dict):
+        index, papers = shown.get("result"), shown.get("papers") or []
+        if isinstance(index, int) and 0 <= index < len(results):
+            return source_actions([s for s in results[index]["sources"] if s["n"] in papers], index)
+    if isinstance(followup := metadata.get(FOLLOWUP_TAG), dict):
+        return followup_original_actions(followup)
+    return []
+
+
+def current_index(values: dict[str, Any]) -> int | None:
+    """The index of the check follow-ups are about (agent.followup.state.current), None before any check."""
+    results, focus = values.get("results", []), values.get("focus", -1)
+    if not results:
+        return None
+    return focus % len(results) if -len(results) <= focus < len(results) else len(results) - 1
 
 
 def why_message(reply: dict[str, Any]) -> cl.Message:
@@ -129,4 +103,9 @@ def why_message(reply: dict[str, Any]) -> cl.Message:
 
 
 def followup_message(reply: dict[str, Any]) -> cl.Message:
-    return cl.Message(content=followup_markdown(reply), elements=original_panel(reply))
+    """A follow-up answer; when self-correction changed it, its "Original answer" button, which a reopened thread
+    gets back from the message's metadata (the thread keeps only its latest reply)."""
+    actions = followup_original_actions(reply)
+    if not actions:
+        return cl.Message(content=followup_markdown(reply))
+    return cl.Message(content=followup_markdown(reply), actions=actions, metadata={FOLLOWUP_TAG: actions[0].payload})

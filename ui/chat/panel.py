@@ -1,0 +1,110 @@
+"""The side panel, opened only by the buttons under a message: "Source n" opens that check's paper [n] (each of its
+evidence sentences within its neighbours), "Original answer" the answer as first written and what self-correction
+changed. Nothing else points the panel, so it shows what the user opened last until the user opens or closes it.
+
+Chainlit's client opens the panel by itself whenever the set of display="side" elements it holds changes (all of
+them, under the newest one's name), and closes it whenever any element arrives while it holds none. So no message
+carries a side element, and a session's first opening sends its panel as the one side element the client will
+hold: the client opens the panel on it. Every later opening sets the panel's title and elements
+(``cl.ElementSidebar``), whose copies are sent as inline elements: the set of side elements no longer changes, and
+neither a later answer's chart nor an export's files open, close or re-point the panel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chainlit as cl
+from pydantic import ValidationError
+
+from agent.settings.app import get_settings
+from agent.state import Correction
+from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail
+from ui.chat.runtime import thread_values
+from ui.shared.papers import by_paper
+
+OPEN_SOURCE = "open_source"  # payload {"result": index of the check in the thread, "paper": n}
+OPEN_ORIGINAL = "open_original"  # payload {"result": index}, or a follow-up's {"original_answer", "corrections"}
+HELD = "claimtrace_side_element_held"  # user_session: this session's client holds the panel's one side element
+TITLE_CHARS = 90  # the longest claim a panel's title quotes whole
+GONE = "⚠️ That check is no longer in this thread."
+
+
+def quoted(claim: str) -> str:
+    return f"“{claim if len(claim) <= TITLE_CHARS else claim[: TITLE_CHARS - 1] + '…'}”"
+
+
+def source_title(result: dict[str, Any], n: int) -> str:
+    return f"{open_name(n)} of {quoted(result['claim'])}"
+
+
+def source_actions(sources: list[dict[str, Any]], index: int) -> list[cl.Action]:
+    """A "Source n" button per paper of ``sources`` (evidence of the thread's check number ``index``)."""
+    return [
+        cl.Action(name=OPEN_SOURCE, label=open_name(paper[0]["n"]), payload={"result": index, "paper": paper[0]["n"]},
+                  tooltip="Open this paper's evidence, within its abstract, in the side panel")
+        for paper in by_paper(sources)
+    ]
+
+
+def original_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    """The "Original answer" button of a self-corrected check's answer; none when nothing was corrected."""
+    if not result.get("corrections"):
+        return []
+    return [cl.Action(name=OPEN_ORIGINAL, label=ORIGINAL, payload={"result": index},
+                      tooltip="The answer as first written, and what self-correction changed")]
+
+
+def followup_original_actions(reply: dict[str, Any]) -> list[cl.Action]:
+    """A self-corrected follow-up's "Original answer" button. The thread keeps only its latest reply, so the button
+    carries what the panel shows; the panel escapes it as it escapes a stored answer."""
+    if not reply.get("corrections"):
+        return []
+    payload = {"original_answer": reply.get("original_answer") or "", "corrections": reply["corrections"]}
+    return [cl.Action(name=OPEN_ORIGINAL, label=ORIGINAL, payload=payload,
+                      tooltip="The follow-up's answer as first written, and what self-correction changed")]
+
+
+async def show(title: str, content: str, key: str) -> None:
+    """Open the side panel on one text under ``title`` (see the module's docstring for how)."""
+    if not cl.user_session.get(HELD):
+        cl.user_session.set(HELD, True)
+        await cl.Text(name=title, content=content, display="side").send(for_id="", persist=False)
+        return
+    await cl.ElementSidebar.set_title(title)  # first: Chainlit's title update drops the elements' key
+    await cl.ElementSidebar.set_elements([cl.Text(name=title, content=content, display="inline")], key=key)
+
+
+async def _result(payload: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    index = payload.get("result")
+    results = (await thread_values(str(cl.context.session.thread_id))).get("results", [])
+    return (index, results[index]) if isinstance(index, int) and 0 <= index < len(results) else None
+
+
+@cl.action_callback(OPEN_SOURCE)
+async def on_open_source(action: cl.Action) -> None:
+    found, n = await _result(action.payload), action.payload.get("paper")
+    paper = [s for s in found[1]["sources"] if s["n"] == n] if found else []
+    if found is None or not paper:
+        await cl.Message(content=GONE).send()
+        return
+    index, result = found
+    await show(source_title(result, paper[0]["n"]), paper_detail(paper, get_settings().judge.context_window),
+               key=f"source-{index}-{paper[0]['n']}")
+
+
+@cl.action_callback(OPEN_ORIGINAL)
+async def on_open_original(action: cl.Action) -> None:
+    if "corrections" in action.payload:  # a follow-up's, read back as the corrections it must be
+        try:
+            corrections = [Correction.model_validate(c).model_dump(mode="json") for c in action.payload["corrections"]]
+        except (ValidationError, TypeError):
+            await cl.Message(content=GONE).send()
+            return
+        shown = {"original_answer": str(action.payload.get("original_answer") or ""), "corrections": corrections}
+        await show(f"{ORIGINAL} of the follow-up", original_detail(shown), key=f"original-followup-{action.id}")
+        return
+    if (found := await _result(action.payload)) is None:
+        await cl.Message(content=GONE).send()
+        return
+    index, result = found
+    await show(f"{ORIGINAL} to {quoted(result['claim'])}", original_detail(result), key=f"original-{index}")
