@@ -4,11 +4,13 @@ and mark it "removed from the library on <day>", and "why?" on such a check says
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import bibtexparser
+import pytest
 import rispy
 
 from agent.result import CheckResult
@@ -88,3 +90,27 @@ def test_why_on_a_check_whose_paper_was_removed_says_so(make_deps: Any):
         k: v for k, v in before.items() if k not in ("counted", "not_counted")}  # the figures stay the check's own
     shown = why_markdown(after)
     assert md(MARK) in shown and "keeps its place" in shown  # the chat's Markdown, escaped as all source text is
+
+
+def test_the_chats_export_button_marks_a_removed_paper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The Export button's files read the removal log of the configured DATA_DIR, as `claimtrace export` does."""
+    from chainlit.context import init_http_context
+
+    from agent.settings.app import get_settings
+    from ui.chat.export_chat import export_files
+
+    async def in_a_chat() -> dict[str, bytes]:  # an element belongs to a chat's context
+        init_http_context()
+        return {f.name.rsplit(".", 1)[1]: f.content for f in export_files(hostile_result())
+                if isinstance(f.content, bytes)}
+
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        assert not any(MARK.encode() in content for content in asyncio.run(in_a_chat()).values())
+        write_log(tmp_path / "index", ("d2", f"{DAY}T08:00:00+00:00"))
+        files = asyncio.run(in_a_chat())
+    finally:
+        get_settings.cache_clear()
+    assert json.loads(files["json"])["removed_from_library"] == {"d2": DAY}
+    assert all(MARK.encode() in files[fmt] for fmt in ("bib", "ris")) and md(MARK).encode() in files["md"]
