@@ -112,6 +112,27 @@ def test_the_first_opening_sends_the_one_side_element_and_later_ones_set_the_pan
     assert "The answer as first written" in later[3][1][0][0][2]
 
 
+def test_a_session_that_reopens_the_thread_sends_the_side_element_again(opened: list[tuple[str, Any]]) -> None:
+    """Chainlit stores the user session with the thread and gives it to the session that reopens the thread (a new
+    page, whose client holds no element): that session's first opening must send the side element again."""
+    import chainlit as cl
+    from chainlit.context import init_http_context
+    from chainlit.user_session import user_sessions
+
+    from ui.chat.panel import OPEN_SOURCE, on_open_source
+
+    async def two_sessions() -> None:
+        init_http_context()
+        await on_open_source(cl.Action(name=OPEN_SOURCE, payload={"result": 0, "paper": 1}))
+        kept = dict(user_sessions.get(cl.context.session.id) or {})
+        init_http_context()
+        user_sessions[cl.context.session.id] = kept  # as Chainlit's resume_thread does
+        await on_open_source(cl.Action(name=OPEN_SOURCE, payload={"result": 0, "paper": 1}))
+
+    asyncio.run(two_sessions())
+    assert [(kind, call[1]) for kind, call in opened] == [("element", "side"), ("element", "side")]
+
+
 def test_a_button_for_something_the_thread_does_not_hold_opens_nothing(opened: list[tuple[str, Any]]) -> None:
     import chainlit as cl
 

@@ -11,6 +11,7 @@ neither a later answer's chart nor an export's files open, close or re-point the
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import chainlit as cl
@@ -24,7 +25,9 @@ from ui.shared.papers import by_paper
 
 OPEN_SOURCE = "open_source"  # payload {"result": index of the check in the thread, "paper": n}
 OPEN_ORIGINAL = "open_original"  # payload {"result": index}, or a follow-up's {"original_answer", "corrections"}
-HELD = "claimtrace_side_element_held"  # user_session: this session's client holds the panel's one side element
+# the sessions whose client holds the panel's one side element; not the user session, which Chainlit stores with the
+# thread and hands to the next session that reopens it, whose client holds nothing
+_held: weakref.WeakSet[Any] = weakref.WeakSet()
 TITLE_CHARS = 90  # the longest claim a panel's title quotes whole
 GONE = "⚠️ That check is no longer in this thread."
 
@@ -66,8 +69,8 @@ def followup_original_actions(reply: dict[str, Any]) -> list[cl.Action]:
 
 async def show(title: str, content: str, key: str) -> None:
     """Open the side panel on one text under ``title`` (see the module's docstring for how)."""
-    if not cl.user_session.get(HELD):
-        cl.user_session.set(HELD, True)
+    if cl.context.session not in _held:
+        _held.add(cl.context.session)
         await cl.Text(name=title, content=content, display="side").send(for_id="", persist=False)
         return
     await cl.ElementSidebar.set_title(title)  # first: Chainlit's title update drops the elements' key
