@@ -1,6 +1,6 @@
 """The side panel follows the user (ui/chat/panel.py): no message carries a side element, so Chainlit's client never
-opens the panel by itself; the buttons under a message open one paper or the original answer each; the session's
-first opening sends the one side element the client holds, every later one sets the panel's title and elements."""
+opens the panel by itself; the buttons under a message open one paper or the original answer each, every opening
+sending the thread's one side element, under the same id, so that the client holds one at most."""
 
 from __future__ import annotations
 
@@ -60,19 +60,17 @@ def test_the_check_a_sentence_reply_is_about() -> None:
 
 @pytest.fixture
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
-    """What the panel's Chainlit calls receive, in order: each element sent, each title and set of elements."""
+    """What the panel's Chainlit calls receive, in order: each element sent, each title or set of elements given to
+    cl.ElementSidebar, each message."""
     import chainlit as cl
 
     calls: list[tuple[str, Any]] = []
 
     async def send(element: Any, for_id: str, persist: bool = True) -> None:
-        calls.append(("element", (element.name, element.display, element.content, for_id, persist)))
+        calls.append(("element", (element.name, element.display, element.content, for_id, persist, element.id)))
 
-    async def title(text: str) -> None:
-        calls.append(("title", text))
-
-    async def elements(items: list[Any], key: str | None = None) -> None:
-        calls.append(("elements", ([(e.name, e.display, e.content) for e in items], key)))
+    async def sidebar(*args: Any, **kwargs: Any) -> None:
+        calls.append(("sidebar", args))
 
     async def said(message: Any) -> None:
         calls.append(("message", message.content))
@@ -81,56 +79,32 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
         return {"results": [RESULT, CORRECTED]}
 
     monkeypatch.setattr(cl.Text, "send", send)
-    monkeypatch.setattr(cl.ElementSidebar, "set_title", title)
-    monkeypatch.setattr(cl.ElementSidebar, "set_elements", elements)
+    monkeypatch.setattr(cl.ElementSidebar, "set_title", sidebar)
+    monkeypatch.setattr(cl.ElementSidebar, "set_elements", sidebar)
     monkeypatch.setattr(cl.Message, "send", said)
     monkeypatch.setattr("ui.chat.panel.thread_values", values)
     return calls
 
 
-def test_the_first_opening_sends_the_one_side_element_and_later_ones_set_the_panel(
-    opened: list[tuple[str, Any]],
-) -> None:
+def test_each_opening_sends_the_threads_one_side_element(opened: list[tuple[str, Any]]) -> None:
     import chainlit as cl
 
-    from ui.chat.panel import OPEN_ORIGINAL, OPEN_SOURCE, on_open_original, on_open_source
+    from ui.chat.panel import OPEN_ORIGINAL, OPEN_SOURCE, on_open_original, on_open_source, panel_id
 
-    async def clicks() -> None:
+    async def clicks() -> str:
         await on_open_source(cl.Action(name=OPEN_SOURCE, payload={"result": 0, "paper": 2}))
         await on_open_source(cl.Action(name=OPEN_SOURCE, payload={"result": 0, "paper": 1}))
         await on_open_original(cl.Action(name=OPEN_ORIGINAL, payload={"result": 1}))
+        return str(cl.context.session.thread_id)
 
-    in_chat(clicks)
-    (kind, (name, display, content, for_id, persist)), *later = opened
-    assert (kind, name, display, for_id, persist) == ("element", "Source 2 of “X causes Y.”", "side", "", False)
-    assert "Evidence sentence 2" in content and "Evidence sentence 1" not in content
-    assert [k for k, _ in later] == ["title", "elements", "title", "elements"]  # the title first: see show()
-    assert later[0][1] == "Source 1 of “X causes Y.”"
-    (shown, key) = later[1][1]
-    assert [d for _, d, _ in shown] == ["inline"] and "Evidence sentence 1" in shown[0][2] and key == "source-0-1"
-    assert later[2][1] == "Original answer to “X causes Y.”"
-    assert "The answer as first written" in later[3][1][0][0][2]
-
-
-def test_a_session_that_reopens_the_thread_sends_the_side_element_again(opened: list[tuple[str, Any]]) -> None:
-    """Chainlit stores the user session with the thread and gives it to the session that reopens the thread (a new
-    page, whose client holds no element): that session's first opening must send the side element again."""
-    import chainlit as cl
-    from chainlit.context import init_http_context
-    from chainlit.user_session import user_sessions
-
-    from ui.chat.panel import OPEN_SOURCE, on_open_source
-
-    async def two_sessions() -> None:
-        init_http_context()
-        await on_open_source(cl.Action(name=OPEN_SOURCE, payload={"result": 0, "paper": 1}))
-        kept = dict(user_sessions.get(cl.context.session.id) or {})
-        init_http_context()
-        user_sessions[cl.context.session.id] = kept  # as Chainlit's resume_thread does
-        await on_open_source(cl.Action(name=OPEN_SOURCE, payload={"result": 0, "paper": 1}))
-
-    asyncio.run(two_sessions())
-    assert [(kind, call[1]) for kind, call in opened] == [("element", "side"), ("element", "side")]
+    thread = in_chat(clicks)
+    assert [kind for kind, _ in opened] == ["element"] * 3  # no cl.ElementSidebar call: ui/chat/panel.py says why
+    names, displays, contents, for_ids, persists, ids = zip(*(call for _, call in opened), strict=True)
+    assert names == ("Source 2 of “X causes Y.”", "Source 1 of “X causes Y.”", "Original answer to “X causes Y.”")
+    assert set(displays) == {"side"} and set(for_ids) == {""} and set(persists) == {False}
+    assert set(ids) == {panel_id(thread)} and panel_id(thread) != panel_id(thread + "x")
+    assert "Evidence sentence 2" in contents[0] and "Evidence sentence 1" not in contents[0]
+    assert "Evidence sentence 1" in contents[1] and "The answer as first written" in contents[2]
 
 
 def test_a_button_for_something_the_thread_does_not_hold_opens_nothing(opened: list[tuple[str, Any]]) -> None:
@@ -157,6 +131,6 @@ def test_a_follow_ups_original_answer_opens_from_its_button(opened: list[tuple[s
         await on_open_original(followup_message(reply).actions[0])
 
     in_chat(click)
-    [(kind, (name, display, content, _, _))] = opened
+    [(kind, (name, display, content, *_))] = opened
     assert (kind, name, display) == ("element", "Original answer of the follow-up", "side")
     assert "First \\<b\\>draft" in content  # the text the button carries is escaped as a stored answer is

@@ -2,16 +2,17 @@
 evidence sentences within its neighbours), "Original answer" the answer as first written and what self-correction
 changed. Nothing else points the panel, so it shows what the user opened last until the user opens or closes it.
 
-Chainlit's client opens the panel by itself whenever the set of display="side" elements it holds changes (all of
-them, under the newest one's name), and closes it whenever any element arrives while it holds none. So no message
-carries a side element, and a session's first opening sends its panel as the one side element the client will
-hold: the client opens the panel on it. Every later opening sets the panel's title and elements
-(``cl.ElementSidebar``), whose copies are sent as inline elements: the set of side elements no longer changes, and
-neither a later answer's chart nor an export's files open, close or re-point the panel."""
+Chainlit's client sets the panel itself whenever the display="side" elements it holds change (to all of them, under
+the newest one's name), and closes it whenever an element arrives while it holds none. So no message carries a side
+element, and each opening sends the thread's one side element, under the same id each time, with the title and text
+to show: the client replaces the one it holds and opens the panel on it, and neither a later answer's chart nor an
+export's files (which leave that element as it is) open, close or re-point the panel. ``cl.ElementSidebar`` is not
+used: it sends its elements before it sets the panel, and the client, seeing elements arrive while it holds no side
+element, may close the panel it has just set."""
 
 from __future__ import annotations
 
-import weakref
+import uuid
 from typing import Any
 
 import chainlit as cl
@@ -25,9 +26,6 @@ from ui.shared.papers import by_paper
 
 OPEN_SOURCE = "open_source"  # payload {"result": index of the check in the thread, "paper": n}
 OPEN_ORIGINAL = "open_original"  # payload {"result": index}, or a follow-up's {"original_answer", "corrections"}
-# the sessions whose client holds the panel's one side element; not the user session, which Chainlit stores with the
-# thread and hands to the next session that reopens it, whose client holds nothing
-_held: weakref.WeakSet[Any] = weakref.WeakSet()
 TITLE_CHARS = 90  # the longest claim a panel's title quotes whole
 GONE = "⚠️ That check is no longer in this thread."
 
@@ -67,32 +65,32 @@ def followup_original_actions(reply: dict[str, Any]) -> list[cl.Action]:
                       tooltip="The follow-up's answer as first written, and what self-correction changed")]
 
 
-async def show(title: str, content: str, key: str) -> None:
-    """Open the side panel on one text under ``title`` (see the module's docstring for how)."""
-    if cl.context.session not in _held:
-        _held.add(cl.context.session)
-        await cl.Text(name=title, content=content, display="side").send(for_id="", persist=False)
-        return
-    await cl.ElementSidebar.set_title(title)  # first: Chainlit's title update drops the elements' key
-    await cl.ElementSidebar.set_elements([cl.Text(name=title, content=content, display="inline")], key=key)
+def panel_id(thread: str) -> str:
+    """The id of the thread's one side element."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"claimtrace:side-panel:{thread}"))
 
 
-async def _result(payload: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+async def show(title: str, content: str) -> None:
+    """Open the side panel on one text under ``title`` (the module's docstring says how)."""
+    panel = cl.Text(id=panel_id(str(cl.context.session.thread_id)), name=title, content=content, display="side")
+    await panel.send(for_id="", persist=False)
+
+
+async def _result(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The thread's check the button names, if the thread holds it."""
     index = payload.get("result")
     results = (await thread_values(str(cl.context.session.thread_id))).get("results", [])
-    return (index, results[index]) if isinstance(index, int) and 0 <= index < len(results) else None
+    return results[index] if isinstance(index, int) and 0 <= index < len(results) else None
 
 
 @cl.action_callback(OPEN_SOURCE)
 async def on_open_source(action: cl.Action) -> None:
-    found, n = await _result(action.payload), action.payload.get("paper")
-    paper = [s for s in found[1]["sources"] if s["n"] == n] if found else []
-    if found is None or not paper:
+    result, n = await _result(action.payload), action.payload.get("paper")
+    paper = [s for s in result["sources"] if s["n"] == n] if result else []
+    if result is None or not paper:
         await cl.Message(content=GONE).send()
         return
-    index, result = found
-    await show(source_title(result, paper[0]["n"]), paper_detail(paper, get_settings().judge.context_window),
-               key=f"source-{index}-{paper[0]['n']}")
+    await show(source_title(result, paper[0]["n"]), paper_detail(paper, get_settings().judge.context_window))
 
 
 @cl.action_callback(OPEN_ORIGINAL)
@@ -104,10 +102,9 @@ async def on_open_original(action: cl.Action) -> None:
             await cl.Message(content=GONE).send()
             return
         shown = {"original_answer": str(action.payload.get("original_answer") or ""), "corrections": corrections}
-        await show(f"{ORIGINAL} of the follow-up", original_detail(shown), key=f"original-followup-{action.id}")
+        await show(f"{ORIGINAL} of the follow-up", original_detail(shown))
         return
-    if (found := await _result(action.payload)) is None:
+    if (result := await _result(action.payload)) is None:
         await cl.Message(content=GONE).send()
         return
-    index, result = found
-    await show(f"{ORIGINAL} to {quoted(result['claim'])}", original_detail(result), key=f"original-{index}")
+    await show(f"{ORIGINAL} to {quoted(result['claim'])}", original_detail(result))
