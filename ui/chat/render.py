@@ -128,7 +128,8 @@ def early_markdown(
 
 
 def open_name(n: int) -> str:
-    """The name of the panel that opens source [n]; the chat turns this text into a link to the panel."""
+    """The label of the button that opens source [n] in the side panel (ui.chat.panel); the answer names it beside
+    the source."""
     return f"Source {n}"
 
 
