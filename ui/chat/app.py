@@ -36,6 +36,7 @@ from ui.chat.interrupted import (
     interrupted_claim,
     running,
 )
+from ui.chat.library_view import is_library_command, library_turn
 from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice, take_offer
 from ui.chat.passage import looks_like_passage, passage_turn
 from ui.chat.paste import accept_large_pastes
@@ -187,6 +188,9 @@ async def report_failure(e: Exception) -> None:
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
     raw = message.content
+    if is_library_command(raw):  # "Your library": a list with Remove buttons, never a claim to check
+        await library_turn()
+        return
     if looks_like_passage(raw):
         try:
             as_one = await passage_turn(raw)
