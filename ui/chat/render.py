@@ -60,7 +60,7 @@ def note_line(note: str) -> str:
     return f"_Note: {md(note_text(note))}_"
 
 
-ORIGINAL = "Original answer"  # the side panel with the answer before self-correction
+ORIGINAL = "Original answer"  # the button that opens the answer before self-correction in the side panel
 
 
 def sentence_line(i: int, s: dict[str, Any]) -> str:
@@ -194,7 +194,7 @@ def source_detail(src: dict[str, Any], window: int) -> str:
 
 
 def corrections_line(corrections: list[dict[str, Any]]) -> str:
-    """One line saying that self-correction changed the answer, naming the panel that shows the original."""
+    """One line saying that self-correction changed the answer, naming the button that opens the original."""
     if not corrections:
         return ""
     actions = ", ".join(
