@@ -105,8 +105,11 @@ async def on_confirm(action: cl.Action) -> None:
     from ui.chat.runtime import chat_runtime
 
     await action.remove()
-    index = (await chat_runtime()).deps.index
-    reply = await asyncio.to_thread(remove_document, index, str(action.payload.get("doc_id", "")))
+    try:
+        index = (await chat_runtime()).deps.index
+        reply = await asyncio.to_thread(remove_document, index, str(action.payload.get("doc_id", "")))
+    except Exception as e:  # an index that cannot load or a store that fails: one message, the chat goes on
+        reply = f"⚠️ The document could not be removed: {md(str(e))}"
     await cl.Message(content=reply).send()
 
 
