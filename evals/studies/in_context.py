@@ -165,7 +165,7 @@ def markdown(res: Mapping[str, Any]) -> str:
     ]
     for name, j in res["judges"].items():
         c, s, b = j["claims"], j["label_only"], j["bearing_set"]
-        cells = [f"{c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
+        cells = [f"{'–' if g == 'NEI' else c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
         counts = " · ".join(f"{k}/{n}" for k, n in (b["bears"], b["partly"], b["no"]))
         lines.append(f"| {name} | {j['llm_calls_per_abstract']} | " + " | ".join(cells)
                      + f" | {c['right_of_settled']} | {c['right_when_sided']} | {s['precision']} | {s['recall']} "

@@ -49,6 +49,8 @@ from evals.training.bearing_replay import REPLAY, read_replay
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "agent" / "judge" / "judge_calibration.json"
+# the in-context study's answers (evals/studies/in_context.py): the bearing question on the abstract around the evidence
+IN_CONTEXT = REPO / "evals" / "results" / "in_context" / "answers.jsonl"
 FLOOR_KEEPS = 0.97  # the share of held-out evidence abstracts the LLM must still be asked about
 
 
@@ -138,12 +140,9 @@ def pick(trials: list[dict[str, Any]], target: float) -> dict[str, Any]:
 def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool) -> list[dict[str, Any]]:
     """The replay's claims with the LLM's P(Yes) of the reading named, from evals/studies/in_context.py's answers for
     the abstract in context; claims missing an answer are left out."""
-    from evals.studies.in_context import ANSWERS
-    from evals.studies.replay_folds import read_answers
-
     if reads != "context":
         raise SystemExit("--gate-asks-opposite is recorded for the abstract in context only (--gate-reads context)")
-    got = {a["pair"]: a for a in read_answers(ANSWERS)}
+    got = {a["pair"]: a for a in map(json.loads, IN_CONTEXT.read_text().splitlines())} if IN_CONTEXT.is_file() else {}
     out = []
     for r in rows:
         answers = [got.get(f"{r['claim']}:{d['doc_id']}") for d in r["docs"]]

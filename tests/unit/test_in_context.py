@@ -40,8 +40,8 @@ def test_the_gate_reads_what_its_calibration_was_fitted_on(make_deps) -> None:
         {"when": f"Claim: {claim}\n", "reply": "Yes", "top_logprobs": {"Yes": 0.8, "No": 0.2}},
         {"when": f"Claim: {opposite}\n", "reply": "Yes", "top_logprobs": {"Yes": 0.4, "No": 0.6}},
     ])
-    shown = [Evidence(n=1, doc_id="101", title="MMR and autism", sentence_index=3,
-                      sentence="MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93).")]
+    finding = "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."
+    shown = [Evidence(n=1, doc_id="101", title="MMR and autism", sentence_index=3, sentence=finding)]
     neighbour = "During follow-up, 6,517 children were diagnosed with autism."
     p, usage = gate_reading(JudgeCalibration(gate_reads="context", gate_asks_opposite=True), deps, "101", shown,
                             "the shown sentence", claim, opposite)
