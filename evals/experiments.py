@@ -5,6 +5,7 @@ Markdown."""
 from __future__ import annotations
 
 import json
+import platform
 import shlex
 import subprocess
 import sys
@@ -82,3 +83,15 @@ def retrieval_cells(m: Mapping[str, Any]) -> str:
     r, c = m["retrieval"], m["retrieval_cited"]
     values = (r["recall@3"], r["recall@5"], r["map@5"], r["ndcg@10"], c["recall@5"], c["ndcg@10"])
     return " | ".join(f"{v:.3f}" for v in values)
+
+
+def cpu_name() -> str:
+    """The CPU's model name and whether it has AMX or AVX-512 (the kinds of machine figures differ by)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.machine()
+    name = next((ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")), "")
+    flags = next((ln for ln in info.splitlines() if ln.startswith("flags")), "")
+    kind = "AMX" if "amx_tile" in flags else "AVX-512" if "avx512f" in flags else "AVX2"
+    return f"{name} ({kind}, {platform.machine()})"

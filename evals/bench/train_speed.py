@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from evals.experiments import REPO_ROOT, experiment_header
+from evals.experiments import REPO_ROOT, cpu_name, experiment_header
 
 
 def trainable(model: Any, top_layers: int | None) -> int:
@@ -64,18 +63,6 @@ def pairs_per_second(base: Path, top_layers: int | None, batch: int, tokens: int
         "seconds_per_step_median": round(per_step, 3),
         "pairs_per_second": round(batch / per_step, 2),
     }
-
-
-def cpu_name() -> str:
-    """The CPU's model name and whether it has AMX or AVX-512 (the kinds of machine figures differ by)."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return platform.machine()
-    name = next((ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")), "")
-    flags = next((ln for ln in info.splitlines() if ln.startswith("flags")), "")
-    kind = "AMX" if "amx_tile" in flags else "AVX-512" if "avx512f" in flags else "AVX2"
-    return f"{name} ({kind}, {platform.machine()})"
 
 
 def main(argv: list[str] | None = None) -> int:

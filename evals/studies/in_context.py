@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.experiments import REPO_ROOT, experiment_header, write_experiment
+from evals.experiments import REPO_ROOT, cpu_name, experiment_header, write_experiment
 from evals.scifact.claim_level import GOLD_CLASSES, gold_class, replay_sides
 from evals.studies.replay_folds import (
     TARGET_PRECISION,
@@ -113,6 +113,7 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
 
     res: dict[str, Any] = {
         **experiment_header("evals.studies.in_context", argv, "held-out SciFact train", []),
+        "machine": cpu_name(),
         "claims": len(rows),
         "abstracts": len(docs),
         "evidence_abstracts": sum(gold),
@@ -176,7 +177,8 @@ def markdown(res: Mapping[str, Any]) -> str:
               "| reading | evidence | contradicting | supporting |", "|---|---:|---:|---:|"]
     for name, a in res["auc"].items():
         lines.append(f"| {name} | {a['evidence']} | {a['contradicting']} | {a['supporting']} |")
-    lines += ["", "Median seconds per call on this run's machine: "
+    lines += ["", f"Median seconds per call, asked on a 2-core {res['machine']} (the answers were recorded by `ask`, "
+              "on the same machine as this report): "
               + "; ".join(f"{k} {v}" for k, v in res["median_seconds"].items()) + ".", ""]
     return "\n".join(lines)
 
