@@ -43,9 +43,9 @@ from evals.studies.replay_folds import (
     ask_replay,
     ask_report_main,
     bearing_set_counts,
-    joined,
     labelled,
     out_of_fold,
+    study_rows,
 )
 
 ANSWERS = REPO_ROOT / "evals" / "results" / "in_context" / "answers.jsonl"
@@ -91,9 +91,8 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from evals.training.bearing_replay import heldout_claims
     from evals.training.judge_calibration import auc, label_only
 
-    rows = joined(answers)
+    rows = study_rows(answers, "in_context")
     if not rows:
-        print(f"no answers at {answers}: run python -m evals.studies.in_context ask first", file=sys.stderr)
         return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = [d["gold"] is not None for d in docs]

@@ -46,9 +46,9 @@ from evals.studies.replay_folds import (
     ask_replay,
     ask_report_main,
     bearing_set_counts,
-    joined,
     labelled,
     out_of_fold,
+    study_rows,
 )
 
 ANSWERS = REPO_ROOT / "evals" / "results" / "neither_choice" / "answers.jsonl"
@@ -106,9 +106,8 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from agent.settings.app import get_settings
     from evals.training.judge_calibration import auc, label_only
 
-    rows = joined(answers)
+    rows = study_rows(answers, "neither_choice")
     if not rows:
-        print(f"no answers at {answers}: run python -m evals.studies.neither_choice ask first", file=sys.stderr)
         return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = [d["gold"] is not None for d in docs]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -75,6 +76,14 @@ def ask_report_main(doc: str, argv: list[str] | None, answers: Path, ask: Callab
 
 def read_answers(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+def study_rows(answers: Path, study: str) -> list[dict[str, Any]]:
+    """``joined`` for a study's report; when nothing is answered yet, it says which command asks, and is empty."""
+    rows = joined(answers)
+    if not rows:
+        print(f"no answers at {answers}: run python -m evals.studies.{study} ask first", file=sys.stderr)
+    return rows
 
 
 # a judge's reading of one replayed abstract: (its gate signal, its P(claim)) from the abstract and its answer
