@@ -18,7 +18,7 @@ from tests.unit.test_export import hostile_result
 from tests.unit.test_followup import CLAIM, thread
 from tools.corpus import Abstract
 from tools.index.live_docs import LIVE_DOCS, REMOVED, Removed, removal_mark, removed_days
-from ui.chat.render import why_markdown
+from ui.chat.why_view import why_markdown
 from ui.export.formats import export_text
 from ui.shared.untrusted import md
 

@@ -16,9 +16,9 @@ from ui.chat.render import (
     sentence_sources_markdown,
     source_detail,
     split_neighbours,
-    why_markdown,
 )
 from ui.chat.steps import STEP_NAMES, as_json, step_markdown
+from ui.chat.why_view import why_markdown
 
 
 def source(n: int, sentence_index: int = 2, neighbours: list[str] | None = None) -> dict[str, Any]:

@@ -12,7 +12,8 @@ import chainlit as cl
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
 from ui.chat.panel import followup_original_actions, original_actions, source_actions
-from ui.chat.render import answer_markdown, followup_markdown, sentence_sources_markdown, why_markdown
+from ui.chat.render import answer_markdown, followup_markdown, sentence_sources_markdown
+from ui.chat.why_view import why_markdown
 from ui.shared.consensus import charted, consensus_of
 
 ANSWER_TAG = "claimtrace_answer"  # message metadata key: index of the thread result the message shows
