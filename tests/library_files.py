@@ -166,3 +166,22 @@ def zotero_export(folder: Path) -> Path:
         encoding="utf-8",
     )
     return export
+
+
+def indexed_env(data: Path) -> dict[str, str]:
+    """The environment of a CLI test on its own data folder ``data``: the tiny corpus indexed there and a scripted LLM
+    that reads every paper as bearing on the claim and against it, answering with one cited sentence."""
+    import json
+    import os
+
+    from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
+    from tests.integration.test_cli import run
+
+    script = data / "script.json"
+    rules = [BEARS, CHOOSE_NOT, {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
+    script.write_text(json.dumps(rules))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
+    env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script)})
+    proc = run(["index", "--corpus", str(FIXTURES / "tiny_corpus.jsonl")], env)
+    assert proc.returncode == 0, proc.stderr
+    return env

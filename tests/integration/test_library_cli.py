@@ -5,30 +5,20 @@ adds nothing."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
 from tests.integration.test_cli import run
-from tests.library_files import FINDING, PAPER_DOI, malformed_pdf, paper_pdf, reference_files
+from tests.library_files import FINDING, PAPER_DOI, indexed_env, malformed_pdf, paper_pdf, reference_files
 
 CLAIM = "Vitamin D supplementation prevents hip fractures."
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    data = tmp_path_factory.mktemp("data")
-    script = data / "script.json"
-    rules = [BEARS, CHOOSE_NOT, {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
-    script.write_text(json.dumps(rules))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
-    env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script)})
-    proc = run(["index", "--corpus", str(FIXTURES / "tiny_corpus.jsonl")], env)
-    assert proc.returncode == 0, proc.stderr
-    return env
+    return indexed_env(tmp_path_factory.mktemp("data"))
 
 
 def test_add_then_ask_the_library(env: dict[str, str], tmp_path: Path):

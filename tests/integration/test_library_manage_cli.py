@@ -6,7 +6,6 @@ leaves no checkpoint, chat record or feedback row."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -14,9 +13,8 @@ import pytest
 
 from agent.result import CheckResult
 from agent.store.feedback import db_path, iter_feedback, record_feedback
-from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
 from tests.integration.test_cli import assert_one_line_error, run
-from tests.library_files import PAPER_DOI, paper_pdf, reference_files
+from tests.library_files import PAPER_DOI, indexed_env, paper_pdf, reference_files
 from ui.chat.persistence import DB_NAME, ensure_schema
 
 CLAIM = "Vitamin D supplementation prevents hip fractures."
@@ -27,15 +25,7 @@ TEA = "lib:10.5555/tea.2017.3"
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    data = tmp_path_factory.mktemp("data")
-    script = data / "script.json"
-    rules = [BEARS, CHOOSE_NOT, {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
-    script.write_text(json.dumps(rules))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
-    env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script)})
-    proc = run(["index", "--corpus", str(FIXTURES / "tiny_corpus.jsonl")], env)
-    assert proc.returncode == 0, proc.stderr
-    return env
+    return indexed_env(tmp_path_factory.mktemp("data"))
 
 
 def listed(env: dict[str, str]) -> dict[str, dict]:
