@@ -78,6 +78,27 @@ def test_a_removed_fetched_abstract_is_not_fetched_in_again(index_dir: Path):
     assert CorpusIndex(index_dir).add_abstracts([FETCHED]) == []
 
 
+def test_an_open_index_notices_a_removal_made_by_another_process(index_dir: Path):
+    """A running chat's index and `claimtrace library remove` (its own CorpusIndex, as in another process): the
+    chat's next searches leave the removed documents out, a check that found one before still reads its text (not
+    stored in Chroma again), and a live source's refresh of a removed abstract does not write it back."""
+    chat = CorpusIndex(index_dir)
+    chat.add_abstracts([MINE, FETCHED])
+    vec = chat.embed(["Zinc lozenges shorten the common cold."])[0]
+    assert chat.bm25("zinc lozenges cold", 3)[0].doc_id == MINE.doc_id
+    assert MINE.doc_id in [h.doc_id for h in chat.dense_sentences(vec, 5)]
+
+    CorpusIndex(index_dir).remove_docs([MINE.doc_id, FETCHED.doc_id])
+    assert MINE.doc_id not in [h.doc_id for h in chat.bm25("zinc lozenges cold", 5)]
+    assert MINE.doc_id not in [h.doc_id for h in chat.dense_sentences(vec, 5)]
+    assert MINE.doc_id not in chat.docs and chat.docs[MINE.doc_id].title == MINE.title
+    assert chat.sentence_vectors([MINE.doc_id])[MINE.doc_id].shape[0] == 2 and vectors(chat, MINE.doc_id) == []
+    assert chat.add_abstracts([FETCHED.model_copy(update={"citation_count": 9})]) == []
+    assert FETCHED.doc_id not in (index_dir / LIVE_DOCS).read_text() and FETCHED.doc_id not in chat.docs
+    with pytest.raises(KeyError):
+        chat.docs["never-indexed"]
+
+
 CRASH = """
 import os, sys
 from pathlib import Path
@@ -96,10 +117,10 @@ CorpusIndex(Path(sys.argv[1])).remove_docs([sys.argv[2]])
 def test_a_crash_between_the_two_writes_is_finished_by_the_next_open(index_dir: Path):
     index = CorpusIndex(index_dir)
     index.add_abstracts([MINE, FETCHED])
-    del index
     proc = subprocess.run([sys.executable, "-c", CRASH, str(index_dir), MINE.doc_id], cwd=ROOT, capture_output=True)
     assert proc.returncode == 9, proc.stderr.decode()[-2000:]
     assert [e.doc_id for e in pending_removal(index_dir)] == [MINE.doc_id]
+    assert MINE.doc_id not in [h.doc_id for h in index.bm25("zinc lozenges cold", 5)]  # an open index leaves it out
     assert MINE.doc_id not in (index_dir / LIVE_DOCS).read_text()
     assert MINE.doc_id not in [d.doc_id for d in kept_documents(index_dir)]
 

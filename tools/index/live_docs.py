@@ -126,6 +126,21 @@ def removed_log(index_dir: Path) -> dict[str, Removed]:
     return out
 
 
+def removal_stamp(index_dir: Path) -> tuple[tuple[int, int, int] | None, ...]:
+    """What changes whenever a removal begins or ends, in any process: the inode, size and modification time of
+    `removal.pending.json` and `removed.jsonl` (None for one that is not there). Two stat calls, so an open index
+    compares it before each search and reads its kept documents again when it differs."""
+    out: list[tuple[int, int, int] | None] = []
+    for name in (PENDING, REMOVED):
+        try:
+            st = (index_dir / name).stat()
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def removal_mark(day: str) -> str:
     """How a past check's source that has left the index is marked, wherever it is shown."""
     return f"removed from the library on {day}"

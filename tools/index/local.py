@@ -7,7 +7,8 @@ carry the fingerprint, so a team Chroma server can hold several builds side by s
 Abstracts fetched from live sources are added later (`CorpusIndex.add_abstracts`): embedded into the same Chroma
 collection, appended to `live_docs.jsonl` (a later line of the same id refreshes its metadata) and searched by a
 second, in-memory BM25 over just them whose hits are merged by score with the corpus BM25. A rebuild of the index
-embeds them again. `CorpusIndex.remove_docs` takes kept documents out again (tools.index.live_docs).
+embeds them again. `CorpusIndex.remove_docs` takes kept documents out again (tools.index.live_docs); an open index
+notices a removal made by another process (`claimtrace library remove` beside a running chat) before its next search.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,9 @@ from tools.index.live_docs import (
     append_live_docs,
     finish_removal,
     now_iso,
+    pending_removal,
     read_live_docs,
+    removal_stamp,
     remove_documents,
     removed_log,
 )
@@ -72,6 +75,21 @@ class IndexDamagedError(IndexMissingError):
         super().__init__(f"the index at {index_dir} is damaged ({what}); rebuild it with `claimtrace index --force`")
 
 
+class Documents(dict[str, Abstract]):
+    """The index's documents by id. A kept document removed while the index is open is no longer in it (`in` says
+    no, iteration leaves it out, no search finds it), but a lookup by its id still gives its text: a check that
+    found it before the removal reads it to its end."""
+
+    def __init__(self, docs: Mapping[str, Abstract], left: Mapping[str, Abstract]) -> None:
+        super().__init__(docs)
+        self.left = dict(left)
+
+    def __missing__(self, doc_id: str) -> Abstract:
+        if doc_id in self.left:
+            return self.left[doc_id]
+        raise KeyError(doc_id)
+
+
 class CorpusIndex:
     """Read side of the index: BM25 and dense search, sentence embeddings of chosen documents."""
 
@@ -82,7 +100,7 @@ class CorpusIndex:
         if manifest is None:
             raise IndexMissingError(f"no index at {index_dir}: run `claimtrace index` first")
         self.manifest = manifest
-        self.docs: dict[str, Abstract] = {}
+        self.docs: dict[str, Abstract] = Documents({}, {})
         self._read_files(index_dir)
         self.index_dir = index_dir
         self._lock = threading.Lock()
@@ -113,9 +131,14 @@ class CorpusIndex:
         self._load_live()
 
     def _load_live(self) -> None:
-        """The kept documents read (again) from `live_docs.jsonl`, with their BM25 and id lookups."""
-        live = read_live_docs(self.index_dir, skip=self._corpus)
-        self.docs = {**self._corpus, **live}
+        """The kept documents read (again) from `live_docs.jsonl`, less those a removal that is under way takes
+        out, with their BM25 and id lookups; the documents that left since the last read stay readable by id."""
+        self._stamp = removal_stamp(self.index_dir)  # taken first: a removal during the read is noticed next time
+        leaving = {e.doc_id for e in pending_removal(self.index_dir)}
+        live = {i: d for i, d in read_live_docs(self.index_dir, skip=self._corpus).items() if i not in leaving}
+        before = self.docs
+        left = {**getattr(before, "left", {}), **{i: d for i, d in before.items() if i not in self._corpus}}
+        self.docs = Documents({**self._corpus, **live}, {i: d for i, d in left.items() if i not in live})
         self._by_doi: dict[str, str] = {}
         self._by_pmid: dict[str, str] = {}
         for doc in self.docs.values():
@@ -124,6 +147,17 @@ class CorpusIndex:
         # added again on purpose)
         self._withdrawn = {i for i, r in removed_log(self.index_dir).items() if r.source != "library"}
         self._rebuild_live_bm25(list(live))
+
+    def _removed_elsewhere(self) -> bool:
+        return removal_stamp(self.index_dir) != self._stamp
+
+    def notice_removals(self) -> None:
+        """Read the kept documents again when a removal began or ended since they were read (by another process:
+        `claimtrace library remove`, the MCP server), so that this search, and every later one, leaves them out."""
+        if self._removed_elsewhere():
+            with self._lock:
+                if self._removed_elsewhere():
+                    self._load_live()
 
     def _read_files(self, index_dir: Path) -> None:
         """The corpus copy and BM25; a file that cannot be read is named in an IndexDamagedError."""
@@ -155,6 +189,7 @@ class CorpusIndex:
         return self._embedder.encode(list(texts))
 
     def bm25(self, query: str, k: int) -> list[Hit]:
+        self.notice_removals()
         hits = bm25_search(self._bm25, self._bm25_ids, query, k)
         live = self._live_bm25
         if live is not None:
@@ -192,6 +227,8 @@ class CorpusIndex:
         MeSH terms). Documents of the built corpus
         are never changed. Returns the ids that were new."""
         with self._lock:
+            if self._removed_elsewhere():  # a document removed elsewhere is not written back by a refresh
+                self._load_live()
             new: list[Abstract] = []
             changed: list[Abstract] = []
             for doc in docs:
@@ -248,6 +285,7 @@ class CorpusIndex:
         Raises DenseIndexBuilding while the dense index is not whole (a search of part of it would rank the part)."""
         if (building := self.dense_building()) is not None:
             raise DenseIndexBuilding(*building)
+        self.notice_removals()
         try:
             res = self._sentences.query(
                 query_embeddings=[query_vec.tolist()], n_results=k * 4, include=["metadatas", "distances"], where=where
@@ -281,6 +319,9 @@ class CorpusIndex:
             n = len(doc.sentences)
             res = self._sentences.get(ids=[f"{doc_id}:{i}" for i in range(n)], include=["embeddings"])
             by_id = dict(zip(res["ids"], res["embeddings"], strict=True))
+            if len(by_id) < n and doc_id not in self.docs:  # removed during the check: embedded here, not stored
+                out[doc_id] = self.embed([sentence_text(doc, i) for i in range(n)])
+                continue
             if len(by_id) < n:  # e.g. a fetched abstract whose embeddings a new Chroma server never got
                 with self._lock:
                     upsert_embeddings(self._sentences, [doc], self._embedder)
