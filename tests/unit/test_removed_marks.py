@@ -114,3 +114,40 @@ def test_the_chats_export_button_marks_a_removed_paper(tmp_path: Path, monkeypat
         get_settings.cache_clear()
     assert json.loads(files["json"])["removed_from_library"] == {"d2": DAY}
     assert all(MARK.encode() in files[fmt] for fmt in ("bib", "ris")) and md(MARK).encode() in files["md"]
+
+
+def test_a_reopened_threads_source_panel_and_sentence_sources_mark_a_removed_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """What the chat shows of a past check on demand (the side panel of Source n, the reply to "sources behind
+    sentence k") reads the removal log of the configured DATA_DIR when it is shown: the removed paper keeps its
+    sentences and says the day it left; a paper still in the index is not marked."""
+    from chainlit.context import init_http_context
+
+    from agent.followup.sources import sources_behind
+    from agent.settings.app import get_settings
+    from ui.chat.panel import source_panel
+    from ui.chat.views import sources_message
+
+    result = hostile_result()  # d1 gives [1] and [2], cited by sentence 1; d2 gives [3], cited by sentence 2
+    stored = result.model_dump(mode="json")
+
+    async def shown() -> tuple[str, str, str, str]:
+        init_http_context()  # a message belongs to a chat's context
+        panel, other = source_panel(stored, 3), source_panel(stored, 1)
+        assert panel is not None and other is not None and source_panel(stored, 9) is None
+        return panel[1], other[1], sources_message(sources_behind(result, 2), 0).content, \
+            sources_message(sources_behind(result, 1), 0).content
+
+    monkeypatch.setenv("DATA_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        assert not any(md(MARK) in text for text in asyncio.run(shown()))
+        write_log(tmp_path / "index", ("d2", f"{DAY}T08:00:00+00:00"))
+        panel, other, cites_d2, cites_d1 = asyncio.run(shown())
+    finally:
+        get_settings.cache_clear()
+    d2 = next(s for s in result.sources if s.doc_id == "d2")
+    assert md(MARK) in panel and md(d2.sentence) in panel  # its sentence is kept, under the mark
+    assert md(MARK) in cites_d2 and md(d2.sentence) in cites_d2
+    assert md(MARK) not in other and md(MARK) not in cites_d1

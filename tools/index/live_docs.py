@@ -21,7 +21,7 @@ import fcntl
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -144,6 +144,13 @@ def removal_stamp(index_dir: Path) -> tuple[tuple[int, int, int] | None, ...]:
 def removal_mark(day: str) -> str:
     """How a past check's source that has left the index is marked, wherever it is shown."""
     return f"removed from the library on {day}"
+
+
+def with_removal_marks(sources: Iterable[Mapping[str, Any]], index_dir: Path) -> list[dict[str, Any]]:
+    """Copies of a past check's sources (each with its `doc_id`) as they are shown now: `removed` is the removal
+    mark of a source whose document has left the index since the check (`removed_days`), else None."""
+    gone = removed_days(index_dir)
+    return [{**s, "removed": removal_mark(gone[s["doc_id"]]) if s.get("doc_id") in gone else None} for s in sources]
 
 
 def removed_days(index_dir: Path) -> dict[str, str]:

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from agent.settings.app import get_settings
 from agent.state import Correction
+from tools.index.live_docs import with_removal_marks
 from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail
 from ui.chat.runtime import thread_values
 from ui.shared.papers import by_paper
@@ -83,14 +84,23 @@ async def _result(payload: dict[str, Any]) -> dict[str, Any] | None:
     return results[index] if isinstance(index, int) and 0 <= index < len(results) else None
 
 
-@cl.action_callback(OPEN_SOURCE)
-async def on_open_source(action: cl.Action) -> None:
-    result, n = await _result(action.payload), action.payload.get("paper")
+def source_panel(result: dict[str, Any] | None, n: Any) -> tuple[str, str] | None:
+    """The panel's title and text for paper [n] of a thread's check, as shown now: a paper that has left the index
+    since the check is marked with the day it left; None when the check holds no paper n."""
     paper = [s for s in result["sources"] if s["n"] == n] if result else []
     if result is None or not paper:
+        return None
+    settings = get_settings()
+    paper = with_removal_marks(paper, settings.stores.index_dir)
+    return source_title(result, paper[0]["n"]), paper_detail(paper, settings.judge.context_window)
+
+
+@cl.action_callback(OPEN_SOURCE)
+async def on_open_source(action: cl.Action) -> None:
+    if (shown := source_panel(await _result(action.payload), action.payload.get("paper"))) is None:
         await cl.Message(content=GONE).send()
         return
-    await show(source_title(result, paper[0]["n"]), paper_detail(paper, get_settings().judge.context_window))
+    await show(*shown)
 
 
 @cl.action_callback(OPEN_ORIGINAL)

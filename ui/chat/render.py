@@ -140,11 +140,14 @@ def with_badges(src: dict[str, Any]) -> str:
 
 
 def source_heading(src: dict[str, Any]) -> str:
+    """A source's number, title, year, page, link, badges and stance, and the removal mark of a paper that has left
+    the index since the check (`removed`: tools.index.live_docs.with_removal_marks)."""
+    gone = f" · _{md(src['removed'])}_" if src.get("removed") else ""
     year = f" ({src['year']})" if src.get("year") else ""
     page = f" · p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
     target = link(src["url"]) if src.get("url") else None
     opens = f" · [link]({target})" if target else ""
-    return f"**[{src['n']}]** _{md(src['title'])}_{year}{page}{opens}{with_badges(src)} · {stance_text(src)}"
+    return f"**[{src['n']}]** _{md(src['title'])}_{year}{page}{opens}{with_badges(src)} · {stance_text(src)}{gone}"
 
 
 def weight_line(src: dict[str, Any]) -> str:

@@ -9,6 +9,8 @@ from typing import Any
 
 import chainlit as cl
 
+from agent.settings.app import get_settings
+from tools.index.live_docs import with_removal_marks
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
 from ui.chat.panel import followup_original_actions, original_actions, source_actions
@@ -72,7 +74,9 @@ async def send_answer(result: dict[str, Any], index: int, notes: list[str]) -> N
 
 def sources_message(reply: dict[str, Any], index: int | None) -> cl.Message:
     """The sources behind one sentence of the thread's check number ``index``, each with its "Source n" button (a
-    reopened thread gets them back: ui.chat.resume)."""
+    reopened thread gets them back: ui.chat.resume); a paper removed from the index since the check says so."""
+    if reply.get("sources"):
+        reply = {**reply, "sources": with_removal_marks(reply["sources"], get_settings().stores.index_dir)}
     if index is None or not reply.get("sources"):
         return cl.Message(content=sentence_sources_markdown(reply))
     papers = sorted({s["n"] for s in reply["sources"]})

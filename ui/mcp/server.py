@@ -166,15 +166,12 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         the thread, or check number `check`), each with its surrounding context and the verifier's reading, and
         `removed`: "removed from the library on <day>" for a paper that has left the index since (else null)."""
         from agent.followup.sources import sources_behind
-        from tools.index.live_docs import removal_mark, removed_days
+        from tools.index.live_docs import with_removal_marks
 
         reply = sources_behind(await kept(thread_id, check), sentence)
         if reply.get("error"):
             raise ToolError(str(reply["error"]))
-        gone = removed_days(settings.stores.index_dir)
-        for src in reply["sources"]:
-            src["removed"] = removal_mark(gone[src["doc_id"]]) if src["doc_id"] in gone else None
-        return reply
+        return {**reply, "sources": with_removal_marks(reply["sources"], settings.stores.index_dir)}
 
     @mcp.tool()
     async def export_check(
