@@ -16,6 +16,7 @@ from agent.store.feedback import db_path, iter_feedback, record_feedback
 from tests.integration.test_cli import assert_one_line_error, run
 from tests.library_files import PAPER_DOI, indexed_env, paper_pdf, reference_files
 from ui.chat.persistence import DB_NAME, ensure_schema
+from ui.chat.session_files import FILES, MARK
 
 CLAIM = "Vitamin D supplementation prevents hip fractures."
 PAPER = f"lib:{PAPER_DOI}"
@@ -102,6 +103,11 @@ def test_a_deleted_thread_is_gone(env: dict[str, str]):
                      ("s1", "user", "user_message", thread))
         conn.execute('INSERT INTO elements ("id", "threadId", "name") VALUES (?, ?, ?)', ("e1", thread, "report.md"))
     conn.close()
+    files = data / "chainlit" / FILES  # what two chat sessions wrote: an export of this thread, a panel of another
+    for sid, owner in (("session-1", thread), ("session-2", "another-thread")):
+        (files / sid).mkdir(parents=True)
+        (files / sid / MARK).write_text(owner)
+        (files / sid / "report.md").write_text(CLAIM)
 
     deleted = run(["threads", "delete", thread[:8]], env)
     assert deleted.returncode == 0, deleted.stderr
@@ -118,4 +124,5 @@ def test_a_deleted_thread_is_gone(env: dict[str, str]):
         left += conn.execute("SELECT COUNT(*) FROM writes WHERE thread_id = ?", (thread,)).fetchone()[0]
     conn.close()
     assert left == 0 and db_path(data).is_file()
+    assert sorted(p.name for p in files.iterdir()) == ["session-2"]
     assert_one_line_error(run(["threads", "delete", thread], env), 2, f"no thread {thread!r} in the thread store")

@@ -1,24 +1,35 @@
 """The chat's data layer: Chainlit's SQLAlchemy layer with over-long messages kept short (ui.chat.paste), whose
 delete_thread (the thread list's delete button) also deletes what claimtrace keeps of the thread: its checkpoints
-and feedback rows (agent.store.forget), so that a deleted thread is gone."""
+and feedback rows (agent.store.forget) and the files its sessions wrote (ui.chat.session_files), so that a deleted
+thread is gone. Each step a session stores marks that session's files folder with its thread."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 
 from agent.settings.app import get_settings
 from agent.store.forget import forget_thread
+from ui.chat.launch import app_root
 from ui.chat.paste import PasteDataLayer
 from ui.chat.persistence import database_url
+from ui.chat.session_files import delete_thread_files, mark_current_session
 
 
 class ChatDataLayer(PasteDataLayer):
+    async def create_step(self, step_dict: Any) -> None:
+        mark_current_session()
+        await super().create_step(step_dict)
+
     async def delete_thread(self, thread_id: str) -> None:
         from ui.chat.runtime import chat_runtime  # loaded by then: the chat's first page load started it
 
         await super().delete_thread(thread_id)
         runtime = await chat_runtime()
         await forget_thread(runtime.graph.checkpointer, get_settings(), thread_id)
+        await asyncio.to_thread(delete_thread_files, app_root(get_settings()), thread_id)
 
 
 def chat_data_layer() -> SQLAlchemyDataLayer:

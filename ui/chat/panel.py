@@ -23,6 +23,7 @@ from agent.state import Correction
 from tools.index.live_docs import with_removal_marks
 from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail
 from ui.chat.runtime import thread_values
+from ui.chat.session_files import mark_current_session
 from ui.shared.papers import by_paper
 
 OPEN_SOURCE = "open_source"  # payload {"result": index of the check in the thread, "paper": n}
@@ -73,6 +74,7 @@ def panel_id(thread: str) -> str:
 
 async def show(title: str, content: str) -> None:
     """Open the side panel on one text under ``title`` (the module's docstring says how)."""
+    mark_current_session()  # Chainlit writes the text into the session's files folder
     panel = cl.Text(id=panel_id(str(cl.context.session.thread_id)), name=title, content=content, display="side")
     await panel.send(for_id="", persist=False)
 

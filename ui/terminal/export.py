@@ -72,10 +72,13 @@ def _date(summary: ThreadSummary) -> str:
 
 
 def cmd_delete_thread(settings: Settings, wanted: str) -> int:
-    """Chainlit's records of the thread first, then its checkpoints and feedback: a delete a crash stops half way
-    leaves the checkpoints, which name the thread for a second `threads delete`."""
+    """Chainlit's records of the thread first, then its checkpoints and feedback, then the files its chat sessions
+    wrote: a delete a crash stops half way leaves the checkpoints, which name the thread for a second `threads
+    delete`."""
     from agent.store.forget import delete_thread, resolve
+    from ui.chat.launch import app_root
     from ui.chat.persistence import delete_chat_rows, thread_in_chat
+    from ui.chat.session_files import delete_thread_files
 
     try:
         thread_id = resolve(settings, wanted)
@@ -85,6 +88,7 @@ def cmd_delete_thread(settings: Settings, wanted: str) -> int:
             raise ThreadNotFoundError(f"no thread {wanted!r} in the thread store (`claimtrace threads` lists them)")
         rows = delete_chat_rows(settings, thread_id)
         forgotten = delete_thread(settings, thread_id)
+        delete_thread_files(app_root(settings), thread_id)
     except STORE_ERRORS as e:
         raise _store_errors(e) from e
     print(f"deleted thread {thread_id}: its checks, {rows} chat record(s) and {forgotten.feedback_rows} feedback "
