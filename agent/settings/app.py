@@ -27,6 +27,7 @@ PRESETS_DIR = Path(__file__).resolve().parents[1] / "presets"
 DEFAULT_MIRROR = REPO_ROOT.parent / "shared" / "data" / "scifact"
 Provider = Literal["auto", "openai", "embedded", "scripted"]
 MASK = "**********"  # how pydantic shows a SecretStr
+POSTGRES_SCHEMES = {"postgresql", "postgres"}
 
 
 class LLMSettings(SettingsGroup):
@@ -66,8 +67,32 @@ class StoreSettings(SettingsGroup):
     corpus_url: HttpUrlStr = "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz"
     # Chroma server, e.g. http://127.0.0.1:8001; embedded Chroma when unset
     chroma_url: OptionalHttpUrlStr = None
-    # postgresql://... ; a SQLite file in DATA_DIR when unset
+    # postgresql://user:password@host:5432/db: everything a user owns (threads and their checkpoints, chat messages,
+    # users, feedback, the login secret and password hash) in one Postgres that several chat instances share; SQLite
+    # files in DATA_DIR when unset (docs/deploy.md)
+    database_url: str | None = Field(None, validation_alias="DATABASE_URL")
+    # the checkpoints alone elsewhere: postgresql://...; DATABASE_URL's database, else a SQLite file in DATA_DIR,
+    # when unset
     checkpoint_url: str | None = None
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _postgres_url(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        if isinstance(value, str) and urlsplit(value.strip()).scheme not in POSTGRES_SCHEMES:
+            raise ValueError("must start with postgresql://")
+        return value.strip() if isinstance(value, str) else value
+
+    @property
+    def thread_store_url(self) -> str | None:
+        """Where the checkpoints go: CHECKPOINT_URL, else DATABASE_URL, else (None) the SQLite file."""
+        return self.checkpoint_url or self.database_url
+
+    @property
+    def thread_store_variable(self) -> str:
+        """The setting that names the checkpoints' Postgres, for error messages."""
+        return "CHECKPOINT_URL" if self.checkpoint_url else "DATABASE_URL"
 
     @property
     def index_dir(self) -> Path:
@@ -184,14 +209,15 @@ class Settings(SettingsGroup):
         return self.model_copy(update=update)
 
     def public_dump(self) -> dict[str, Any]:
-        """Every setting as JSON, secrets masked (the password of CHECKPOINT_URL too): what an eval report
-        records."""
+        """Every setting as JSON, secrets masked (the passwords of DATABASE_URL and CHECKPOINT_URL too): what an eval
+        report records."""
         out: dict[str, Any] = json.loads(self.model_dump_json())
-        url = self.stores.checkpoint_url
-        if url and urlsplit(url).password is not None:
-            parts = urlsplit(url)
-            host = parts.netloc.rsplit("@", 1)[1]
-            out["stores"]["checkpoint_url"] = urlunsplit(parts._replace(netloc=f"{parts.username}:{MASK}@{host}"))
+        for field in ("database_url", "checkpoint_url"):
+            url = getattr(self.stores, field)
+            if url and urlsplit(url).password is not None:
+                parts = urlsplit(url)
+                host = parts.netloc.rsplit("@", 1)[1]
+                out["stores"][field] = urlunsplit(parts._replace(netloc=f"{parts.username}:{MASK}@{host}"))
         return out
 
 

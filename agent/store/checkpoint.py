@@ -1,4 +1,5 @@
-"""The thread checkpointer: a SQLite file in DATA_DIR by default, Postgres when CHECKPOINT_URL is given.
+"""The thread checkpointer: a SQLite file in DATA_DIR by default, Postgres when CHECKPOINT_URL (or DATABASE_URL) is
+given.
 
 Opened once per process (the chat UI, agent/followup) and kept open; every write is committed, so a thread survives a
 killed server. A SQLite store that cannot be read is moved aside with a timestamp, never deleted or overwritten. Both
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.settings.app import Settings
+from agent.store.postgres import SCHEMA_LOCK
 from tools.files import move_aside, sqlite_problem
 
 log = logging.getLogger(__name__)
@@ -19,6 +21,7 @@ log = logging.getLogger(__name__)
 SQLITE_NAME = "threads.sqlite"
 CONNECT_TIMEOUT_S = 10
 POOL_MAX_SIZE = 4  # the saver serialises its own queries; the pool is for reconnecting after Postgres restarts
+CHECKPOINT_SCHEMA_LOCK = SCHEMA_LOCK + 1
 
 
 class CheckpointUnavailableError(RuntimeError):
@@ -29,8 +32,8 @@ async def open_checkpointer(settings: Settings) -> Any:
     """An async LangGraph checkpointer (AsyncSqliteSaver or AsyncPostgresSaver), set up and ready.
 
     Close it with `await close_checkpointer(saver)`."""
-    if settings.stores.checkpoint_url:
-        return await _postgres(settings.stores.checkpoint_url)
+    if settings.stores.thread_store_url:
+        return await _postgres(settings.stores.thread_store_url, settings.stores.thread_store_variable)
     import aiosqlite
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -67,7 +70,7 @@ async def close_checkpointer(saver: Any) -> None:
     await saver.conn.close()
 
 
-async def _postgres(url: str) -> Any:
+async def _postgres(url: str, variable: str = "CHECKPOINT_URL") -> Any:
     try:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg import AsyncConnection, OperationalError
@@ -75,7 +78,7 @@ async def _postgres(url: str) -> Any:
         from psycopg_pool import AsyncConnectionPool, PoolTimeout
     except ImportError as e:
         raise CheckpointUnavailableError(
-            "CHECKPOINT_URL is set but langgraph-checkpoint-postgres is not installed "
+            f"{variable} is set but langgraph-checkpoint-postgres is not installed "
             "(pip install langgraph-checkpoint-postgres 'psycopg[binary]' psycopg-pool)"
         ) from e
     # The settings AsyncPostgresSaver needs: autocommit (its setup runs CREATE INDEX CONCURRENTLY), no server-side
@@ -85,7 +88,7 @@ async def _postgres(url: str) -> Any:
         probe = await AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_S, **kwargs)
         await probe.close()
     except OperationalError as e:
-        raise CheckpointUnavailableError(f"cannot connect to CHECKPOINT_URL: {e}") from e
+        raise CheckpointUnavailableError(f"cannot connect to {variable}: {e}") from e
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         url,
         min_size=1,
@@ -97,8 +100,13 @@ async def _postgres(url: str) -> Any:
     try:
         await pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         saver = AsyncPostgresSaver(pool)
-        await saver.setup()  # creates or migrates the checkpoint tables; idempotent, once per process
+        # creates or migrates the checkpoint tables; idempotent, once per process, one instance at a time (two that
+        # start at once would both create the same tables), under an advisory lock of its own: a lock shared with
+        # the synchronous schema creation (agent.store.postgres) could block the event loop that holds it
+        async with await AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as lock:
+            await lock.execute("SELECT pg_advisory_lock(%s)", (CHECKPOINT_SCHEMA_LOCK,))
+            await saver.setup()
     except (OperationalError, PoolTimeout) as e:
         await pool.close()
-        raise CheckpointUnavailableError(f"cannot set up the checkpoint tables at CHECKPOINT_URL: {e}") from e
+        raise CheckpointUnavailableError(f"cannot set up the checkpoint tables at {variable}: {e}") from e
     return saver

@@ -28,7 +28,7 @@ async def forget_thread(saver: Any, settings: Settings, thread_id: str) -> Forgo
     """Delete the thread's checkpoints and feedback rows; a thread that has neither is no error."""
     had = await saver.aget_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}) is not None
     await saver.adelete_thread(thread_id)
-    rows = await asyncio.to_thread(delete_feedback, settings.stores.data_dir, thread_id)
+    rows = await asyncio.to_thread(delete_feedback, settings, thread_id)
     return Forgotten(thread_id, had, rows)
 
 
@@ -63,7 +63,7 @@ def resolve(settings: Settings, wanted: str) -> str | None:
 def delete_thread(settings: Settings, thread_id: str) -> Forgotten:
     """`forget_thread` in the configured store."""
     if not has_store(settings):
-        rows = delete_feedback(settings.stores.data_dir, thread_id)
+        rows = delete_feedback(settings, thread_id)
         return Forgotten(thread_id, False, rows)
     result: Forgotten = asyncio.run(_with_saver(settings, lambda saver: forget_thread(saver, settings, thread_id)))
     return result

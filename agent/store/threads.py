@@ -103,7 +103,7 @@ async def save_check(saver: Any, result: dict[str, Any], thread_id: str | None =
 
 def has_store(settings: Settings) -> bool:
     """Whether there can be a thread store to read: a Postgres URL, or the SQLite file. Reading never creates one."""
-    return bool(settings.stores.checkpoint_url) or (settings.stores.data_dir / SQLITE_NAME).is_file()
+    return bool(settings.stores.thread_store_url) or (settings.stores.data_dir / SQLITE_NAME).is_file()
 
 
 async def _with_saver(settings: Settings, work: Callable[[Any], Awaitable[T]]) -> T:

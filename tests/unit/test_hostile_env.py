@@ -39,6 +39,7 @@ UNREACHABLE = "http://127.0.0.1:9"  # the discard port: nothing answers there
 CHOSEN = {
     "LLM_BASE_URL": f"{UNREACHABLE}/v1",
     "CHECKPOINT_URL": "postgresql://claimtrace:hostile@127.0.0.1:9/threads",
+    "DATABASE_URL": "postgresql://claimtrace:hostile@127.0.0.1:9/claimtrace",
     "DESIGN_WEIGHTS": json.dumps({"animal": 0.5}),
     "WEAK_DESIGNS": json.dumps(["animal"]),
     "CLAIMTRACE_UI_ORIGINS": "https://claims.example.org",

@@ -279,7 +279,7 @@ async def on_feedback(action: cl.Action) -> None:
     if result is None:
         return
     sentence = int(p["sentence"])
-    await asyncio.to_thread(record_feedback, get_settings().stores.data_dir, thread_id(), result, sentence, p["kind"])
+    await asyncio.to_thread(record_feedback, get_settings(), thread_id(), result, sentence, p["kind"])
     what = "the flag is wrong" if p["kind"] == "flag_wrong" else "it is unsupported"
     await cl.Message(content=f"Thanks: recorded that on sentence {p['sentence']} {what}.").send()
 

@@ -44,9 +44,15 @@ def write_private(path: Path, text: str) -> None:
 
 
 def auth_secret(settings: Settings, root: Path) -> str:
-    """The configured secret (CHAINLIT_AUTH_SECRET), else one generated once and kept (mode 600) in the app root."""
+    """The configured secret (CHAINLIT_AUTH_SECRET), else one generated once and kept: in DATABASE_URL's Postgres,
+    which every instance reads, so that a login token one instance signed is good on all; without it (mode 600) in
+    the app root. Raises agent.store.postgres.DatabaseUnavailableError."""
     if settings.ui.auth_secret is not None:
         return settings.ui.auth_secret.get_secret_value()
+    if settings.stores.database_url:
+        from agent.store.postgres import shared_value
+
+        return shared_value(settings.stores.database_url, SECRET_FILE, lambda: secrets.token_urlsafe(48))[0]
     path = root / SECRET_FILE
     if not path.is_file():
         write_private(path, secrets.token_urlsafe(48))

@@ -1,6 +1,6 @@
 """`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
 (ui/terminal/library.py), library (ui/terminal/library_manage.py), check-text (ui/terminal/passage.py), mcp
-(ui/terminal/mcp.py).
+(ui/terminal/mcp.py), migrate (ui/terminal/migrate.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -23,6 +23,7 @@ from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd
 from ui.terminal.library import add_library_parser, cmd_add
 from ui.terminal.library_manage import add_library_manage_parser, cmd_library
 from ui.terminal.mcp import add_mcp_parser, cmd_mcp
+from ui.terminal.migrate import add_migrate_parser, cmd_migrate
 from ui.terminal.passage import add_passage_parser, cmd_check_text
 
 
@@ -76,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     add_library_manage_parser(sub)
     add_passage_parser(sub)
     add_mcp_parser(sub)
+    add_migrate_parser(sub)
     return p
 
 
@@ -194,9 +196,10 @@ def cmd_model(args: argparse.Namespace) -> int:
 
 def cmd_ui(args: argparse.Namespace) -> int:
     from agent.settings.app import get_settings
+    from agent.store.postgres import DatabaseUnavailableError
     from tools.files import storage_problem
     from tools.index.manifest import read_manifest
-    from ui.chat import credentials, launch
+    from ui.chat import credentials, launch, persistence
     from ui.chat.guard import is_loopback
 
     settings = get_settings()
@@ -210,24 +213,27 @@ def cmd_ui(args: argparse.Namespace) -> int:
         )
     if read_manifest(settings.stores.index_dir) is None:
         raise CliError(f"no index at {settings.stores.index_dir}: run `claimtrace index` first", EXIT_UNAVAILABLE)
-    if credentials.must_generate(settings) and not sys.stderr.isatty():
-        raise CliError(
-            "no login password is configured and there is no terminal to show a generated one on: set "
-            "CLAIMTRACE_UI_PASSWORD, or start `claimtrace ui` once in a terminal",
-            EXIT_INPUT,
-        )
     try:
+        persistence.create_schema(settings)  # DATABASE_URL's tables, before any instance serves
+        if credentials.must_generate(settings) and not sys.stderr.isatty():
+            raise CliError(
+                "no login password is configured and there is no terminal to show a generated one on: set "
+                "CLAIMTRACE_UI_PASSWORD, or start `claimtrace ui` once in a terminal",
+                EXIT_INPUT,
+            )
         env = launch.prepare(settings)
+        password = credentials.first_start_password(settings)
+    except DatabaseUnavailableError as e:
+        raise CliError(f"the chat cannot keep its threads in DATABASE_URL's database: {e}", EXIT_UNAVAILABLE) from e
     except OSError as e:
         why, where = storage_problem(e) or e.strerror, settings.stores.data_dir
         raise CliError(f"the chat cannot keep its threads in {where}: {why}", EXIT_UNAVAILABLE) from e
-    password = credentials.first_start_password(settings)
     argv = launch.command(args.host, args.port)
     print(f"claimtrace chat on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
     if password is not None:
         print(
             f"Log in as {settings.ui.user!r} with the password {password}\n(shown this once; only its hash is kept, "
-            f"in {credentials.password_file(settings)}: delete that file for a new one, or set "
+            f"in {credentials.where_kept(settings)}: delete it for a new one, or set "
             "CLAIMTRACE_UI_PASSWORD)",
             file=sys.stderr,
         )
@@ -238,14 +244,17 @@ def cmd_ui(args: argparse.Namespace) -> int:
 def cmd_feedback(args: argparse.Namespace) -> int:
     from agent.settings.app import get_settings
     from agent.store.feedback import export_jsonl
+    from agent.store.postgres import DatabaseUnavailableError
 
-    data_dir = get_settings().stores.data_dir
-    if args.out is None:
-        export_jsonl(data_dir, sys.stdout)
-        return 0
+    settings = get_settings()  # DATABASE_URL's Postgres when set, else DATA_DIR's SQLite file
     try:
+        if args.out is None:
+            export_jsonl(settings, sys.stdout)
+            return 0
         with args.out.open("w", encoding="utf-8") as fh:
-            count = export_jsonl(data_dir, fh)
+            count = export_jsonl(settings, fh)
+    except DatabaseUnavailableError as e:
+        raise CliError(f"cannot read the feedback: {e}", EXIT_UNAVAILABLE) from e
     except OSError as e:
         raise CliError(f"cannot write {args.out}: {e.strerror}", EXIT_INPUT) from e
     print(f"{count} feedback record(s) written to {args.out}", file=sys.stderr)
@@ -265,6 +274,7 @@ COMMANDS = {
     "library": cmd_library,
     "check-text": cmd_check_text,
     "mcp": cmd_mcp,
+    "migrate": cmd_migrate,
 }
 
 
