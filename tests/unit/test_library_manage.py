@@ -78,17 +78,29 @@ def test_a_removed_fetched_abstract_is_not_fetched_in_again(index_dir: Path):
     assert CorpusIndex(index_dir).add_abstracts([FETCHED]) == []
 
 
+REMOVE = """
+import sys
+from pathlib import Path
+from tools.index.local import CorpusIndex
+
+CorpusIndex(Path(sys.argv[1])).remove_docs(sys.argv[2:])
+"""
+
+
 def test_an_open_index_notices_a_removal_made_by_another_process(index_dir: Path):
-    """A running chat's index and `claimtrace library remove` (its own CorpusIndex, as in another process): the
-    chat's next searches leave the removed documents out, a check that found one before still reads its text (not
-    stored in Chroma again), and a live source's refresh of a removed abstract does not write it back."""
+    """A running chat's index and a removal by another process (as `claimtrace library remove` makes it): the
+    chat's next searches leave the removed documents out (its embedded Chroma still holds their vectors in memory,
+    without their records), a check that found one before still reads its text (not stored in Chroma again), and a
+    live source's refresh of a removed abstract does not write it back."""
     chat = CorpusIndex(index_dir)
     chat.add_abstracts([MINE, FETCHED])
     vec = chat.embed(["Zinc lozenges shorten the common cold."])[0]
     assert chat.bm25("zinc lozenges cold", 3)[0].doc_id == MINE.doc_id
     assert MINE.doc_id in [h.doc_id for h in chat.dense_sentences(vec, 5)]
 
-    CorpusIndex(index_dir).remove_docs([MINE.doc_id, FETCHED.doc_id])
+    proc = subprocess.run([sys.executable, "-c", REMOVE, str(index_dir), MINE.doc_id, FETCHED.doc_id], cwd=ROOT,
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert MINE.doc_id not in [h.doc_id for h in chat.bm25("zinc lozenges cold", 5)]
     assert MINE.doc_id not in [h.doc_id for h in chat.dense_sentences(vec, 5)]
     assert MINE.doc_id not in chat.docs and chat.docs[MINE.doc_id].title == MINE.title

@@ -296,6 +296,8 @@ class CorpusIndex:
             ) from e
         best: dict[str, Hit] = {}
         for meta, dist in zip(res["metadatas"][0], res["distances"][0], strict=True):
+            if meta is None:  # a vector whose record another process deleted (embedded Chroma's copy in memory)
+                continue
             doc_id = str(meta["doc_id"])
             # a shared Chroma server may hold abstracts another machine fetched and this one has no text of
             if doc_id not in best and doc_id in self.docs:
