@@ -10,8 +10,9 @@ CLAIM = "Coffee prevents liver fibrosis."
 
 
 async def write_thread(thread_id: str, claim: str) -> str:
-    """A chat thread as the chat writes it (the configured data layer: user, thread, the user's message and the
-    reply); returns the user's id."""
+    """A chat thread as the chat writes it (the configured data layer: user, thread, and Chainlit's own dicts of the
+    user's message and the reply, every field they carry); returns the user's id."""
+    import chainlit as cl
     from chainlit.context import init_http_context
     from chainlit.user import User
 
@@ -23,11 +24,11 @@ async def write_thread(thread_id: str, claim: str) -> str:
         user = await layer.create_user(User(identifier="claimtrace", metadata={"role": "owner"}))
         assert user is not None
         await layer.update_thread(thread_id, name=claim, user_id=user.id, metadata={"claimtrace": "kept"})
-        for n, (kind, text) in enumerate([("user_message", claim), ("assistant_message", "No link was found [1].")]):
-            await layer.create_step({
-                "id": f"{thread_id}-{n}", "threadId": thread_id, "name": kind, "type": kind, "output": text,
-                "streaming": False, "createdAt": f"2026-01-01T00:00:0{n}Z", "metadata": {"n": n},
-            })
+        asked = cl.Message(content=claim, type="user_message", id=f"{thread_id}-0", metadata={"n": 0})
+        answer = cl.Message(content="No link was found [1].", id=f"{thread_id}-1", metadata={"n": 1})
+        for n, message in enumerate([asked, answer]):
+            message.thread_id, message.created_at = thread_id, f"2026-01-01T00:00:0{n}Z"
+            await layer.create_step(message.to_dict())
         return str(user.id)
     finally:
         await layer.close()

@@ -192,6 +192,17 @@ def test_migrate_refuses_what_it_cannot_use(tmp_path: Path):
     assert proc.returncode == 2 and "--to postgresql://" in proc.stderr
 
 
+def test_a_database_that_cannot_be_reached(tmp_path: Path):
+    from tests.integration.test_cli import assert_one_line_error
+    from tests.ports import free_port
+
+    env = env_for(tmp_path, f"postgresql://claimtrace@127.0.0.1:{free_port()}/claimtrace")
+    refused = "cannot connect to DATABASE_URL"
+    assert_one_line_error(run(["feedback", "export"], env), 3, f"cannot read the feedback: {refused}")
+    assert_one_line_error(run(["threads"], env), 3, "cannot read the thread store: cannot connect to DATABASE_URL")
+    assert_one_line_error(run(["migrate"], env), 3, "cannot connect to DATABASE_URL")
+
+
 def thread_rows(url: str, thread_id: str) -> dict[str, int]:
     with psycopg.connect(url) as conn:
         return {

@@ -71,12 +71,12 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         raise CliError(f"--to {e.errors()[0]['msg']}", EXIT_INPUT) from e
     if not settings.stores.data_dir.is_dir():
         raise CliError(f"no DATA_DIR at {settings.stores.data_dir}: nothing to copy", EXIT_INPUT)
-    print(f"copying {settings.stores.data_dir} into the Postgres database", file=sys.stderr)
     try:
         # a session lock on a connection outside any transaction: an open transaction would hold up the checkpoint
         # saver's CREATE INDEX CONCURRENTLY, which waits for every transaction older than itself
         with _connect_outside_transactions(url) as lock:
             lock.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK + MIGRATE_LOCK_OFFSET,))
+            print(f"copying {settings.stores.data_dir} into the Postgres database", file=sys.stderr)
             chat = copy_chat_tables(settings, url)
             lines = [chat[t].line(f"chat {t}") for t in chat]
             lines.append(copy_checkpoints(settings, url).line("checkpoints"))
