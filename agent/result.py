@@ -4,6 +4,7 @@ predictions record holds."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,9 @@ class Source(Evidence):
 
 
 class CheckResult(BaseModel):
+    # one check's own id: a thread holds each check once, and a later node that amends the check (the generated
+    # contexts of agent.followup.supplement) replaces it under this id (agent.followup.state.checks)
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     claim: str
     queries: list[str] = Field(default_factory=list)
     opposite: str = ""  # the statement each source's direction was read against ("" when the verifier alone judged)

@@ -8,7 +8,9 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from agent.answer.supplement import Supplement, supplemented
 from agent.graph import build_graph
+from agent.result import CheckResult
 from agent.settings.app import Settings
 from agent.state import ClaimState, Deps
 from tools.text.claim_rules import checkable
@@ -157,3 +159,22 @@ def run_claim(
                 on_update(node, update)
     state["timings"] = {**state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
     return state
+
+
+def supplement_result(
+    result: CheckResult, deps: Deps, on_paper: Callable[[int, Supplement], None] | None = None
+) -> CheckResult:
+    """The check with each paper's generated context (agent.answer.supplement), written after its answer, with the
+    LLM's usage, notes and seconds added; the check as it is when GENERATED_CONTEXT is off or it has no sources."""
+    if not deps.settings.judge.supplement or not result.sources:
+        return result
+    t0 = time.perf_counter()
+    sources, usage, notes = supplemented(result.sources, deps, on_paper)
+    return result.model_copy(
+        update={
+            "sources": sources,
+            "llm": result.llm + usage,
+            "notes": [*result.notes, *notes],
+            "timings": {**result.timings, "supplement": round(time.perf_counter() - t0, 3)},
+        }
+    )

@@ -60,6 +60,11 @@ class Evidence(BaseModel):
     context: str = ""  # the sentence before, as the verifier reads it (tools.text.premise.before)
     section: str = ""  # where the sentence sits: "results; sentence 5 of 9" (tools.text.premise.where)
     neighbours: list[str] = Field(default_factory=list)
+    # the generated supplementary context of its paper (agent.answer.supplement): written by the LLM from the whole
+    # abstract after the answer and checked against it; "" until written, or when it was dropped or not written, and
+    # then `supplement_note` says why
+    supplement: str = ""
+    supplement_note: str = ""
     url: str | None = None
     year: int | None = None
     doi: str | None = None  # identifiers and venue of its abstract, for references (ui/export/formats.py)

@@ -107,8 +107,10 @@ def tiny_index(tiny_index_dir: Path) -> Any:
 
 @pytest.fixture
 def settings(tmp_path: Path, tiny_index_dir: Path) -> Settings:
+    # a check's generated contexts (one LLM call per paper, after the answer) are written where a test asks for them
+    # (tests/unit/test_supplement.py): the other tests' scripts do not answer that prompt
     return Settings(_env_file=None).with_values(  # type: ignore[call-arg]
-        stores={"data_dir": tmp_path}, llm={"provider": "scripted"}
+        stores={"data_dir": tmp_path}, llm={"provider": "scripted"}, judge={"supplement": False}
     )
 
 
@@ -165,6 +167,10 @@ CHOOSE_NOT = {"when": "Which statement does the evidence support?", "choose": " 
 
 # The reply of a model that sees no better query when the evidence is thin (agent/nodes/reformulate.py).
 STOP_SEARCHING = {"when": "found too little", "reply": '{"action": "stop"}'}
+# the context of each paper a check shows, written after its answer (agent.answer.supplement): a finding of the tiny
+# corpus's Danish cohort, kept where it is that paper's and dropped where its abstract does not support it
+CONTEXT_RULE = {"when": "situate these sentences",
+                "reply": "MMR vaccination was not associated with an increased risk of autism (hazard ratio 0.93)."}
 
 
 def write_scifact_slice(root: Path, out: Path, gold: set[str], first: int = 200) -> Path:

@@ -174,11 +174,12 @@ def indexed_env(data: Path) -> dict[str, str]:
     import json
     import os
 
-    from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
+    from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, FIXTURES
     from tests.integration.test_cli import run
 
     script = data / "script.json"
-    rules = [BEARS, CHOOSE_NOT, {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
+    rules = [BEARS, CHOOSE_NOT, CONTEXT_RULE,
+             {"when": "<evidence>", "reply": "The trial found no fewer hip fractures [1]."}]
     script.write_text(json.dumps(rules))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
     env.update({"DATA_DIR": str(data), "LLM_PROVIDER": "scripted", "LLM_SCRIPT": str(script)})

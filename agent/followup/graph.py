@@ -1,6 +1,7 @@
 """The thread graph. This is the only place where its edges live.
 
-START -> route -> check | sources | why | answer -> END
+START -> route -> check -> supplement -> END
+               | sources | why | answer -> END
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from agent.followup.check import check
 from agent.followup.route import route
 from agent.followup.sources import sources
 from agent.followup.state import ThreadState
+from agent.followup.supplement import supplement
 from agent.followup.why import why
 
 REPLIES = ["check", "sources", "why", "answer"]  # the route's actions, each the name of the node that replies
@@ -26,9 +28,13 @@ def build_thread_graph(checkpointer: Any = None) -> Any:
     builder.add_node("sources", sources)
     builder.add_node("why", why)
     builder.add_node("answer", answer)
+    builder.add_node("supplement", supplement)
     builder.add_edge(START, "route")
     builder.add_conditional_edges("route", lambda s: s["action"], REPLIES)
-    for name in REPLIES:
+    # a check's answer is kept (and shown) before the LLM writes the contexts of its papers
+    builder.add_edge("check", "supplement")
+    builder.add_edge("supplement", END)
+    for name in REPLIES[1:]:
         builder.add_edge(name, END)
     return builder.compile(checkpointer=checkpointer, name="claimtrace-thread")
 

@@ -10,6 +10,19 @@ from typing_extensions import TypedDict  # pydantic (LangGraph Studio's input sc
 Action = Literal["check", "sources", "why", "answer"]
 
 
+def checks(held: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The thread's checks with ``new`` ones: a check whose id the thread holds replaces it in place (a node that
+    amends a check, such as the generated contexts); any other is appended."""
+    out = list(held)
+    at = {r.get("id"): k for k, r in enumerate(out) if r.get("id")}
+    for r in new:
+        if r.get("id") in at:
+            out[at[r["id"]]] = r
+        else:
+            out.append(r)
+    return out
+
+
 class ThreadState(TypedDict, total=False):
     message: str  # this turn's user text, already validated (agent.service.validate_claim)
     # this turn checks `message` exactly as typed, asking no router (the chat's "Check my words instead"); every
@@ -19,7 +32,7 @@ class ThreadState(TypedDict, total=False):
     query: str  # the claim to check when action == "check"
     draft: str  # the router's answer from held evidence when action == "answer"
     sentence: int | str  # answer sentence asked about when action == "sources": 1-based, or the word used for it
-    results: Annotated[list[dict[str, Any]], operator.add]  # every check (CheckResult dumps), oldest first
+    results: Annotated[list[dict[str, Any]], checks]  # every check (CheckResult dumps), oldest first
     focus: int  # the index in `results` of the check that follow-ups are about; -1 (or absent): the newest
     # checked passages: {"check": PassageCheck dump, "rows": {row n: its check's index in `results`}}
     passages: Annotated[list[dict[str, Any]], operator.add]

@@ -46,6 +46,11 @@ class JudgeSettings(SettingsGroup):
     # was trained on premises cut at CONTEXT_CHARS: another value shows it premises it has not seen)
     context_window: int = Field(5, ge=0)
     context_chars: int = Field(CONTEXT_CHARS, gt=0)
+    # the generated supplementary context (agent.answer.supplement): after the answer, the LLM writes one or two
+    # checked sentences per paper shown that situate its evidence in its abstract, within SUPPLEMENT_SECONDS a check
+    # (papers left keep their extracted context only, with a note); false turns it off
+    supplement: bool = Field(True, validation_alias="GENERATED_CONTEXT")
+    supplement_seconds: float = Field(120.0, gt=0)
     # the evidence hierarchy (tools.documents.design.DEFAULT_WEIGHTS, docs/evidence_hierarchy.md): each study design's
     # factor in a source's weight; a JSON object in DESIGN_WEIGHTS changes the factors it names, such as {"animal": 0.5}
     design_weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))

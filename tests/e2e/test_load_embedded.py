@@ -51,6 +51,9 @@ def embedded_server(chat_env: dict[str, str], tmp_path_factory: pytest.TempPathF
             "LLM_PROVIDER": "embedded",
             "LLM_TIMEOUT": str(int(TIMEOUT_S)),
             "CLAIMTRACE_UI_CHECKS_AT_ONCE": str(SLOTS),
+            # the load measured is the checks' (their verdicts and answers); each paper's generated context, written
+            # after its answer, would add one embedded-LLM call per paper shown to every chat
+            "GENERATED_CONTEXT": "false",
         }
     )
     srv = ChatServer(env, data / "server.log").start()

@@ -17,7 +17,7 @@ from agent.llm.scripted import ScriptedChatModel
 from agent.settings.app import Settings
 from agent.state import Deps
 from agent.store.checkpoint import CheckpointUnavailableError, close_checkpointer, open_checkpointer
-from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, decompose_rule
+from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, STOP_SEARCHING, decompose_rule
 from tests.integration.pg_server import PostgresServer, find_bin
 from tests.ports import free_port
 
@@ -25,7 +25,7 @@ CLAIM = "The MMR vaccine causes autism."
 RULES = [
     {"when": "Follow-up from the user", "reply": json.dumps({"action": "answer", "answer": "No link was found [1]."})},
     decompose_rule(["Is MMR vaccination linked to autism?"], "The MMR vaccine does not cause autism."),
-    BEARS, CHOOSE_NOT,
+    BEARS, CHOOSE_NOT, CONTEXT_RULE,
     {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]. Vaccines are "
      "dangerous [12]."},
     STOP_SEARCHING,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES
+from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, FIXTURES
 from tests.ports import free_port
 
 CLAIM = "The MMR vaccine causes autism."
@@ -29,7 +29,7 @@ SCRIPT = [
             }
         ),
     },
-    BEARS, CHOOSE_NOT,
+    BEARS, CHOOSE_NOT, CONTEXT_RULE,
     {"when": "<draft>", "reply": "The verdict is that MMR vaccination is safe."},  # its rewrite rules on it again
     {
         # one sentence per paper: paper 1's rules on the verdict instead of reporting a finding
@@ -124,11 +124,15 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
         "Not enough evidence",
     }
     # per source the LLM reads, one call for whether it bears and, when it does, two for its direction; the answer
-    # (no search questions by default); then one rewrite per flagged sentence that cites an existing source
+    # (no search questions by default); then one rewrite per flagged sentence that cites an existing source; then,
+    # after the answer, one context per paper shown
     aside = sum(s["reason"].startswith("Not about the claim") for s in result["silent"])
     directions = 3 * sum(a["judged_by"] == "verifier+llm" for a in result["assessments"]) + aside
     rewrites = sum(c["action"] != "dropped" for c in result["corrections"])
-    assert result["llm"]["calls"] == directions + 1 + rewrites
+    papers = len({s["n"] for s in result["sources"]})
+    assert result["llm"]["calls"] == directions + 1 + rewrites + papers
+    assert papers and all(s["supplement"] or s["supplement_note"].startswith("the abstract does not support it")
+                          for s in result["sources"])
     assert "decompose" not in result["timings"] and len(result["queries"]) == 2
     ns = {s["n"] for s in result["sources"]}
     for s in result["sentences"]:

@@ -18,12 +18,12 @@ import pytest
 from chromadb.api.client import SharedSystemClient
 
 from agent.settings.app import get_settings
-from tests.conftest import BEARS, CHOOSE_NOT, FIXTURES, STOP_SEARCHING
+from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, FIXTURES, STOP_SEARCHING
 from ui.terminal.cli import main
 
 CLAIM = "The MMR vaccine causes autism."
 SCRIPT = [
-    BEARS, CHOOSE_NOT,
+    BEARS, CHOOSE_NOT, CONTEXT_RULE,
     {"when": "<evidence>", "reply": "Cohort studies found no link between MMR vaccination and autism [1]."},
     STOP_SEARCHING,
 ]

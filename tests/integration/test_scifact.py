@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.settings.app import get_settings
-from tests.conftest import BEARS, CHOOSE_NOT, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
+from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
 from tests.settings_env import BUILT_MODELS
 from tools.text.opposite import negation
 from ui.terminal.cli import main
@@ -37,7 +37,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         json.dumps(
             [
                 {"when": "search questions", "reply": json.dumps({"questions": [], "opposite_claim": ""})},
-                STOP_SEARCHING,
+                STOP_SEARCHING, CONTEXT_RULE,
                 BEARS, CHOOSE_NOT, {
                     "when": "<evidence>",
                     "reply": "The first source addresses the claim directly [1]. Others add detail [2].",

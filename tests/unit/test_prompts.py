@@ -53,6 +53,8 @@ TESTED = {
     "opposite_system": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
     "standalone": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
     "standalone_system": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
+    "supplement": "test_supplement.py::test_the_llm_reads_the_whole_abstract_and_the_shown_sentences",
+    "supplement_system": "test_supplement.py::test_the_llm_reads_the_whole_abstract_and_the_shown_sentences",
 }
 
 

@@ -8,14 +8,14 @@ from agent.result import CheckResult
 from agent.service import run_claim
 from tests.conftest import decompose_rule, direction_rules
 
-TOP = {"claim", "queries", "opposite", "summary", "answer", "sentences", "original_answer", "corrections", "sources",
-       "assessments", "verdict", "llm", "timings", "notes", "silent", "run"}
+TOP = {"id", "claim", "queries", "opposite", "summary", "answer", "sentences", "original_answer", "corrections",
+       "sources", "assessments", "verdict", "llm", "timings", "notes", "silent", "run"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
             "original"}
 CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "doi", "pmid", "venue", "stance", "design", "design_basis", "retracted", "notices", "label", "reputation",
-          "reputation_inputs", "stance_confidence", "p_claim", "page"}
+          "reputation_inputs", "stance_confidence", "p_claim", "page", "supplement", "supplement_note"}
 VERDICT = {"label", "score", "unweighted_score", "counted_sources", "confidence", "supporting", "contradicting",
            "irrelevant", "leaning", "provisional", "awaiting", "unread", "weak_designs"}
 RUN = {"checked_at", "models", "settings"}

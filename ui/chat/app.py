@@ -25,6 +25,7 @@ from agent.store.feedback import record_feedback
 from tools.files import storage_problem
 from tools.index.local import IndexMissingError
 from tools.models.verifier import VerifierArtifactError
+from ui.chat.answer_stream import AnswerStream
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
 from ui.chat.first_screen import PROFILE, STARTERS
@@ -48,7 +49,6 @@ from ui.chat.sources import send_widget, turn_deps
 from ui.chat.views import (
     current_index,
     followup_message,
-    send_answer,
     sources_message,
     why_message,
 )
@@ -110,13 +110,17 @@ def thread_id() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def run_turn(text: str | None, resuming: str | None = None, verbatim: bool = False) -> dict[str, Any]:
+async def run_turn(
+    text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None
+) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
     text exactly as typed. When the LLM turns the text into another claim to check, say so, with the user's own
-    words on offer instead."""
+    words on offer instead. A check's answer (with ``notes`` on the user's message) is shown the moment the thread
+    keeps it, and its papers' generated contexts are written into it as they come (ui.chat.answer_stream)."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
+    answer = AnswerStream(len((await thread_values(thread_id())).get("results", [])), notes or [])
     progress: CheckProgress | None = None
     if resuming is not None:
         progress = CheckProgress()
@@ -133,6 +137,15 @@ async def run_turn(text: str | None, resuming: str | None = None, verbatim: bool
                     await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
                 elif mode == "custom" and progress and isinstance(data, dict) and "reading" in data:
                     await progress.reading(data["reading"])
+                elif mode == "custom" and isinstance(data, dict) and "supplement" in data:
+                    await answer.context(data["supplement"])
+                elif mode == "updates" and not ns and "check" in data:
+                    if progress:
+                        await progress.finish()
+                        progress = None
+                    await answer.checked(data["check"]["results"][0])
+                elif mode == "updates" and not ns and "supplement" in data:
+                    await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
                 elif mode == "updates" and not ns and "route" in data and working is not None:
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
@@ -156,7 +169,9 @@ async def run_turn(text: str | None, resuming: str | None = None, verbatim: bool
     return dict(snapshot.values)
 
 
-async def queued_turn(text: str | None, resuming: str | None = None, verbatim: bool = False) -> dict[str, Any]:
+async def queued_turn(
+    text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None
+) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
     stored result and never waits."""
@@ -164,7 +179,7 @@ async def queued_turn(text: str | None, resuming: str | None = None, verbatim: b
         return await run_turn(text)
     with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
         async with queue_slot():
-            return await run_turn(text, resuming, verbatim)
+            return await run_turn(text, resuming, verbatim, notes)
 
 
 def failure_text(e: BaseException) -> str | None:
@@ -206,15 +221,14 @@ async def on_message(message: cl.Message) -> None:
         await cl.Message(content=f"⚠️ I cannot check this: {md(str(e))}. Send another claim or question.").send()
         return
     try:
-        values = await queued_turn(text)
+        values = await queued_turn(text, notes=notes)
     except Exception as e:
         await report_failure(e)
         return
     reply = values.get("reply", {})
-    if reply.get("kind") == "check":
-        results = values["results"]
-        await send_answer(results[-1], len(results) - 1, notes)
-    elif reply.get("kind") == "sources":
+    if reply.get("kind") == "check":  # shown as the thread kept it (run_turn)
+        return
+    if reply.get("kind") == "sources":
         await sources_message(reply, current_index(values)).send()
     elif reply.get("kind") == "why":
         await why_message(reply).send()
@@ -236,12 +250,9 @@ async def on_rerun(action: cl.Action) -> None:
         await cl.Message(content=NOTHING_TO_RERUN).send()
         return
     try:
-        values = await queued_turn(None, resuming=claim)
+        await queued_turn(None, resuming=claim)  # the answer is shown as the thread keeps it (run_turn)
     except Exception as e:
         await report_failure(e)
-        return
-    results = values["results"]
-    await send_answer(results[-1], len(results) - 1, [])
 
 
 @cl.action_callback(CHECK_WAITING)
@@ -257,12 +268,9 @@ async def on_own_words(action: cl.Action) -> None:
     take_offer(str(action.payload["text"]))
     await action.remove()
     try:
-        values = await queued_turn(str(action.payload["text"]), verbatim=True)
+        await queued_turn(str(action.payload["text"]), verbatim=True)  # the answer is shown by run_turn
     except Exception as e:
         await report_failure(e)
-        return
-    results = values["results"]
-    await send_answer(results[-1], len(results) - 1, [])
 
 
 @cl.action_callback("sentence_sources")

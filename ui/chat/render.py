@@ -15,6 +15,7 @@ from agent.state import CORRECTION_ACTIONS
 from ui.shared.badges import badges_md
 from ui.shared.consensus import charted, consensus_line, consensus_of
 from ui.shared.papers import by_paper
+from ui.shared.supplement import GENERATED, generated
 from ui.shared.untrusted import link, md
 from ui.shared.wording import REVISED, stance_text, verdict_words
 
@@ -165,7 +166,9 @@ def paper_line(paper: list[dict[str, Any]]) -> str:
     quotes = "\n  >\n".join(
         f"  > {md(s['context']) + ' ' if s.get('context') else ''}**{md(s['sentence'])}**" for s in paper
     )
-    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n{quotes}"
+    shown = generated(paper)
+    written = f"\n\n  _{shown[0]}:_ {md(shown[1])}" if shown and shown[0] == GENERATED else ""
+    return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n{quotes}{written}"
 
 
 def papers_lines(sources: list[dict[str, Any]]) -> str:
@@ -179,8 +182,11 @@ def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[
 
 
 def paper_detail(paper: list[dict[str, Any]], window: int) -> str:
-    """What opens for one paper [n]: each of its evidence sentences within its neighbours."""
-    return "\n\n---\n\n".join(source_detail(src, window) for src in paper)
+    """What opens for one paper [n]: each of its evidence sentences within its neighbours, then its generated
+    context, or why it has none."""
+    shown = generated(paper)
+    written = f"\n\n---\n\n_{shown[0]}:_ {md(shown[1])}" if shown else ""
+    return "\n\n---\n\n".join(source_detail(src, window) for src in paper) + written
 
 
 def source_detail(src: dict[str, Any], window: int) -> str:

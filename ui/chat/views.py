@@ -57,10 +57,14 @@ def answer_elements(result: dict[str, Any]) -> list[cl.Plotly]:
     return consensus_chart(result)
 
 
+def answer_content(result: dict[str, Any], notes: list[str]) -> str:
+    """An answer's text: the check's, with the notes of the user's message first."""
+    return answer_markdown({**result, "notes": notes + result.get("notes", [])})
+
+
 def answer_message(result: dict[str, Any], index: int, notes: list[str]) -> cl.Message:
-    shown = {**result, "notes": notes + result.get("notes", [])}
     return cl.Message(
-        content=answer_markdown(shown),
+        content=answer_content(result, notes),
         elements=answer_elements(result),
         actions=answer_actions(result, index),
         metadata={ANSWER_TAG: index},

@@ -34,6 +34,7 @@ from tools.index.live_docs import removal_mark
 from ui.export.references import Reference, references
 from ui.shared.consensus import consensus_line
 from ui.shared.papers import by_paper
+from ui.shared.supplement import generated
 from ui.shared.untrusted import link, md
 
 SOURCE_COLUMNS = ("Source", "Title", "Year", "Stance (confidence)", "Label", "Weight", "Study design")
@@ -183,6 +184,8 @@ def _source_detail(paper: list[Source], explanation: str, removed_on: str | None
         if s.section:
             lines.append(f"- Where: {md(s.section)}")
         lines.append("")
+    if shown := generated([src.model_dump()]):
+        lines += [f"- {shown[0]}: {md(shown[1])}", ""]
     lines.append(f"- Stance: {_stance(src)}; label: {md(src.label or 'not labelled')}")
     if explanation:
         lines.append(f"- Why this label: {md(explanation)}")

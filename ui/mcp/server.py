@@ -93,16 +93,20 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     mcp._mcp_server.version = version("claimtrace")  # serverInfo names claimtrace's version, not the SDK's
 
     @mcp.tool()
-    async def check_claim(claim: str, ctx: Context[Any, Any, Any], sources: str | None = None) -> dict[str, Any]:
+    async def check_claim(
+        claim: str, ctx: Context[Any, Any, Any], sources: str | None = None, context: bool = False
+    ) -> dict[str, Any]:
         """Check one scientific claim against the literature. Returns the verdict (label, calibrated confidence,
         papers for and against), `summary` (the verdict in words), `answer` (sentences citing papers as [n], each
         checked against what it cites: `sentences[].flagged`), `sources` (each paper's evidence sentences with
         their context), `silent` (papers read and not counted, with the reason), `notes`, and `thread_id` (for
         sources_for_sentence and export_check). `sources`: a comma list of local, library, europepmc, pubmed,
-        openalex, s2, all or auto (the default: the local index plus every live source that answers)."""
+        openalex, s2, all or auto (the default: the local index plus every live source that answers). `context`:
+        also write each paper's generated context (`sources[].supplement`: one or two sentences the LLM writes from
+        the whole abstract, checked against it) before answering, which costs one LLM call per paper."""
         from agent.provenance import run_info
         from agent.result import CheckResult
-        from agent.service import InputError, run_claim, validate_claim
+        from agent.service import InputError, run_claim, supplement_result, validate_claim
         from agent.store.threads import keep_check
         from tools.live.config import parse_sources
         from ui.shared.ask_json import ask_json
@@ -122,6 +126,8 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
             on_update = progress_reporter(ctx, asyncio.get_running_loop())
             state = await asyncio.to_thread(run_claim, text, deps, None, on_update)
             checked = CheckResult.from_state(state, run_info(deps.settings, deps.llm))
+            if context:
+                checked = await asyncio.to_thread(supplement_result, checked, deps)
         await ctx.report_progress(PROGRESS_TOTAL, PROGRESS_TOTAL, "answer checked")
         result = ask_json(checked, notes)
         try:

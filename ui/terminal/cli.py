@@ -94,7 +94,7 @@ def _read_claim(arg: str) -> str:
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent.provenance import run_info
     from agent.result import CheckResult
-    from agent.service import InputError, load_deps, run_claim, validate_claim
+    from agent.service import InputError, load_deps, run_claim, supplement_result, validate_claim
     from agent.settings.app import get_settings
     from tools.live.config import parse_sources
     from ui.shared.ask_json import ask_json
@@ -126,13 +126,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
         run = run_info(deps.settings, deps.llm)
         state = run_claim(claim, deps, on_update=early)
     checked = CheckResult.from_state(state, run)
-    result = ask_json(checked, notes)
     if args.json:
+        result = ask_json(supplement_result(checked, deps), notes)
         print(json.dumps(result, ensure_ascii=False))
     else:
-        from ui.terminal.readable import print_readable
+        from ui.terminal.readable import print_readable, print_supplement
 
-        print_readable(result)
+        print_readable(ask_json(checked, notes))  # the answer first; each paper's context as it is written
+        if deps.settings.judge.supplement and checked.sources:
+            print("\nThe context of each paper, written by the LLM after the answer:", flush=True)
+        result = ask_json(supplement_result(checked, deps, print_supplement), notes)
     keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
     return 0
 

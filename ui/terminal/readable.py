@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agent.answer.supplement import Supplement
     from agent.passage.model import PassageCheck
 
 # control characters of a passage shown in the terminal (line breaks and tabs kept: they shape the passage)
@@ -20,6 +21,7 @@ def print_readable(result: dict[str, Any]) -> None:
     from ui.shared.badges import badges_plain
     from ui.shared.consensus import charted, consensus_line, consensus_of
     from ui.shared.papers import by_paper
+    from ui.shared.supplement import generated
     from ui.shared.untrusted import plain
     from ui.shared.wording import REVISED, stance_text, verdict_words
 
@@ -63,6 +65,8 @@ def print_readable(result: dict[str, Any]) -> None:
             print(f"  [{src['n']}] {plain(src['title'])}{year}{page}{badges} — {stance_text(src)}")
             for s in paper:
                 print(f'      "{plain(s["sentence"])}"')
+            if shown := generated(paper):
+                print(f"      {shown[0]}: {plain(shown[1])}")
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:
                 print(f"      {plain(weight)}")
@@ -75,6 +79,15 @@ def print_readable(result: dict[str, Any]) -> None:
         f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
         f"{llm['prompt_tokens']}+{llm['completion_tokens']} tokens)"
     )
+
+
+def print_supplement(n: int, written: Supplement) -> None:
+    """One paper's generated context as the LLM finishes it, after the answer (agent.answer.supplement)."""
+    from ui.shared.supplement import GENERATED, NONE
+    from ui.shared.untrusted import plain
+
+    label, text = (GENERATED, written.text) if written.text else (NONE, written.note)
+    print(f"  [{n}] {label}: {plain(text)}", flush=True)
 
 
 def print_passage(check: PassageCheck) -> None:

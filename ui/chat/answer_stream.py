@@ -1,0 +1,66 @@
+"""A check's answer shown the moment the thread keeps the check, before the LLM writes the context of its papers
+(agent.followup.supplement), and each paper's generated context written into the answer's sources as it comes: the
+verdict and the answer never wait for a context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chainlit as cl
+
+from agent.settings.app import get_settings
+from ui.chat.views import answer_content, answer_message
+
+WRITING = "📝 The LLM is writing a short context for each paper from its abstract ({done} of {of} written)…"
+
+
+class AnswerStream:
+    """The answer of the turn's check, number ``index`` of the thread, with the notes of the user's message."""
+
+    def __init__(self, index: int, notes: list[str]) -> None:
+        self.index, self.notes = index, notes
+        self.result: dict[str, Any] | None = None
+        self.message: cl.Message | None = None
+        self.written: set[int] = set()
+
+    def papers(self) -> int:
+        return len({s["n"] for s in self.result["sources"]}) if self.result else 0
+
+    def writing(self) -> bool:
+        return bool(self.result and self.result["sources"] and get_settings().judge.supplement
+                    and len(self.written) < self.papers())
+
+    def content(self) -> str:
+        assert self.result is not None
+        shown = answer_content(self.result, self.notes)
+        if self.writing():
+            shown += "\n\n" + WRITING.format(done=len(self.written), of=self.papers())
+        return shown
+
+    async def checked(self, result: dict[str, Any]) -> None:
+        """Show the kept check's answer."""
+        self.result = result
+        self.message = answer_message(result, self.index, self.notes)
+        self.message.content = self.content()
+        await self.message.send()
+
+    async def context(self, event: dict[str, Any]) -> None:
+        """One paper's context, written: into its sources, and the answer shown again."""
+        if self.result is None or self.message is None or event.get("result") != self.result.get("id"):
+            return
+        n = event.get("paper")
+        for src in self.result["sources"]:
+            if src["n"] == n:
+                src["supplement"], src["supplement_note"] = str(event.get("text", "")), str(event.get("note", ""))
+        if isinstance(n, int):
+            self.written.add(n)
+        self.message.content = self.content()
+        await self.message.update()
+
+    async def finished(self, result: dict[str, Any] | None) -> None:
+        """The check as the thread keeps it after the contexts (its notes say what was not written)."""
+        if self.message is None or result is None:
+            return
+        self.result, self.written = result, {s["n"] for s in result["sources"]}
+        self.message.content = self.content()
+        await self.message.update()
