@@ -3,8 +3,9 @@ sentence (CONTEXT_WINDOW on each side), an extractive context that lets the sent
 before it), and where the sentence sits (its section in a structured abstract or a full text, its position). The
 verifier reads the last two with the sentence (tools.text.premise).
 
-Extractive, not generated: an LLM-written context costs one call per evidence sentence (about 6-8 s each with the
-embedded model on this CPU, 40+ s per claim), which alone breaks the 60 s budget of a turn.
+The judge reads this extractive context. The LLM's generated context of each paper (agent.answer.supplement) reads
+the whole abstract, costs one call per paper (30-50 s each with the embedded model on a 2-core CPU), and is written
+after the answer, so that it never delays the verdict.
 """
 
 from __future__ import annotations
