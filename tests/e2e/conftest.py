@@ -70,6 +70,12 @@ SCRIPT = [
 
 @pytest.fixture(scope="session")
 def chat_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return chat_environment(tmp_path_factory.mktemp("chat_data"), SCRIPT)
+
+
+def chat_environment(data: Path, script_rules: list[Any]) -> dict[str, str]:
+    """The environment of a chat server on its own data folder ``data``: the tiny corpus indexed there, the scripted
+    LLM answering by ``script_rules``, the test user and the secrets."""
     # make test installs Debian's chromium and the dev extra brings playwright: their absence is a setup fault
     assert shutil.which(CHROMIUM) or Path(CHROMIUM).is_file(), f"{CHROMIUM} missing: run `make test` (installs it)"
     from tools.models.verifier import get_verifier
@@ -77,10 +83,9 @@ def chat_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     get_verifier()  # the committed artifact must load; its error says what is missing
     from tools.index.build import build_index
 
-    data = tmp_path_factory.mktemp("chat_data")
     build_index(FIXTURES / "tiny_corpus.jsonl", data / "index", progress=False)
     script = data / "script.json"
-    script.write_text(json.dumps(SCRIPT))
+    script.write_text(json.dumps(script_rules))
     env = {
         k: v
         for k, v in os.environ.items()
