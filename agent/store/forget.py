@@ -15,6 +15,7 @@ from agent.settings.app import Settings
 from agent.store.checkpoint import close_checkpointer, open_checkpointer
 from agent.store.feedback import delete_feedback
 from agent.store.threads import MIN_PREFIX, ThreadNotFoundError, has_store, list_threads
+from tools.corpus import Abstract
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,23 @@ async def cited_documents(saver: Any) -> dict[str, list[str]]:
                 if doc_id and thread_id not in cited.setdefault(str(doc_id), []):
                     cited[str(doc_id)].append(thread_id)
     return cited
+
+
+def kept_and_citing(settings: Settings) -> tuple[list[Abstract], dict[str, list[str]], list[str]]:
+    """The kept documents (tools.index.kept.kept_documents, in the order they entered the index), the threads whose
+    kept checks cite each, and notes: a thread store that cannot be read costs the citing threads, with a note, never
+    the list."""
+    from tools.index.kept import kept_documents  # the library's readers load only when a listing asks
+
+    docs = kept_documents(settings.stores.index_dir)
+    notes: list[str] = []
+    cited: dict[str, list[str]] = {}
+    if docs:
+        try:
+            cited = citing_threads(settings)
+        except Exception as e:  # any store fault: the list is shown without the column
+            notes.append(f"which checks cite a document is unknown ({type(e).__name__}: {e})")
+    return docs, cited, notes
 
 
 def citing_threads(settings: Settings) -> dict[str, list[str]]:

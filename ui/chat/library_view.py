@@ -15,7 +15,7 @@ from typing import Any
 import chainlit as cl
 
 from agent.settings.app import Settings, get_settings
-from tools.index.kept import came_from, entry, kept_documents
+from tools.index.kept import came_from, entry
 from ui.shared.untrusted import md
 
 COMMANDS = ("/library", "your library")
@@ -32,17 +32,10 @@ def is_library_command(text: str) -> bool:
 def listing(settings: Settings) -> tuple[list[dict[str, Any]], list[str]]:
     """The kept documents, newest first, as `claimtrace library list --json` gives them plus `from` (where each
     came from, in words); and notes (an unreadable thread store costs the citing counts, with a note)."""
-    from agent.store.forget import citing_threads
+    from agent.store.forget import kept_and_citing
 
-    docs = kept_documents(settings.stores.index_dir)[::-1]
-    notes: list[str] = []
-    cited: dict[str, list[str]] = {}
-    if docs:
-        try:
-            cited = citing_threads(settings)
-        except Exception as e:  # the store costs the counts, never the list
-            notes.append(f"Which checks cite each document is unknown ({type(e).__name__}: {e}).")
-    return [{**entry(d, cited.get(d.doc_id, [])), "from": came_from(d)} for d in docs], notes
+    docs, cited, notes = kept_and_citing(settings)
+    return [{**entry(d, cited.get(d.doc_id, [])), "from": came_from(d)} for d in docs[::-1]], notes
 
 
 def library_markdown(docs: list[dict[str, Any]], notes: list[str]) -> str:

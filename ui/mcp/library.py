@@ -26,21 +26,14 @@ LISTS_THEM = "the library tool, called without remove, lists them"
 def listing(settings: Settings) -> dict[str, Any]:
     """`{documents: [...], notes: [...]}`: each kept document as `claimtrace library list --json` gives it. An
     unreadable thread store costs the `cited_by` lists, with a note. ToolError when there is no index."""
-    from agent.store.forget import citing_threads
-    from tools.index.kept import entry, kept_documents
+    from agent.store.forget import kept_and_citing
+    from tools.index.kept import entry
     from tools.index.manifest import read_manifest
 
     index_dir = settings.stores.index_dir
     if read_manifest(index_dir) is None:
         raise ToolError(f"no index at {index_dir}: run `claimtrace index` first")
-    docs = kept_documents(index_dir)
-    notes: list[str] = []
-    cited: dict[str, list[str]] = {}
-    if docs:
-        try:
-            cited = citing_threads(settings)
-        except Exception as e:  # the store costs the column, never the list
-            notes.append(f"which checks cite a document is unknown ({type(e).__name__}: {e})")
+    docs, cited, notes = kept_and_citing(settings)
     return {"documents": [entry(d, cited.get(d.doc_id, [])) for d in docs], "notes": notes}
 
 
