@@ -46,6 +46,9 @@ class LLMSettings(SettingsGroup):
     max_retries: int = Field(1, ge=0)
     # completion tokens one call (search questions, answer, follow-up routing) may write
     max_tokens: int = Field(300, ge=16)
+    # requests the LLM runs at once (LLM_PARALLEL): checks that read their papers with it at once (agent.llm.turns).
+    # The embedded model runs one; a batching server (vLLM, llama.cpp's --parallel N) takes as many as it batches
+    parallel: int = Field(1, ge=1, le=64)
     # JSON script of the scripted test model
     script: Path | None = None
     embedded_ctx: int = Field(4096, ge=512, validation_alias="EMBEDDED_CTX")

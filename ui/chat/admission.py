@@ -2,7 +2,9 @@
 embedded LLM answers one request at a time, so more would only wait inside it, unseen); the others wait in arrival
 order and are told their place in the queue each time it changes, in the waiter's own context (Chainlit finds the
 session a message goes to in a context variable). A waiter that goes away (the user left, the
-server stops the task) leaves the queue, and a slot it was handed passes on to the next one."""
+server stops the task) leaves the queue, and a slot it was handed passes on to the next one.
+
+With DATABASE_URL and an LLM server, the queue is the server's, shared by every instance (`SharedCheckQueue`)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,11 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
+
+from agent.llm.turns import llm_server
+from agent.settings.app import Settings
+from tools.admission import POLL_S, SharedAdmission, check_rule, shared_admission
+from tools.admission import place as place_of
 
 Notify = Callable[[int], Coroutine[Any, Any, None]]
 
@@ -77,3 +84,61 @@ class CheckQueue:
 
 
 _notices: set[asyncio.Task[None]] = set()
+
+
+class SharedCheckQueue:
+    """The check queue of one LLM server, shared by every instance on DATABASE_URL's Postgres (tools.admission):
+    at most `slots` checks run at once between them, first come first served, each waiter told its place in the
+    whole line whenever it changes. `running` and `waiting` count this instance's own checks."""
+
+    def __init__(self, admission: SharedAdmission, server: str, slots: int) -> None:
+        if slots < 1:
+            raise ValueError("a check queue needs at least one slot")
+        self.admission, self.server, self.slots = admission, server, slots
+        self.rule = check_rule(slots)
+        self.running = 0
+        self.waiting = 0
+
+    @asynccontextmanager
+    async def slot(self, on_position: Notify) -> AsyncIterator[None]:
+        """Hold one of the server's slots for the body; while waiting, `on_position(k)` is awaited with the 1-based
+        place in the server's line whenever it changes."""
+        row = await self._wait(on_position)
+        self.running += 1
+        try:
+            yield
+        finally:
+            self.running -= 1
+            await asyncio.shield(asyncio.to_thread(self.admission.leave, self.server, row))
+
+    async def _wait(self, on_position: Notify) -> int:
+        row = await asyncio.to_thread(self.admission.enter, self.server, "check")
+        told = 0
+        self.waiting += 1
+        try:
+            while True:
+                rows = await asyncio.to_thread(self.admission.decide, self.server, self.rule)
+                at = place_of(rows, row, "check")
+                if at == 0:
+                    return row
+                if at is None:  # swept while this process's connection was lost: back in line
+                    row = await asyncio.to_thread(self.admission.enter, self.server, "check")
+                    continue
+                if at != told:
+                    told = at
+                    await on_position(at)
+                await asyncio.sleep(POLL_S)
+        except BaseException:
+            await asyncio.shield(asyncio.to_thread(self.admission.leave, self.server, row))
+            raise
+        finally:
+            self.waiting -= 1
+
+
+def check_queue(settings: Settings) -> CheckQueue | SharedCheckQueue:
+    """The chat's check queue: shared by every instance with DATABASE_URL and an LLM server (LLM_BASE_URL), else this
+    process's own."""
+    server, url = llm_server(settings), settings.stores.database_url
+    if server and url:
+        return SharedCheckQueue(shared_admission(url), server, settings.ui.checks_at_once)
+    return CheckQueue(settings.ui.checks_at_once)

@@ -22,6 +22,7 @@ from agent.service import InputError, validate_claim
 from agent.settings.app import get_settings
 from agent.store.checkpoint import CheckpointUnavailableError
 from agent.store.feedback import record_feedback
+from tools.admission import AdmissionUnavailableError
 from tools.files import storage_problem
 from tools.index.local import IndexMissingError
 from tools.models.verifier import VerifierArtifactError
@@ -56,7 +57,9 @@ from ui.shared.untrusted import md
 
 log = logging.getLogger("claimtrace.ui")
 accept_large_pastes()
-UNAVAILABLE = (LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError)
+UNAVAILABLE = (
+    LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError, AdmissionUnavailableError
+)
 _background: set[asyncio.Task[None]] = set()
 
 

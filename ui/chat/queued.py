@@ -1,4 +1,5 @@
-"""The chat's one check queue (ui.chat.admission) and the message that tells a waiting user their place in it."""
+"""The chat's one check queue (ui.chat.admission; with DATABASE_URL and an LLM server, the server's, shared by every
+instance) and the message that tells a waiting user their place in it."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from contextlib import asynccontextmanager
 import chainlit as cl
 
 from agent.settings.app import get_settings
-from ui.chat.admission import CheckQueue
+from ui.chat.admission import check_queue
 
-CHECKS = CheckQueue(get_settings().ui.checks_at_once)
+CHECKS = check_queue(get_settings())
 
 
 @asynccontextmanager
