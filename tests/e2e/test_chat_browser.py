@@ -22,6 +22,7 @@ FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccinat
 # the scripted answer's second sentence rules on the verdict: self-correction replaces it and says so
 CHANGED = "Self-correction changed"
 OUT_OF_RANGE = "ask about sentence 1 to"  # the reply to "what are the sources behind sentence 9?"
+WRITING_CONTEXTS = "is writing a short context for each paper"  # under an answer whose papers' contexts are to come
 # Under load, the first of the two connects Chainlit's client makes when it loads /thread/<id> can get its
 # /set-session-cookie answer last; this init script makes that happen every time
 # (ui/chat/public/keep_resumed_socket.js).
@@ -74,11 +75,14 @@ def opens(page: Any, label: str, shows: str, scope: Any = None) -> None:
     expect(page.locator("#side-view-content")).to_contain_text(shows, ignore_case=True, timeout=30_000)
 
 
-def answer_text(page: Any) -> str:
+def answer_text(page: Any, settled: bool = False) -> str:
     """The text of the latest answer, without its consensus chart (drawn lazily: "Loading..." until plotly.js runs;
-    tests/e2e/test_consensus_browser.py reads the chart)."""
+    tests/e2e/test_consensus_browser.py reads the chart); ``settled``: once every paper's generated context is
+    written into it (the line saying they are being written is gone)."""
     msg = page.locator(".message-content").filter(has_text="Verdict:").last
     msg.wait_for(timeout=ANSWER_TIMEOUT_MS)
+    if settled:
+        expect(msg).not_to_contain_text(WRITING_CONTEXTS, timeout=ANSWER_TIMEOUT_MS)
     text = msg.evaluate(
         "el => { const c = el.cloneNode(true); c.querySelectorAll('.inline-plotly-container').forEach(n => n.remove());"
         " document.body.appendChild(c); const t = c.innerText; c.remove(); return t; }"
@@ -127,7 +131,7 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     page.get_by_text("It cites:").first.wait_for(timeout=60_000)
     thread_url = page.url
     assert "/thread/" in thread_url
-    before = answer_text(page)
+    before = answer_text(page, settled=True)
 
     server.kill9()
     server.start()
@@ -150,7 +154,7 @@ def test_reopened_thread_keeps_its_socket_when_the_first_connect_answers_last(br
     page = browser.new_page(viewport={"width": 1280, "height": 2000})
     log_in(page, server.url)
     send(page, CLAIM)
-    before = answer_text(page)
+    before = answer_text(page, settled=True)
     page.wait_for_url("**/thread/**", timeout=60_000)  # the client moves to the thread's address after the answer
     thread_url = page.url
 
