@@ -70,6 +70,9 @@ class StoreSettings(SettingsGroup):
     corpus_url: HttpUrlStr = "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz"
     # Chroma server, e.g. http://127.0.0.1:8001; embedded Chroma when unset
     chroma_url: OptionalHttpUrlStr = None
+    # the index folder (INDEX_DIR: its manifest, BM25, corpus copy and your library's documents), e.g. a folder every
+    # chat instance mounts, built once by `claimtrace index --chroma-url`; DATA_DIR/index when unset
+    index_path: Path | None = Field(None, validation_alias="INDEX_DIR")
     # postgresql://user:password@host:5432/db: everything a user owns (threads and their checkpoints, chat messages,
     # users, feedback, the login secret and password hash) in one Postgres that several chat instances share; SQLite
     # files in DATA_DIR when unset (docs/deploy.md)
@@ -99,7 +102,7 @@ class StoreSettings(SettingsGroup):
 
     @property
     def index_dir(self) -> Path:
-        return self.data_dir / "index"
+        return self.index_path or self.data_dir / "index"
 
     @property
     def model_dir(self) -> Path:

@@ -121,3 +121,50 @@ def test_a_chroma_server_killed_mid_check_costs_the_dense_search_only(tmp_path: 
     ]
     assert result.sources and result.verdict is not None and not result.verdict.provisional
     assert any(s.citations for s in result.sentences) and result.llm.calls >= 2  # the LLM's questions and answer
+
+
+def test_claimtrace_index_builds_into_a_chroma_server_that_chat_instances_share(chroma_url: str, tmp_path: Path):
+    """`claimtrace index --chroma-url` builds the dense index into the server and the rest into INDEX_DIR, once; a chat
+    instance with its own DATA_DIR and that INDEX_DIR searches both and starts no build of its own."""
+    from tests.integration.test_cli import run
+    from ui.chat.dense_build import finish_in_background
+
+    shared = tmp_path / "shared_index"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "CHROMA_", "CORPUS_"))}
+    env.update({"DATA_DIR": str(tmp_path / "builder"), "INDEX_DIR": str(shared), "LLM_PROVIDER": "scripted"})
+    proc = run(["index", "--chroma-url", chroma_url, "--corpus", str(FIXTURES / "tiny_corpus.jsonl")], env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"8 abstracts, 29 sentences (0 malformed line(s) skipped) at {shared}" in proc.stdout
+    assert {p.name for p in shared.iterdir()} >= {"manifest.json", "bm25", "corpus.jsonl"}
+    assert not (shared / "chroma").exists() and not (tmp_path / "builder" / "index").exists()
+
+    settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+        stores={"data_dir": tmp_path / "instance", "index_path": shared, "chroma_url": chroma_url}
+    )
+    index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
+    assert index.dense_building() is None
+    assert finish_in_background(Deps(settings, ScriptedChatModel(rules=[]), index, get_verifier())) is None
+    assert index.dense_sentences(index.embed(["ALDH1 breast cancer prognosis"])[0], 3)[0].doc_id == "103"
+    assert index.bm25("ALDH1 breast cancer", 1)[0].doc_id == "103"
+
+
+def test_an_instance_whose_manifest_is_behind_a_whole_index_on_the_server_builds_nothing(
+    chroma_url: str, tmp_path: Path
+):
+    """An instance's own keyword-first index folder says the dense build is under way, while the server holds the
+    whole index (built by another): it searches by meaning at once and starts no build; with the server's index
+    partial, it does build."""
+    from ui.chat.dense_build import finish_in_background
+
+    keyword_first = build_index(FIXTURES / "tiny_corpus.jsonl", tmp_path / "mine", chroma_url=chroma_url,
+                                progress=False, dense=False)
+    assert keyword_first["dense"] == {"done": 0, "of": 29}
+    index = CorpusIndex(tmp_path / "mine", chroma_url)
+    assert index.dense_building() == (0, 29)  # the server's collection is empty as yet
+
+    build_index(FIXTURES / "tiny_corpus.jsonl", tmp_path / "whole", chroma_url=chroma_url, progress=False)
+    index = CorpusIndex(tmp_path / "mine", chroma_url)
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert index.dense_building() is None
+    assert finish_in_background(Deps(settings, ScriptedChatModel(rules=[]), index, get_verifier())) is None
+    assert index.dense_sentences(index.embed(["ALDH1 breast cancer prognosis"])[0], 3)[0].doc_id == "103"

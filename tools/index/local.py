@@ -112,6 +112,7 @@ class CorpusIndex:
         self._embedder = embedder or get_embedder(manifest.get("embedder", "torch-fp32"))
         self._where = chroma_url or manifest.get("chroma_url") or "embedded Chroma"
         url = chroma_url or manifest.get("chroma_url")
+        self._server = url
         try:
             client = chroma_client(index_dir, url)
             self._sentences = sentences_collection(client, manifest["fingerprint"], False, self._embedder)
@@ -278,7 +279,24 @@ class CorpusIndex:
         if dense_left(self.manifest) is None:
             return None
         self.manifest = read_manifest(self.index_dir) or self.manifest
-        return dense_left(self.manifest)
+        if (left := dense_left(self.manifest)) is not None and self._server_whole(left[1]):
+            self.manifest = {**self.manifest, "dense": {"done": left[1], "of": left[1]}}
+            return None
+        return left
+
+    def _server_whole(self, sentences: int) -> bool:
+        """Whether the Chroma server holds every sentence of the corpus already (`claimtrace index --chroma-url` or
+        another instance built it there), though this folder's manifest says the build is under way: then this
+        process neither builds nor waits for it. The build adds the corpus in order, so its last sentence comes
+        last."""
+        last = next((d for d in reversed(self._corpus.values()) if d.sentences), None)
+        if self._server is None or last is None:
+            return False
+        try:
+            held = self._sentences.get(ids=[f"{last.doc_id}:{len(last.sentences) - 1}"], include=[])["ids"]
+            return bool(held) and int(self._sentences.count()) >= sentences
+        except store_errors():
+            return False
 
     def dense_sentences(self, query_vec: np.ndarray, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
         """Best title-prepended sentence per document, documents ranked by it; `where` filters Chroma's metadata.

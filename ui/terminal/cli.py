@@ -32,6 +32,16 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see `claimtrace --help`)", EXIT_INPUT)
 
 
+
+def http_url(value: str) -> str:
+    """An argparse type: an http(s) URL with a host and no user name or password (`index --chroma-url`)."""
+    from tools.config import check_http_url
+
+    try:
+        return check_http_url(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="claimtrace", description="Check scientific claims against the literature.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -60,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--force", action="store_true", help="rebuild even when up to date")
     index.add_argument("--keyword-first", action="store_true",
                        help="build only the keyword index now; the chat (claimtrace ui) embeds the rest behind it")
+    index.add_argument("--chroma-url", type=http_url,
+                       help="build the dense index into this Chroma server (default: CHROMA_URL)")
 
     sub.add_parser("model", help="assemble and verify the embedded LLM, export the CPU models to ONNX (done once)")
 
@@ -149,6 +161,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     from tools.index.manifest import dense_left
 
     settings = get_settings()
+    if args.chroma_url is not None:
+        settings = settings.with_values(stores={"chroma_url": args.chroma_url})
     use_settings(settings)
     try:
         corpus = resolve_corpus_path(
