@@ -1,5 +1,6 @@
 """The index on a Chroma server (`chroma run` on loopback, started by the test) instead of embedded Chroma:
-the same code path a team uses when it sets CHROMA_URL; and that server killed in the middle of a check."""
+the same code path a team uses when it sets CHROMA_URL; that server killed in the middle of a check; and an index
+built once (`claimtrace index --chroma-url`, INDEX_DIR) that chat instances use without building it again."""
 
 from __future__ import annotations
 
