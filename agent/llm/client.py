@@ -66,6 +66,26 @@ def ensure_gguf(model_dir: Path) -> Path:
     return target
 
 
+def serve_gguf(model_path: Path, n_ctx: int, threads: int, host: str, port: int, parallel: int = 1) -> Any:
+    """llama.cpp's OpenAI-compatible server (xllamacpp) on ``host:port`` serving the GGUF, answering ``parallel``
+    requests at once (continuous batching; each request gets ``n_ctx`` tokens of context); returns once it serves.
+    The in-process embedded server and `claimtrace llm-server` (one server that several chat instances share) are
+    both this. Raises what the native server raises when it cannot start."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(model_path)
+    params.n_ctx = n_ctx * parallel  # llama.cpp divides the context among its parallel slots
+    params.n_parallel = parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.hostnames = [host]
+    params.port = port
+    params.verbosity = 0
+    params.warmup = False
+    return xllamacpp.Server(params)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -129,18 +149,7 @@ class EmbeddedServer:
 
     def _start(self, model_path: Path, n_ctx: int, threads: int) -> None:
         try:
-            import xllamacpp
-
-            params = xllamacpp.CommonParams()
-            params.model.path = str(model_path)
-            params.n_ctx = n_ctx
-            params.n_parallel = 1
-            params.cpuparams.n_threads = threads
-            params.cpuparams_batch.n_threads = threads
-            params.port = self.port
-            params.verbosity = 0
-            params.warmup = False
-            self._server = xllamacpp.Server(params)
+            self._server = serve_gguf(model_path, n_ctx, threads, "127.0.0.1", self.port)
         except Exception as e:  # the native server reports start-up failures as plain exceptions
             self._error = LLMUnavailableError(f"the embedded LLM could not start: {e}")
         finally:

@@ -1,6 +1,6 @@
 """`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
 (ui/terminal/library.py), library (ui/terminal/library_manage.py), check-text (ui/terminal/passage.py), mcp
-(ui/terminal/mcp.py), migrate (ui/terminal/migrate.py).
+(ui/terminal/mcp.py), migrate (ui/terminal/migrate.py), llm-server (ui/terminal/llm_server.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -22,6 +22,7 @@ from evals.scifact.cli import add_eval_parser, cmd_eval
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
 from ui.terminal.library import add_library_parser, cmd_add
 from ui.terminal.library_manage import add_library_manage_parser, cmd_library
+from ui.terminal.llm_server import add_llm_server_parser, cmd_llm_server
 from ui.terminal.mcp import add_mcp_parser, cmd_mcp
 from ui.terminal.migrate import add_migrate_parser, cmd_migrate
 from ui.terminal.passage import add_passage_parser, cmd_check_text
@@ -90,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     add_passage_parser(sub)
     add_mcp_parser(sub)
     add_migrate_parser(sub)
+    add_llm_server_parser(sub)
     return p
 
 
@@ -292,6 +294,7 @@ COMMANDS = {
     "check-text": cmd_check_text,
     "mcp": cmd_mcp,
     "migrate": cmd_migrate,
+    "llm-server": cmd_llm_server,
 }
 
 
