@@ -194,3 +194,22 @@ def test_every_view_labels_the_context_as_generated(make_deps: Any):
     assert others  # a dropped context: the panel says why, the answer's list shows nothing in its place
     assert f"_{NONE}:_ the abstract does not support it" in paper_detail(others, 5)
     assert UNSUPPORTED not in papers_lines(others)
+
+
+def test_the_chat_writes_the_contexts_after_the_check_in_a_run_of_their_own(make_deps: Any):
+    """The chat stops the thread's run after `check` (its queue slot is then freed) and resumes it for the contexts;
+    a thread whose contexts were never written takes the next message as a new turn."""
+    deps = deps_with_contexts(make_deps)
+    graph = build_thread_graph(InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t-4"}}
+    graph.invoke({"message": CLAIM}, cfg, context=deps, interrupt_after=["check"])
+    assert graph.get_state(cfg).next == ("supplement",)
+    (checked,) = graph.get_state(cfg).values["results"]
+    assert all(not s["supplement"] for s in checked["sources"])
+    graph.invoke(None, cfg, context=deps)  # the contexts, in a run of their own
+    (result,) = graph.get_state(cfg).values["results"]
+    assert any(s["supplement"] == KEPT for s in result["sources"]) and graph.get_state(cfg).next == ()
+    # a check whose contexts were never written: the next message is a turn of its own
+    graph.invoke({"message": CLAIM}, cfg, context=deps, interrupt_after=["check"])
+    state = graph.invoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)
+    assert state["reply"]["kind"] == "sources" and len(state["results"]) == 2

@@ -113,17 +113,22 @@ def thread_id() -> str:
     return str(cl.context.session.thread_id)
 
 
+async def new_answer(notes: list[str] | None = None) -> AnswerStream:
+    """The answer of the thread's next check, with ``notes`` on the user's message."""
+    return AnswerStream(len((await thread_values(thread_id())).get("results", [])), notes or [])
+
+
 async def run_turn(
-    text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None
+    text: str | None, resuming: str | None = None, verbatim: bool = False, answer: AnswerStream | None = None
 ) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
     text exactly as typed. When the LLM turns the text into another claim to check, say so, with the user's own
-    words on offer instead. A check's answer (with ``notes`` on the user's message) is shown the moment the thread
-    keeps it, and its papers' generated contexts are written into it as they come (ui.chat.answer_stream)."""
+    words on offer instead. A check's answer is shown the moment the thread keeps it (``answer``), and the run
+    stops there: its papers' generated contexts come after (`write_contexts`)."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
-    answer = AnswerStream(len((await thread_values(thread_id())).get("results", [])), notes or [])
+    answer = answer or await new_answer()
     progress: CheckProgress | None = None
     if resuming is not None:
         progress = CheckProgress()
@@ -133,22 +138,18 @@ async def run_turn(
         with running(thread_id()):
             async for ns, mode, data in rt.graph.astream(
                 None if text is None else {"message": text, "verbatim": verbatim}, thread_config(thread_id()),
-                context=deps,
+                context=deps, interrupt_after=["check"],
                 stream_mode=["updates", "messages", "custom"], subgraphs=True,
             ):
                 if mode == "messages" and progress:
                     await progress.token(data[1].get("langgraph_node", ""), str(data[0].content))
                 elif mode == "custom" and progress and isinstance(data, dict) and "reading" in data:
                     await progress.reading(data["reading"])
-                elif mode == "custom" and isinstance(data, dict) and "supplement" in data:
-                    await answer.context(data["supplement"])
                 elif mode == "updates" and not ns and "check" in data:
                     if progress:
                         await progress.finish()
                         progress = None
                     await answer.checked(data["check"]["results"][0])
-                elif mode == "updates" and not ns and "supplement" in data:
-                    await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
                 elif mode == "updates" and not ns and "route" in data and working is not None:
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
@@ -172,17 +173,36 @@ async def run_turn(
     return dict(snapshot.values)
 
 
+async def write_contexts(answer: AnswerStream) -> None:
+    """The generated contexts of the turn's check (agent.followup.supplement), written into its answer as each one
+    comes; nothing when the check's run ended otherwise (no check, an error)."""
+    rt = await chat_runtime()
+    config = thread_config(thread_id())
+    if "supplement" not in (await rt.graph.aget_state(config)).next:
+        return
+    deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))
+    async for mode, data in rt.graph.astream(None, config, context=deps, stream_mode=["updates", "custom"]):
+        if mode == "custom" and isinstance(data, dict) and "supplement" in data:
+            await answer.context(data["supplement"])
+        elif mode == "updates" and "supplement" in data:
+            await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
+
+
 async def queued_turn(
     text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None
 ) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
-    stored result and never waits."""
+    stored result and never waits. A check's generated contexts are written once its slot is free, so the next
+    check in line starts at once (the LLM still writes one context at a time between other checks' readings)."""
     if text is not None and asked_sentence(text) is not None:
         return await run_turn(text)
     with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
+        answer = await new_answer(notes)
         async with queue_slot():
-            return await run_turn(text, resuming, verbatim, notes)
+            values = await run_turn(text, resuming, verbatim, answer)
+        await write_contexts(answer)
+        return values
 
 
 def failure_text(e: BaseException) -> str | None:
