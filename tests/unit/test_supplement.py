@@ -213,3 +213,36 @@ def test_the_chat_writes_the_contexts_after_the_check_in_a_run_of_their_own(make
     graph.invoke({"message": CLAIM}, cfg, context=deps, interrupt_after=["check"])
     state = graph.invoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)
     assert state["reply"]["kind"] == "sources" and len(state["results"]) == 2
+
+
+class Sent:
+    """The answer message as the chat sent it (a stand-in for Chainlit's Message)."""
+
+    def __init__(self) -> None:
+        self.content = ""
+        self.updates: list[str] = []
+
+    async def update(self) -> None:
+        self.updates.append(self.content)
+
+
+def test_the_chat_answer_says_contexts_are_coming_then_shows_each_or_why_not(make_deps: Any):
+    import asyncio
+
+    from ui.chat.answer_stream import WRITING, AnswerStream
+
+    result = shown_result(make_deps)
+    kept = {**result, "sources": [{**s, "supplement": "", "supplement_note": ""} for s in result["sources"]]}
+    stream = AnswerStream(0, [])
+    stream.result, stream.message = kept, Sent()  # type: ignore[assignment]
+    papers = sorted({s["n"] for s in kept["sources"]})
+    assert WRITING.format(done=0, of=len(papers)) in stream.content()
+    first = next(s for s in result["sources"] if s["doc_id"] == "101")
+    asyncio.run(stream.context({"result": result["id"], "paper": first["n"], "text": KEPT, "note": ""}))
+    shown = stream.message.updates[-1]
+    assert md(KEPT) in shown and WRITING.format(done=1, of=len(papers)) in shown
+    asyncio.run(stream.context({"result": "another check", "paper": first["n"], "text": "not this one", "note": ""}))
+    assert len(stream.message.updates) == 1  # a context of another check is not this answer's
+    asyncio.run(stream.failed("RuntimeError: the verifier broke"))
+    assert md("could not be written (RuntimeError: the verifier broke)") in stream.message.updates[-1]
+    assert "is writing a short context" not in stream.message.updates[-1]

@@ -57,6 +57,16 @@ class AnswerStream:
         self.message.content = self.content()
         await self.message.update()
 
+    async def failed(self, why: str) -> None:
+        """The contexts could not be written: the answer as kept, with a note that says why."""
+        if self.message is None or self.result is None:
+            return
+        self.result = {**self.result, "notes": [*self.result.get("notes", []),
+                                                f"supplement: the contexts could not be written ({why})"]}
+        self.written = {s["n"] for s in self.result["sources"]}
+        self.message.content = self.content()
+        await self.message.update()
+
     async def finished(self, result: dict[str, Any] | None) -> None:
         """The check as the thread keeps it after the contexts (its notes say what was not written)."""
         if self.message is None or result is None:

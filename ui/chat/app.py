@@ -181,11 +181,15 @@ async def write_contexts(answer: AnswerStream) -> None:
     if "supplement" not in (await rt.graph.aget_state(config)).next:
         return
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))
-    async for mode, data in rt.graph.astream(None, config, context=deps, stream_mode=["updates", "custom"]):
-        if mode == "custom" and isinstance(data, dict) and "supplement" in data:
-            await answer.context(data["supplement"])
-        elif mode == "updates" and "supplement" in data:
-            await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
+    try:
+        async for mode, data in rt.graph.astream(None, config, context=deps, stream_mode=["updates", "custom"]):
+            if mode == "custom" and isinstance(data, dict) and "supplement" in data:
+                await answer.context(data["supplement"])
+            elif mode == "updates" and "supplement" in data:
+                await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
+    except Exception as e:  # the answer stands as it was kept: the contexts are extra, never worth the turn
+        log.exception("the generated contexts could not be written")
+        await answer.failed(f"{type(e).__name__}: {e}")
 
 
 async def queued_turn(
