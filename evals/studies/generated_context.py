@@ -24,15 +24,15 @@ from typing import Any
 import numpy as np
 
 from evals.experiments import REPO_ROOT, cpu_name, experiment_header, write_experiment
-from evals.scifact.claim_level import GOLD_CLASSES, gold_class, replay_sides
+from evals.scifact.claim_level import GOLD_CLASSES
 from evals.studies.replay_folds import (
     TARGET_PRECISION,
     Reading,
     ask_replay,
     ask_report_main,
-    bearing_set_counts,
-    labelled,
-    out_of_fold,
+    judges_compared,
+    mean_of,
+    side_aucs,
     study_rows,
 )
 
@@ -85,43 +85,23 @@ def ask(limit: int | None, path: Path = ANSWERS) -> None:
     ask_replay(limit, path, partial(read_with_context, reader), "generated context", reader=reader)
 
 
-def _mean(*ps: float) -> float:
-    return float(sum(ps) / len(ps))
-
-
 JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
     "shown sentences (shipped)": (lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]), 3),
     "gate with the generated context": (lambda d, a: (a["p_bears"], d["llm_p_claim"]), 4),
     "gate with the generated context, asked of the claim and its opposite": (
-        lambda d, a: (_mean(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 5),
+        lambda d, a: (mean_of(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 5),
 }
 
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from agent.settings.app import get_settings
-    from evals.training.bearing_replay import heldout_claims
-    from evals.training.judge_calibration import auc, label_only
 
     rows = study_rows(answers, "generated_context")
     if not rows:
         return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = [d["gold"] is not None for d in docs]
-    min_confidence = get_settings().judge.min_confidence
-    classes = {c.id: gold_class(["SUPPORT" if sets[0][1] == 0 else "CONTRADICT" for sets in c.evidence.values()])
-               for c in heldout_claims()}
-
-    def aucs(score: Any) -> dict[str, float | None]:
-        """AUC of ``score`` for SciFact evidence against the rest, and for each side's evidence alone (None where
-        the sample holds no such evidence)."""
-        s = [score(d) for d in docs]
-        sides: dict[str, float | None] = {}
-        for name, keep in (("contradicting", 1), ("supporting", 0)):
-            pick = [k for k, d in enumerate(docs) if d["gold"] in (keep, None)]
-            has = any(docs[k]["gold"] == keep for k in pick)
-            sides[name] = auc([s[k] for k in pick], [docs[k]["gold"] == keep for k in pick]) if has else None
-        return {"evidence": auc(s, gold), **sides}
-
+    aucs = partial(side_aucs, docs)
     answers_ = [d["answer"] for d in docs]
     res: dict[str, Any] = {
         **experiment_header("evals.studies.generated_context", argv, "held-out SciFact train", []),
@@ -141,18 +121,10 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
             "shown sentences: P(Yes)": aucs(lambda d: d["llm_p_bears"]),
             "with the generated context: P(Yes)": aucs(lambda d: d["answer"]["p_bears"]),
             "with the generated context: P(Yes), claim and opposite": aucs(
-                lambda d: _mean(d["answer"]["p_bears"], d["answer"]["p_bears_opposite"])),
+                lambda d: mean_of(d["answer"]["p_bears"], d["answer"]["p_bears_opposite"])),
         },
-        "judges": {},
+        "judges": judges_compared(rows, JUDGES, get_settings().judge.min_confidence),
     }
-    for name, (reading, calls) in JUDGES.items():
-        labels = out_of_fold(rows, reading, min_confidence)
-        res["judges"][name] = {
-            "llm_calls_per_abstract": calls,
-            "label_only": label_only(rows, partial(labelled, labels), min_confidence),
-            "claims": replay_sides(rows, labels, classes),
-            "bearing_set": bearing_set_counts(rows, labels),
-        }
     write_experiment(out, "generated_context", res, markdown)
     return 0
 

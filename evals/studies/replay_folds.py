@@ -168,3 +168,45 @@ def bearing_set_counts(rows: Sequence[dict[str, Any]], labels: Mapping[str, Any]
             counts[label][0] += got is not None and got[0] != "No Evidence"
             counts[label][1] += 1
     return counts
+
+
+def mean_of(*ps: float) -> float:
+    """The mean of a judge's readings (one question asked of the claim and of its opposite)."""
+    return float(sum(ps) / len(ps))
+
+
+def judges_compared(rows: Sequence[dict[str, Any]], judges: Mapping[str, tuple[Reading, int]],
+                    min_confidence: float) -> dict[str, Any]:
+    """Each judge's out-of-fold labels read as a user and as the benchmark would: Label-Only P/R/F1, the verdict's
+    side per held-out claim by gold class (evals.scifact.claim_level.replay_sides), and the bearing set's papers
+    that count; with its LLM calls per abstract."""
+    from evals.scifact.claim_level import gold_class, replay_sides
+    from evals.training.bearing_replay import heldout_claims
+    from evals.training.judge_calibration import label_only
+
+    classes = {c.id: gold_class(["SUPPORT" if sets[0][1] == 0 else "CONTRADICT" for sets in c.evidence.values()])
+               for c in heldout_claims()}
+    out = {}
+    for name, (reading, calls) in judges.items():
+        labels = out_of_fold(rows, reading, min_confidence)
+        out[name] = {
+            "llm_calls_per_abstract": calls,
+            "label_only": label_only(rows, partial(labelled, labels), min_confidence),
+            "claims": replay_sides(rows, labels, classes),
+            "bearing_set": bearing_set_counts(rows, labels),
+        }
+    return out
+
+
+def side_aucs(docs: Sequence[Mapping[str, Any]], score: Callable[[Mapping[str, Any]], float]) -> dict[str, Any]:
+    """AUC of ``score`` for SciFact evidence against the rest of the abstracts, and for each side's evidence alone
+    against the abstracts that are not evidence (None where the abstracts hold none of that side)."""
+    from evals.training.judge_calibration import auc
+
+    s = [score(d) for d in docs]
+    out: dict[str, Any] = {"evidence": auc(s, [d["gold"] is not None for d in docs])}
+    for name, keep in (("contradicting", 1), ("supporting", 0)):
+        pick = [k for k, d in enumerate(docs) if d["gold"] in (keep, None)]
+        has = any(docs[k]["gold"] == keep for k in pick)
+        out[name] = auc([s[k] for k in pick], [docs[k]["gold"] == keep for k in pick]) if has else None
+    return out
