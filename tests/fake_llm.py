@@ -119,3 +119,98 @@ def fake_llm(behaviour: str) -> Iterator[FakeLLM]:
     finally:
         fake.server.shutdown()
         fake.server.server_close()
+
+
+class ScriptedLLMServer:
+    """A loopback OpenAI-compatible chat server that answers by the rules of agent/llm/scripted.py (`when`, `reply`,
+    `choose`, `top_logprobs`, `delay_s`), plain or streamed, for tests of several processes sharing one LLM server
+    (LLM_PROVIDER=openai, LLM_BASE_URL). `rules` may be replaced while it serves; `release()` ends every `delay_s`
+    wait at once. `requests` counts the chat requests it received."""
+
+    def __init__(self, rules: list[dict[str, Any]]) -> None:
+        self.rules = rules
+        self.requests = 0
+        self._released = threading.Event()
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the openai client expects of a server
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                fake.requests += 1
+                reply, top = fake.pick(request)
+                try:
+                    if request.get("stream"):
+                        fake.stream(self, reply, top)
+                    else:
+                        body = completion(reply, "stop")
+                        if top and request.get("logprobs"):
+                            body["choices"][0]["logprobs"] = logprobs_of(reply, top)
+                        FakeLLM._send(self, 200, json.dumps(body).encode())
+                except OSError:  # the client went away (its process was killed): nothing to answer
+                    pass
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def release(self) -> None:
+        self._released.set()
+
+    def pick(self, request: dict[str, Any]) -> tuple[str, dict[str, float]]:
+        """The first rule whose `when` is in the request's messages: its reply and first-token probabilities."""
+        text = "\n".join(str(m.get("content") or "") for m in request.get("messages", []))
+        for rule in list(self.rules):
+            if "when" not in rule or rule["when"] in text:
+                self._released.wait(float(rule.get("delay_s", 0)))
+                if "choose" in rule:
+                    statement = re.search(r"^Statement A: (.*)$", text, re.MULTILINE)
+                    return ("A" if statement and rule["choose"] in statement.group(1) else "B"), {}
+                return str(rule.get("reply", "")), dict(rule.get("top_logprobs", {}))
+        return f"no rule for: {text[:200]}", {}
+
+    @staticmethod
+    def stream(h: http.server.BaseHTTPRequestHandler, reply: str, top: dict[str, float]) -> None:
+        """The reply as server-sent chunks, a word each, then the usage and [DONE]."""
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.close_connection = True
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> None:
+            body = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, **extra}]}
+            h.wfile.write(f"data: {json.dumps(body)}\n\n".encode())
+
+        words = reply.split(" ")
+        for i, word in enumerate(words):
+            extra = {"logprobs": logprobs_of(reply, top)} if top and i == 0 else {}
+            chunk({"role": "assistant", "content": word + (" " if i < len(words) - 1 else "")}, **extra)
+        chunk({}, "stop")
+        usage = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "fake", "choices": [],
+                 "usage": {"prompt_tokens": 200, "completion_tokens": len(words), "total_tokens": 200 + len(words)}}
+        h.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+        h.wfile.flush()
+
+
+def logprobs_of(reply: str, top: dict[str, float]) -> dict[str, Any]:
+    alts = [{"token": t, "logprob": math.log(p), "bytes": list(t.encode())} for t, p in top.items() if p > 0]
+    return {"content": [{"token": reply, "logprob": 0.0, "bytes": list(reply.encode()), "top_logprobs": alts}]}
+
+
+@contextmanager
+def scripted_llm_server(rules: list[dict[str, Any]]) -> Iterator[ScriptedLLMServer]:
+    fake = ScriptedLLMServer(rules)
+    thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        fake.release()
+        fake.server.shutdown()
+        fake.server.server_close()
