@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,7 @@ from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.studies.replay_folds import (
     ask_replay,
     ask_report_main,
-    bearing_set_counts,
-    labelled,
-    out_of_fold,
+    judges_compared,
     study_rows,
 )
 
@@ -56,7 +53,7 @@ def ask(limit: int | None, path: Path = ANSWERS) -> None:
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from agent.settings.app import get_settings
-    from evals.training.judge_calibration import auc, label_only
+    from evals.training.judge_calibration import auc
 
     rows = study_rows(answers, "bearing_question")
     if not rows:
@@ -81,12 +78,9 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
             "contradicting evidence, naming null results": round(sum(d["answer"]["p_bears"] for d in contradicting)
                                                                  / max(1, len(contradicting)), 4),
         },
-        "judges": {},
+        # each judge asks one bearing question and the contrastive direction in both orders: 3 calls an abstract
+        "judges": judges_compared(rows, {name: (reading, 3) for name, reading in JUDGES.items()}, min_confidence),
     }
-    for name, reading in JUDGES.items():
-        labels = out_of_fold(rows, reading, min_confidence)
-        scores = label_only(rows, partial(labelled, labels), min_confidence)
-        res["judges"][name] = {"label_only": scores, "bearing_set": bearing_set_counts(rows, labels)}
     write_experiment(out, "bearing_question", res, markdown)
     return 0
 

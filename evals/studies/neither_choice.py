@@ -31,7 +31,6 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +44,7 @@ from evals.studies.replay_folds import (
     Reading,
     ask_replay,
     ask_report_main,
-    bearing_set_counts,
-    labelled,
-    out_of_fold,
+    judges_compared,
     study_rows,
 )
 
@@ -104,7 +101,7 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from agent.settings.app import get_settings
-    from evals.training.judge_calibration import auc, label_only
+    from evals.training.judge_calibration import auc
 
     rows = study_rows(answers, "neither_choice")
     if not rows:
@@ -136,13 +133,8 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
         "seconds_per_call": {
             "A/B/C": round(float(np.median([s for d in docs for s in d["answer"]["seconds"]])), 3),
         },
-        "judges": {},
+        "judges": judges_compared(rows, JUDGES, min_confidence),
     }
-    for name, (reading, calls) in JUDGES.items():
-        labels = out_of_fold(rows, reading, min_confidence)
-        scores = label_only(rows, partial(labelled, labels), min_confidence)
-        res["judges"][name] = {"llm_calls_per_abstract": calls, "label_only": scores,
-                               "bearing_set": bearing_set_counts(rows, labels)}
     write_experiment(out, "neither_choice", res, markdown)
     return 0
 
