@@ -123,8 +123,14 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
             "with the generated context: P(Yes), claim and opposite": aucs(
                 lambda d: mean_of(d["answer"]["p_bears"], d["answer"]["p_bears_opposite"])),
         },
-        "judges": judges_compared(rows, JUDGES, get_settings().judge.min_confidence),
+        "judges": {},
+        "folds_note": "",
     }
+    try:
+        res["judges"] = judges_compared(rows, JUDGES, get_settings().judge.min_confidence)
+    except ValueError as e:  # a fold whose four training folds hold one class only: too few claims asked yet
+        res["folds_note"] = (f"Too few claims answered yet to fit a judge on four folds and label the fifth "
+                             f"({e}); run `ask` on more claims.")
     write_experiment(out, "generated_context", res, markdown)
     return 0
 
@@ -155,11 +161,13 @@ def markdown(res: Mapping[str, Any]) -> str:
         f"Label-Only precision {TARGET_PRECISION}). The verdict's side is the sign of the mean score of the papers "
         "that count.",
         "",
-        "| judge | LLM calls per abstract | " + " | ".join(
-            f"{g}: right / wrong / none" for g in GOLD_CLASSES) + " | right of settled | right when a side is "
-        "taken | Label-Only P | R | F1 |",
-        "|---|---:|" + "---:|" * len(GOLD_CLASSES) + "---:|---:|---:|---:|---:|",
     ]
+    if res["folds_note"]:
+        lines.append(res["folds_note"])
+    else:
+        lines += ["| judge | LLM calls per abstract | " + " | ".join(
+            f"{g}: right / wrong / none" for g in GOLD_CLASSES) + " | right of settled | right when a side is "
+            "taken | Label-Only P | R | F1 |", "|---|---:|" + "---:|" * len(GOLD_CLASSES) + "---:|---:|---:|---:|---:|"]
     for name, j in res["judges"].items():
         c, s = j["claims"], j["label_only"]
         cells = [f"{'–' if g == 'NEI' else c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
