@@ -22,6 +22,7 @@ SQLITE_NAME = "threads.sqlite"
 CONNECT_TIMEOUT_S = 10
 POOL_MAX_SIZE = 4  # the saver serialises its own queries; the pool is for reconnecting after Postgres restarts
 CHECKPOINT_SCHEMA_LOCK = SCHEMA_LOCK + 1
+LOCK_POLL_S = 0.2
 
 
 class CheckpointUnavailableError(RuntimeError):
@@ -104,9 +105,20 @@ async def _postgres(url: str, variable: str = "CHECKPOINT_URL") -> Any:
         # start at once would both create the same tables), under an advisory lock of its own: a lock shared with
         # the synchronous schema creation (agent.store.postgres) could block the event loop that holds it
         async with await AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as lock:
-            await lock.execute("SELECT pg_advisory_lock(%s)", (CHECKPOINT_SCHEMA_LOCK,))
+            await take_lock(lock, CHECKPOINT_SCHEMA_LOCK)
             await saver.setup()
     except (OperationalError, PoolTimeout) as e:
         await pool.close()
         raise CheckpointUnavailableError(f"cannot set up the checkpoint tables at {variable}: {e}") from e
     return saver
+
+
+async def take_lock(conn: Any, key: int) -> None:
+    """Take the session advisory lock `key` on the autocommit connection `conn`, trying again every LOCK_POLL_S.
+    Never a blocking pg_advisory_lock: its waiting statement holds a snapshot, and the holder's setup runs CREATE
+    INDEX CONCURRENTLY, which waits for every older snapshot of the database; the two would wait for each other
+    forever (two instances starting at once)."""
+    import asyncio
+
+    while not (await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (key,))).fetchone())[0]:
+        await asyncio.sleep(LOCK_POLL_S)

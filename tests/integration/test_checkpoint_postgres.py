@@ -110,3 +110,36 @@ def test_unreachable_postgres_is_a_clear_error(tmp_path: Path):
     )
     with pytest.raises(CheckpointUnavailableError, match="cannot connect to CHECKPOINT_URL"):
         asyncio.run(open_checkpointer(settings))
+
+
+def test_an_instance_waiting_to_set_up_the_checkpoints_never_holds_up_the_one_setting_them_up(
+    postgres: PostgresServer, tmp_path: Path
+):
+    """Two instances starting at once: while one holds the checkpoint tables' setup lock and its setup runs CREATE
+    INDEX CONCURRENTLY (which waits for every older snapshot of the database), the other waits for the lock without
+    a statement of its own running, so the index is built; then the waiting one sets up in turn. A blocking
+    pg_advisory_lock there made both wait forever (tests/e2e/test_deployment.py, 2026-11-27)."""
+    import psycopg
+
+    from agent.store.checkpoint import CHECKPOINT_SCHEMA_LOCK
+
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE setup_race")
+    url = postgres.url.rsplit("/", 1)[0] + "/setup_race"
+    settings = Settings(_env_file=None).with_values(  # type: ignore[call-arg]
+        stores={"data_dir": tmp_path, "checkpoint_url": url}
+    )
+
+    async def race() -> None:
+        with psycopg.connect(url, autocommit=True) as first:
+            first.execute("SELECT pg_advisory_lock(%s)", (CHECKPOINT_SCHEMA_LOCK,))  # the first instance's setup
+            second = asyncio.create_task(open_checkpointer(settings))
+            await asyncio.sleep(1.0)  # the second now waits for the lock
+            first.execute("CREATE TABLE t (a int)")
+            first.execute("SET statement_timeout = '10s'")
+            await asyncio.to_thread(first.execute, "CREATE INDEX CONCURRENTLY t_a ON t (a)")
+            assert not second.done()
+        saver = await asyncio.wait_for(second, 30)  # the lock is free: the second sets up
+        await close_checkpointer(saver)
+
+    asyncio.run(race())

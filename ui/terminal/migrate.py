@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
 
 MIGRATE_LOCK_OFFSET = 2  # the copy's advisory lock: agent.store.postgres.SCHEMA_LOCK + this
+LOCK_POLL_S = 0.2
 
 
 def add_migrate_parser(sub: Any) -> None:
@@ -73,9 +75,12 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         raise CliError(f"no DATA_DIR at {settings.stores.data_dir}: nothing to copy", EXIT_INPUT)
     try:
         # a session lock on a connection outside any transaction: an open transaction would hold up the checkpoint
-        # saver's CREATE INDEX CONCURRENTLY, which waits for every transaction older than itself
+        # saver's CREATE INDEX CONCURRENTLY, which waits for every transaction older than itself; taken by trying
+        # again, since a blocking pg_advisory_lock waits in a transaction of its own (agent.store.checkpoint.take_lock)
         with _connect_outside_transactions(url) as lock:
-            lock.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK + MIGRATE_LOCK_OFFSET,))
+            key = SCHEMA_LOCK + MIGRATE_LOCK_OFFSET
+            while not lock.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+                time.sleep(LOCK_POLL_S)
             print(f"copying {settings.stores.data_dir} into the Postgres database", file=sys.stderr)
             chat = copy_chat_tables(settings, url)
             lines = [chat[t].line(f"chat {t}") for t in chat]
