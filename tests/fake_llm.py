@@ -125,11 +125,15 @@ class ScriptedLLMServer:
     """A loopback OpenAI-compatible chat server that answers by the rules of agent/llm/scripted.py (`when`, `reply`,
     `choose`, `top_logprobs`, `delay_s`), plain or streamed, for tests of several processes sharing one LLM server
     (LLM_PROVIDER=openai, LLM_BASE_URL). `rules` may be replaced while it serves; `release()` ends every `delay_s`
-    wait at once. `requests` counts the chat requests it received."""
+    wait at once. `requests` counts the chat requests it received; `together` holds, for each request that came while
+others were being answered, the prompts of all of them."""
 
     def __init__(self, rules: list[dict[str, Any]]) -> None:
         self.rules = rules
         self.requests = 0
+        self.together: list[list[str]] = []
+        self._in_flight: dict[int, str] = {}
+        self._count = threading.Lock()
         self._released = threading.Event()
         fake = self
 
@@ -138,9 +142,14 @@ class ScriptedLLMServer:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                fake.requests += 1
-                reply, top = fake.pick(request)
+                prompt = "\n".join(str(m.get("content") or "") for m in request.get("messages", []))
+                with fake._count:
+                    fake.requests += 1
+                    fake._in_flight[id(request)] = prompt
+                    if len(fake._in_flight) > 1:
+                        fake.together.append(list(fake._in_flight.values()))
                 try:
+                    reply, top = fake.pick(request)
                     if request.get("stream"):
                         fake.stream(self, reply, top)
                     else:
@@ -150,6 +159,9 @@ class ScriptedLLMServer:
                         FakeLLM._send(self, 200, json.dumps(body).encode())
                 except OSError:  # the client went away (its process was killed): nothing to answer
                     pass
+                finally:
+                    with fake._count:
+                        del fake._in_flight[id(request)]
 
             def log_message(self, *args: Any) -> None:
                 pass

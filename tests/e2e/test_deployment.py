@@ -35,7 +35,7 @@ import psycopg
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import FIXTURES
+from tests.conftest import BEARS, FIXTURES
 from tests.e2e.conftest import CLAIM, SCRIPT, SECRETS, USER
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import answer_text, log_in, send
@@ -49,9 +49,11 @@ from tools.models.onnx_models import runtime_settings
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT_MS = 120_000
 CLAIM_B = "MMR vaccination causes autism in children."
+CLAIM_C = "Autism is caused by the MMR vaccine."  # new claims: a claim checked before reuses its search
 CLAIM_KILLED = "The MMR vaccine is a cause of autism."
 EARLY = "Judged:"  # the verdict and its sources, on screen while the LLM writes the answer
 SLOW_S = 600  # the answer's delay while A is killed: far longer than the test waits
+READ_S = 2  # each reading's delay while two checks run at once: a check's readings outlast sending the other
 FLAG = re.compile(r"^(Sentence 1 is unsupported|Flag on sentence 1 is wrong)$")
 
 
@@ -268,13 +270,20 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
     assert exported.returncode == 0, exported.stderr
     assert first in exported.stdout and len(exported.stdout.splitlines()) == 1, exported.stdout
 
-    # the same user on both instances checks at once: both are answered
+    # the same user on both instances checks at once: both are answered. The LLM takes its time over each reading of
+    # a paper, so the two checks read at once on the one LLM server (two checks at once, LLM_PARALLEL=2)
     for page in (page_a, page_b):
         page.goto(d.nginx.url)
         page.locator("#chat-input").wait_for(timeout=TIMEOUT_MS)
+    d.llm.rules = [{**r, "delay_s": READ_S} if r == BEARS else r for r in SCRIPT]
     send(page_a, CLAIM_B)
-    send(page_b, CLAIM)
+    send(page_b, CLAIM_C)
     assert "Verdict:" in answer_text(page_b) and "Verdict:" in answer_text(page_a)
+    assert any(  # each instance's check was answered by the LLM server while the other's was
+        any(CLAIM_B[:-1] in p for p in prompts) and any(CLAIM_C[:-1] in p for p in prompts)
+        for prompts in d.llm.together
+    ), d.llm.together
+    d.llm.rules = list(SCRIPT)
     both = [thread_id(page_a), thread_id(page_b)]
 
     # kill -9 of A while it writes an answer: the user, sent to B by nginx, reopens the thread and re-runs the check
@@ -305,7 +314,7 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
     assert len(set(threads)) == 4
     assert rows(d.database, "SELECT COUNT(*) FROM users") == [(1,)]
     assert rows(d.database, 'SELECT COUNT(*) FROM threads WHERE id = ANY(%s)', threads) == [(4,)]
-    for thread, claims in zip(threads, [[CLAIM], [CLAIM_B], [CLAIM], [CLAIM_KILLED]], strict=True):
+    for thread, claims in zip(threads, [[CLAIM], [CLAIM_B], [CLAIM_C], [CLAIM_KILLED]], strict=True):
         sent = rows(d.database, 'SELECT output FROM steps WHERE "threadId" = %s AND type = %s', thread, "user_message")
         assert [o for (o,) in sent if o in claims] == claims, (thread, sent)
     assert rows(d.database, "SELECT COUNT(*) FROM feedback") == [(1,)]
@@ -316,7 +325,7 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
 
     with PostgresSaver.from_conn_string(d.database) as saver:
         graph = build_thread_graph(saver)
-        for thread, claim in zip(threads, [CLAIM, CLAIM_B, CLAIM, CLAIM_KILLED], strict=True):
+        for thread, claim in zip(threads, [CLAIM, CLAIM_B, CLAIM_C, CLAIM_KILLED], strict=True):
             state = graph.get_state({"configurable": {"thread_id": thread}})
             assert state.next == () and [r["claim"] for r in state.values["results"]] == [claim], thread
     ctx_a.close()
