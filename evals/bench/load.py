@@ -37,7 +37,9 @@ from evals.experiments import REPO_ROOT, git_commit
 USER, PASSWORD = "claimtrace", "load-bench-password"
 TIMEOUT_S = 3600.0
 QUEUED = re.compile(r"Queued: number (\d+)")
-MARKERS = {"provisional": "**Provisional:**", "judged": "**Judged:**", "answer": "**Answer**"}
+# "final": the answer message, whole (its verdict line, then "**Answer**" when the check wrote sentences: a check
+# with no evidence has none, and no early "**Judged:**" message either, so its final verdict is its judged one)
+MARKERS = {"provisional": "**Provisional:**", "judged": "**Judged:**", "answer": "**Answer**", "final": "**Verdict:**"}
 # the name of the step a check opens when its turn comes (ui.chat.progress.PARENT; evals may not import ui)
 CHECK_STARTS = "How this was checked"
 UNREAD = re.compile(r"the LLM did not read (\d+|one|two|three|four|five|six)")
@@ -51,9 +53,10 @@ def dev_claims(n: int, skip: int = 0) -> list[str]:
     return [c["claim"] for c in claims if c.get("evidence")][skip : skip + n]
 
 
-async def one_chat(url: str, cookie: str, claim: str, delay: float, record: dict[str, Any]) -> None:
+async def one_chat(url: str, cookie: str, claim: str, delay: float, record: dict[str, Any],
+                   timeout_s: float = TIMEOUT_S) -> None:
     """One session (a browser tab of the signed-in user): send ``claim`` after ``delay`` s and note when each marker
-    first shows, until the answer."""
+    first shows, until the answer message or ``timeout_s``."""
     from tests.e2e.chat_client import ThreadSession
 
     await asyncio.sleep(delay)
@@ -61,7 +64,7 @@ async def one_chat(url: str, cookie: str, claim: str, delay: float, record: dict
         record.update({"claim": claim, "thread_id": chat.thread_id})
         t0 = time.monotonic()
         await chat.sio.emit("client_message", {"message": chat.user_message(claim), "fileReferences": None})
-        while "answer" not in record and time.monotonic() - t0 < TIMEOUT_S:
+        while "final" not in record and time.monotonic() - t0 < timeout_s:
             if CHECK_STARTS in chat.step_names and "started" not in record:
                 record["started"] = round(time.monotonic() - t0, 2)  # its turn: the check's first step is shown
             for out in list(chat.outputs):
@@ -70,8 +73,10 @@ async def one_chat(url: str, cookie: str, claim: str, delay: float, record: dict
                 for name, marker in MARKERS.items():
                     if marker in out and name not in record:
                         record[name] = round(time.monotonic() - t0, 2)
-                        if name == "answer" and (u := UNREAD.search(out)):
+                        if name == "final" and (u := UNREAD.search(out)):
                             record["unread_papers"] = WORDS.get(u.group(1)) or int(u.group(1))
+            if "final" in record:
+                record.setdefault("judged", record["final"])
             record["errors"] = list(chat.errors)
             if record["errors"] or not chat.sio.connected:  # an error, or the server is gone (round 2's kill)
                 break
@@ -102,7 +107,7 @@ async def reopen(url: str, cookie: str, thread_id: str, answered: bool) -> dict[
             "thread_id": thread_id,
             "restored": bool(steps),
             "claim_kept": any(s.get("type") == "user_message" for s in steps),
-            "answer_kept": any(MARKERS["answer"] in str(s.get("output") or "") for s in steps),
+            "answer_kept": any(MARKERS["final"] in str(s.get("output") or "") for s in steps),
             # the notice of a check the stop interrupted, or of a message it left waiting, with its button
             "offered_again": bool(chat.actions) and any(
                 "was interrupted" in o or "was waiting for its turn" in o for o in chat.outputs),
@@ -113,7 +118,7 @@ async def reopen_all(url: str, records: list[dict[str, Any]]) -> list[dict[str, 
     from tests.e2e.chat_client import login_cookie
 
     cookie = await login_cookie(url, USER, PASSWORD)
-    return [await reopen(url, cookie, r["thread_id"], "answer" in r) for r in records if r.get("thread_id")]
+    return [await reopen(url, cookie, r["thread_id"], "final" in r) for r in records if r.get("thread_id")]
 
 
 def spread(values: list[float]) -> dict[str, float | int]:
@@ -127,7 +132,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "chats": len(records),
         "errored": sum(bool(r.get("errors")) for r in records),
-        "unanswered": sum("answer" not in r for r in records),
+        "unanswered": sum("final" not in r for r in records),
         "queued": sum("queued" in r for r in records),
         "seconds_to_place_in_queue": spread([r["queued"] for r in records if "queued" in r]),
         "seconds_waiting_for_its_turn": spread([r["started"] for r in records if "started" in r]),
@@ -137,7 +142,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             [r["judged"] - r["started"] for r in records if "judged" in r and "started" in r]),
         "seconds_to_provisional_verdict": spread([r["provisional"] for r in records if "provisional" in r]),
         "seconds_to_judged_verdict": spread([r["judged"] for r in records if "judged" in r]),
-        "seconds_to_answer": spread([r["answer"] for r in records if "answer" in r]),
+        "seconds_to_answer": spread([r["final"] for r in records if "final" in r]),
         "checks_with_unread_papers": sum("unread_papers" in r for r in records),
         "unread_papers": sum(r.get("unread_papers", 0) for r in records),
     }
@@ -173,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
                 records: list[dict[str, Any]] = [{} for _ in second_claims]
                 tasks = [asyncio.create_task(one_chat(server.url, cookie, c, 0.25 * k, records[k]))
                          for k, c in enumerate(second_claims)]
-                while sum("answer" in r for r in records) < args.kill_after:
+                while sum("final" in r for r in records) < args.kill_after:
                     await asyncio.sleep(0.5)
                 await asyncio.sleep(2)  # the answers' messages reach Chainlit's store
                 server.kill9()
@@ -185,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             reopened = asyncio.run(reopen_all(server.url, second))
         finally:
             server.stop()
-    answered = {r["thread_id"] for r in second if "answer" in r}
+    answered = {r["thread_id"] for r in second if "final" in r}
     res: dict[str, Any] = {
         "command": "python -m evals.bench.load " + " ".join(sys.argv[1:] if argv is None else argv),
         "git_commit": git_commit(),
