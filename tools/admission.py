@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 CONNECT_TIMEOUT_S = 10
-# the key agent.store.postgres creates every claimtrace table under, so that instances starting at once do not race
+# the key every claimtrace table is created under (this one, and agent.store.postgres's), so that instances starting
+# at once do not race ("claimtrace" in ASCII, as an int8)
 SCHEMA_LOCK = 0x636C61696D74
 TABLE = "claimtrace_admission"
 SCHEMA = f"""CREATE TABLE IF NOT EXISTS {TABLE} (

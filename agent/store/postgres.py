@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-CONNECT_TIMEOUT_S = 10
-# pg_advisory_xact_lock key taken while any claimtrace schema is created ("claimtrace" in ASCII, as an int8)
-SCHEMA_LOCK = 0x636C61696D74
+# one connect timeout, and one pg_advisory_xact_lock key under which every claimtrace table is created
+from tools.admission import CONNECT_TIMEOUT_S, SCHEMA_LOCK
+
 SHARED_TABLE = "claimtrace_shared"
 SHARED_SCHEMA = f"""CREATE TABLE IF NOT EXISTS {SHARED_TABLE} (
     name TEXT PRIMARY KEY,
