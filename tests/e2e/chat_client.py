@@ -12,6 +12,10 @@ from typing import Any
 import httpx
 import socketio
 
+# seconds the socket's handshake may take: python-socketio gives up after 1 s by default, which a busy 2-core
+# machine exceeds when twenty sessions connect at once; the web client waits 20 s
+CONNECT_WAIT_S = 30
+
 
 async def login_cookie(url: str, user: str, password: str) -> str:
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
@@ -52,6 +56,7 @@ class ChatSession:
             transports=["websocket"],
             headers={"Cookie": self.cookie},
             auth={"clientType": "webapp", "sessionId": str(uuid.uuid4()), "threadId": self.thread_id, "userEnv": "{}"},
+            wait_timeout=CONNECT_WAIT_S,
         )
         await self.sio.emit("connection_successful")
         return self
@@ -116,6 +121,7 @@ class ThreadSession(ChatSession):
             transports=["websocket"],
             headers={"Cookie": self.cookie},
             auth=auth,
+            wait_timeout=CONNECT_WAIT_S,
         )
         await self.sio.emit("connection_successful")
         return self
