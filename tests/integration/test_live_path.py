@@ -36,8 +36,8 @@ def closed_port_url() -> str:
 
 def source_notes(result: dict) -> list[str]:
     """The notes about sources (the assess node's note on pruned abstracts is about relevance, a search round's note
-    about the search)."""
-    return [n for n in result["notes"] if not n.startswith(("assess:", "search round"))]
+    about the search, a note on the papers' generated contexts about those contexts)."""
+    return [n for n in result["notes"] if not n.startswith(("assess:", "search round", "supplement:"))]
 
 
 def ask(env: dict[str, str], *extra: str) -> dict:
