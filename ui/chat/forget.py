@@ -1,7 +1,12 @@
 """The chat's data layer: Chainlit's SQLAlchemy layer with over-long messages kept short (ui.chat.paste), whose
 delete_thread (the thread list's delete button) also deletes what claimtrace keeps of the thread: its checkpoints
 and feedback rows (agent.store.forget) and the files its sessions wrote (ui.chat.session_files), so that a deleted
-thread is gone. Each step a session stores marks that session's files folder with its thread."""
+thread is gone. Each step a session stores marks that session's files folder with its thread.
+
+Chainlit stores each send and update of a message in a task of its own, started and never awaited, so two updates
+close together (an answer, then its papers' contexts: ui.chat.answer_stream) could be stored in either order, and a
+reopened thread show an older text. The writes of one step wait for each other here, in the order they were started:
+a task runs until its first await, and asyncio's lock hands itself over first come, first served."""
 
 from __future__ import annotations
 
@@ -19,9 +24,24 @@ from ui.chat.session_files import delete_thread_files, mark_current_session
 
 
 class ChatDataLayer(PasteDataLayer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._writes: dict[str, tuple[asyncio.Lock, int]] = {}  # step id -> its lock, writes waiting or running
+
     async def create_step(self, step_dict: Any) -> None:
-        mark_current_session()
-        await super().create_step(step_dict)
+        step = str(step_dict.get("id"))
+        lock, waiting = self._writes.get(step, (asyncio.Lock(), 0))
+        self._writes[step] = (lock, waiting + 1)
+        try:
+            async with lock:
+                mark_current_session()
+                await super().create_step(step_dict)
+        finally:
+            lock, waiting = self._writes[step]
+            if waiting > 1:
+                self._writes[step] = (lock, waiting - 1)
+            else:
+                del self._writes[step]
 
     async def delete_thread(self, thread_id: str) -> None:
         from ui.chat.runtime import chat_runtime  # loaded by then: the chat's first page load started it
