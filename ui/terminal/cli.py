@@ -1,6 +1,7 @@
-"""`claimtrace` command line: ask, index, model, ui, feedback export, threads, export (ui/terminal/export.py), add
-(ui/terminal/library.py), library (ui/terminal/library_manage.py), check-text (ui/terminal/passage.py), mcp
-(ui/terminal/mcp.py), migrate (ui/terminal/migrate.py), llm-server (ui/terminal/llm_server.py).
+"""`claimtrace` command line: ask (ui/terminal/ask.py), index, model, ui, feedback export, threads, export
+(ui/terminal/export.py), add (ui/terminal/library.py), library (ui/terminal/library_manage.py), check-text
+(ui/terminal/passage.py), mcp (ui/terminal/mcp.py), migrate (ui/terminal/migrate.py), llm-server
+(ui/terminal/llm_server.py).
 
 Every failure the user can cause or meet (bad input, missing index, dead LLM) ends with one clear line on stderr
 and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks of unexpected errors.
@@ -9,17 +10,17 @@ and a non-zero exit code, never a traceback. CLAIMTRACE_DEBUG=1 shows tracebacks
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
-from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError, unavailable_parts
+from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings.app import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
-from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads, keep_cli_check
+from ui.terminal.ask import cmd_ask
+from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads
 from ui.terminal.library import add_library_parser, cmd_add
 from ui.terminal.library_manage import add_library_manage_parser, cmd_library
 from ui.terminal.llm_server import add_llm_server_parser, cmd_llm_server
@@ -93,65 +94,6 @@ def _parser() -> argparse.ArgumentParser:
     add_migrate_parser(sub)
     add_llm_server_parser(sub)
     return p
-
-
-def _read_claim(arg: str) -> str:
-    if arg != "-":
-        return arg
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise CliError("the claim is not valid UTF-8 text", EXIT_INPUT) from e
-
-
-def cmd_ask(args: argparse.Namespace) -> int:
-    from agent.provenance import run_info
-    from agent.result import CheckResult
-    from agent.service import InputError, load_deps, run_claim, supplement_result, validate_claim
-    from agent.settings.app import get_settings
-    from tools.live.config import parse_sources
-    from ui.shared.ask_json import ask_json
-
-    settings = get_settings()
-    if args.sources is not None:
-        try:
-            settings = settings.with_values(live={"sources": parse_sources(args.sources)})
-        except ValueError as e:
-            raise CliError(f"--sources: {e}", EXIT_INPUT) from e
-    if args.search_rounds is not None:
-        settings = settings.with_values(retrieval={"search_rounds": args.search_rounds})
-    try:
-        claim, notes = validate_claim(_read_claim(args.claim), settings.answer.max_claim_chars)
-    except InputError as e:
-        raise CliError(str(e), EXIT_INPUT) from e
-    def early(node: str, update: dict[str, Any]) -> None:
-        """The verdict on stderr the moment it is reached, before the LLM writes the answer."""
-        v = update.get("verdict") if node == "verdict" else None
-        if v is not None and not args.json:
-            again = v.provisional or update.get("search_again")
-            kind = "Provisional verdict" if v.provisional else "Verdict so far" if again else "Verdict"
-            then = "searching again" if again else "writing the answer"
-            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.sides()}); {then}...", file=sys.stderr,
-                  flush=True)
-
-    with unavailable_parts():
-        deps = load_deps(settings)
-        run = run_info(deps.settings, deps.llm)
-        state = run_claim(claim, deps, on_update=early)
-    checked = CheckResult.from_state(state, run)
-    if args.json:
-        result = ask_json(supplement_result(checked, deps), notes)
-        print(json.dumps(result, ensure_ascii=False))
-    else:
-        from ui.terminal.readable import print_readable, print_supplement
-
-        print_readable(ask_json(checked, notes))  # the answer first; each paper's context as it is written
-        if deps.settings.judge.supplement and checked.sources:
-            print("\nThe context of each paper, written by the LLM after the answer:", flush=True)
-        result = ask_json(supplement_result(checked, deps, print_supplement), notes)
-    keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
-    return 0
 
 
 def cmd_index(args: argparse.Namespace) -> int:

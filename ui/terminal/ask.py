@@ -1,0 +1,72 @@
+"""`claimtrace ask`: one claim checked, its verdict on stderr the moment it is reached, then the answer (readable or
+--json), then, without --json, each paper's generated context as it is written; the check is kept for
+`claimtrace export --last`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from agent.errors import EXIT_INPUT, CliError, unavailable_parts
+from ui.terminal.export import keep_cli_check
+
+
+def read_claim(arg: str) -> str:
+    if arg != "-":
+        return arg
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError("the claim is not valid UTF-8 text", EXIT_INPUT) from e
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from agent.provenance import run_info
+    from agent.result import CheckResult
+    from agent.service import InputError, load_deps, run_claim, supplement_result, validate_claim
+    from agent.settings.app import get_settings
+    from tools.live.config import parse_sources
+    from ui.shared.ask_json import ask_json
+
+    settings = get_settings()
+    if args.sources is not None:
+        try:
+            settings = settings.with_values(live={"sources": parse_sources(args.sources)})
+        except ValueError as e:
+            raise CliError(f"--sources: {e}", EXIT_INPUT) from e
+    if args.search_rounds is not None:
+        settings = settings.with_values(retrieval={"search_rounds": args.search_rounds})
+    try:
+        claim, notes = validate_claim(read_claim(args.claim), settings.answer.max_claim_chars)
+    except InputError as e:
+        raise CliError(str(e), EXIT_INPUT) from e
+    def early(node: str, update: dict[str, Any]) -> None:
+        """The verdict on stderr the moment it is reached, before the LLM writes the answer."""
+        v = update.get("verdict") if node == "verdict" else None
+        if v is not None and not args.json:
+            again = v.provisional or update.get("search_again")
+            kind = "Provisional verdict" if v.provisional else "Verdict so far" if again else "Verdict"
+            then = "searching again" if again else "writing the answer"
+            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.sides()}); {then}...", file=sys.stderr,
+                  flush=True)
+
+    with unavailable_parts():
+        deps = load_deps(settings)
+        run = run_info(deps.settings, deps.llm)
+        state = run_claim(claim, deps, on_update=early)
+    checked = CheckResult.from_state(state, run)
+    if args.json:
+        result = ask_json(supplement_result(checked, deps), notes)
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        from ui.terminal.readable import print_readable, print_supplement
+
+        print_readable(ask_json(checked, notes))  # the answer first; each paper's context as it is written
+        if deps.settings.judge.supplement and checked.sources:
+            print("\nThe context of each paper, written by the LLM after the answer:", flush=True)
+        result = ask_json(supplement_result(checked, deps, print_supplement), notes)
+    keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
+    return 0
