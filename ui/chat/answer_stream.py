@@ -4,13 +4,17 @@ verdict and the answer never wait for a context."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import chainlit as cl
 
 from agent.settings.app import get_settings
+from ui.chat.runtime import chat_runtime, thread_config, thread_values
+from ui.chat.sources import turn_deps
 from ui.chat.views import answer_content, answer_message
 
+log = logging.getLogger("claimtrace.ui")
 WRITING = "📝 The LLM is writing a short context for each paper from its abstract ({done} of {of} written)…"
 
 
@@ -74,3 +78,27 @@ class AnswerStream:
         self.result, self.written = result, {s["n"] for s in result["sources"]}
         self.message.content = self.content()
         await self.message.update()
+
+
+async def new_answer(notes: list[str] | None = None) -> AnswerStream:
+    """The answer of the thread's next check, with ``notes`` on the user's message."""
+    return AnswerStream(len((await thread_values(str(cl.context.session.thread_id))).get("results", [])), notes or [])
+
+
+async def write_contexts(answer: AnswerStream) -> None:
+    """The generated contexts of the turn's check (agent.followup.supplement), written into its answer as each one
+    comes; nothing when the check's run ended otherwise (no check, an error)."""
+    rt = await chat_runtime()
+    config = thread_config(str(cl.context.session.thread_id))
+    if "supplement" not in (await rt.graph.aget_state(config)).next:
+        return
+    deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))
+    try:
+        async for mode, data in rt.graph.astream(None, config, context=deps, stream_mode=["updates", "custom"]):
+            if mode == "custom" and isinstance(data, dict) and "supplement" in data:
+                await answer.context(data["supplement"])
+            elif mode == "updates" and "supplement" in data:
+                await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
+    except Exception as e:  # the answer stands as it was kept: the contexts are extra, never worth the turn
+        log.exception("the generated contexts could not be written")
+        await answer.failed(f"{type(e).__name__}: {e}")

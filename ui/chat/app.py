@@ -26,7 +26,7 @@ from tools.admission import AdmissionUnavailableError
 from tools.files import storage_problem
 from tools.index.local import IndexMissingError
 from tools.models.verifier import VerifierArtifactError
-from ui.chat.answer_stream import AnswerStream
+from ui.chat.answer_stream import AnswerStream, new_answer, write_contexts
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
 from ui.chat.first_screen import PROFILE, STARTERS
@@ -113,11 +113,6 @@ def thread_id() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def new_answer(notes: list[str] | None = None) -> AnswerStream:
-    """The answer of the thread's next check, with ``notes`` on the user's message."""
-    return AnswerStream(len((await thread_values(thread_id())).get("results", [])), notes or [])
-
-
 async def run_turn(
     text: str | None, resuming: str | None = None, verbatim: bool = False, answer: AnswerStream | None = None
 ) -> dict[str, Any]:
@@ -171,25 +166,6 @@ async def run_turn(
         await progress.finish()
     snapshot = await rt.graph.aget_state(thread_config(thread_id()))
     return dict(snapshot.values)
-
-
-async def write_contexts(answer: AnswerStream) -> None:
-    """The generated contexts of the turn's check (agent.followup.supplement), written into its answer as each one
-    comes; nothing when the check's run ended otherwise (no check, an error)."""
-    rt = await chat_runtime()
-    config = thread_config(thread_id())
-    if "supplement" not in (await rt.graph.aget_state(config)).next:
-        return
-    deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))
-    try:
-        async for mode, data in rt.graph.astream(None, config, context=deps, stream_mode=["updates", "custom"]):
-            if mode == "custom" and isinstance(data, dict) and "supplement" in data:
-                await answer.context(data["supplement"])
-            elif mode == "updates" and "supplement" in data:
-                await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
-    except Exception as e:  # the answer stands as it was kept: the contexts are extra, never worth the turn
-        log.exception("the generated contexts could not be written")
-        await answer.failed(f"{type(e).__name__}: {e}")
 
 
 async def queued_turn(
