@@ -35,8 +35,19 @@ class ChatSession:
         self.outputs: list[str] = []  # every assistant message, in order
         self.step_names: list[str] = []  # the name of every other step (a check's steps), in order
         self._waiting: tuple[str, asyncio.Future[str]] | None = None
+        self._tasks = {"started": 0, "open": 0}  # Chainlit's task_start / task_end: a turn's handler runs between
+        self._sent_after = 0  # tasks started before the last message was sent
         self.sio = socketio.AsyncClient(reconnection=False)
         self.sio.on("new_message", self._on_new)
+        self.sio.on("task_start", self._on_task_start)
+        self.sio.on("task_end", self._on_task_end)
+
+    async def _on_task_start(self, *_: object) -> None:
+        self._tasks["started"] += 1
+        self._tasks["open"] += 1
+
+    async def _on_task_end(self, *_: object) -> None:
+        self._tasks["open"] = max(0, self._tasks["open"] - 1)
 
     async def _on_new(self, step: dict[str, Any]) -> None:
         output = str(step.get("output") or "")
@@ -79,11 +90,21 @@ class ChatSession:
         """Send one user message; return the first assistant output containing `done_marker`."""
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._waiting = (done_marker, future)
+        self._sent_after = self._tasks["started"]
         await self.sio.emit("client_message", {"message": self.user_message(text), "fileReferences": None})
         try:
             return await asyncio.wait_for(future, timeout)
         finally:
             self._waiting = None
+
+    async def settled(self, timeout: float) -> None:
+        """Wait until the handler of the last message sent has ended (a check's answer comes before its papers'
+        generated contexts: the turn ends after them)."""
+        deadline = time.perf_counter() + timeout
+        while self._tasks["started"] <= self._sent_after or self._tasks["open"]:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"the turn did not end in {timeout:.0f} s")
+            await asyncio.sleep(0.05)
 
 
 async def ask(url: str, cookie: str, text: str, done_marker: str, timeout: float) -> dict[str, Any]:

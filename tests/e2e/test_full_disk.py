@@ -52,11 +52,14 @@ async def check_fill_check(server: ChatServer, data: Path, copies: Path) -> dict
     cookie = await login_cookie(server.url, USER, PASSWORD)
     async with ChatSession(server.url, cookie) as first, ChatSession(server.url, cookie) as second:
         before = await first.send(CLAIM, "Verdict:", TIMEOUT_S)
+        await first.settled(TIMEOUT_S)  # the papers' contexts written: the server idle before the disk fills
         filler = fill(inside)
         unsaved = await second.send(CLAIM, UNSAVED, TIMEOUT_S)
+        await second.settled(TIMEOUT_S)
         kept = thread_results(copied(inside / "threads.sqlite", copies / "full"), first.thread_id)
         filler.unlink()
         after = await second.send(CLAIM, "Verdict:", TIMEOUT_S)
+        await second.settled(TIMEOUT_S)  # idle again before the stores are copied
         threads = copied(inside / "threads.sqlite", copies / "after")
         chainlit = copied(inside / "chainlit" / "chainlit.sqlite", copies / "after")
         errors = first.errors + second.errors

@@ -30,7 +30,9 @@ SLOTS = 2
 TIMEOUT_S = 1800.0
 QUEUED = re.compile(r"Queued: number (\d+)")
 ASK_SOURCES = "What are the sources behind sentence 1?"
-SOURCES_MARKER = "Sentence 1:"
+# the reply to ASK_SOURCES: "**Sentence 1:** …", or "there is no sentence 1: …" when a chat's answer has no sentence
+# (under load the LLM's reading can run out of time, and such a check's answer may have none)
+SOURCES_REPLY = re.compile(r"(?i)\bsentence 1:")
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +70,13 @@ class Watcher(ChatSession):
         super().__init__(url, cookie)
         self.places: list[int] = []
         self.arrivals: list[float] = []
-        self.marker = ""
+        self.marker: re.Pattern[str] | None = None
+        self.disconnected = False
         self.sio.on("update_message", self._on_update)
+        self.sio.on("disconnect", self._on_disconnect)
+
+    async def _on_disconnect(self, *_: object) -> None:
+        self.disconnected = True
 
     async def _on_new(self, step: dict[str, Any]) -> None:
         await super()._on_new(step)
@@ -82,10 +89,10 @@ class Watcher(ChatSession):
 
     def _seen(self, output: str) -> None:
         self.places += [int(k) for k in QUEUED.findall(output)]
-        if self.marker and self.marker in output:
+        if self.marker and self.marker.search(output):
             self.arrivals.append(time.perf_counter())
 
-    async def burst(self, text: str, marker: str, n: int, timeout: float) -> list[float]:
+    async def burst(self, text: str, marker: re.Pattern[str], n: int, timeout: float) -> list[float]:
         """Send `n` copies of a message at once; seconds from sending to each matching reply, in arrival order."""
         self.marker, self.arrivals = marker, []
         t0 = time.perf_counter()
@@ -112,7 +119,7 @@ async def load(url: str) -> dict[str, Any]:
         answer_s = await asyncio.gather(*(check(c) for c in chats))
         wall = time.perf_counter() - t0
         sources_s = await asyncio.gather(
-            *(c.burst(ASK_SOURCES, SOURCES_MARKER, SOURCE_REQUESTS_PER_CHAT, 300.0) for c in chats)
+            *(c.burst(ASK_SOURCES, SOURCES_REPLY, SOURCE_REQUESTS_PER_CHAT, 300.0) for c in chats)
         )
         return {"chats": chats, "answer_s": list(answer_s), "wall_s": wall, "sources_s": sources_s}
     finally:
@@ -135,7 +142,10 @@ def test_twenty_chats_on_the_embedded_llm(embedded_server: ChatServer, tmp_path:
     assert all(c.places == sorted(c.places, reverse=True) for c in queued), [c.places for c in queued]
     assert max(c.places[0] for c in queued) >= CHATS - SLOTS - 1  # places are counted, not all "1"
     sources = [s for per_chat in run["sources_s"] for s in per_chat]
-    assert len(sources) == CHATS * SOURCE_REQUESTS_PER_CHAT, "every sources request is answered"
+    replies = zip(chats, run["sources_s"], strict=True)
+    short = [(k, len(got), c.disconnected, c.outputs[-2:]) for k, (c, got) in enumerate(replies)
+             if len(got) < SOURCE_REQUESTS_PER_CHAT]
+    assert not short, f"every sources request is answered; (chat, replies, socket dropped, last outputs): {short}"
     report = {
         "chats": CHATS,
         "answered": len(answers),
