@@ -86,9 +86,11 @@ class JudgeCalibration:
     gate_threshold: float = 0.5
     # what the LLM's bearing question reads, as the gate was fitted on it: "shown" (the evidence sentences shown),
     # or "context" (the abstract around them, agent.judge.direction.abstract_text); and whether it is asked of the
-    # claim's opposite too, P(Yes) being the mean of the two
+    # claim's opposite too, P(Yes) being the mean of the two or, with gate_combines "max", the higher: a null
+    # finding ("no association was found") is a finding on the opposite that a small model reads as none on the claim
     gate_reads: str = "shown"
     gate_asks_opposite: bool = False
+    gate_combines: str = "mean"
     # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)))
     direction_weights: tuple[float, float] = (0.0, 1.0)
     fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and the held-out figures
@@ -102,6 +104,10 @@ class JudgeCalibration:
         """P(the abstract bears on the claim) from its strongest sentence's 1 - P(nei) and the LLM's P(Yes)."""
         b0, b1, b2 = self.gate_weights
         return round(sigmoid(b0 + b1 * logit(strongest) + b2 * logit(llm_p_bears)), 4)
+
+    def llm_bears(self, p_claim: float, p_opposite: float) -> float:
+        """The LLM's P(Yes) of the claim and of its opposite made one, as the gate was fitted (``gate_combines``)."""
+        return round(max(p_claim, p_opposite) if self.gate_combines == "max" else (p_claim + p_opposite) / 2, 4)
 
     def passes(self, bearing: float) -> bool:
         return bearing >= self.gate_threshold
@@ -139,6 +145,7 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
         gate_threshold=float(raw["gate_threshold"]),
         gate_reads=str(raw.get("gate_reads", "shown")),
         gate_asks_opposite=bool(raw.get("gate_asks_opposite", False)),
+        gate_combines=str(raw.get("gate_combines", "mean")),
         direction_weights=tuple(raw["direction_weights"]),
         fitted=dict(raw.get("fitted", {})),
     )

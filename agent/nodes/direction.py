@@ -86,13 +86,14 @@ def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: 
 def gate_reading(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[Evidence], text: str, claim: str,
                  opposite: str) -> tuple[float, Usage]:
     """The LLM's P(Yes, the evidence bears on the claim) as the gate was fitted: on the shown sentences ``text`` or
-    the abstract around them, and the mean with the same question of the opposite where the calibration asks it."""
+    the abstract around them, with the same question of the opposite where the calibration asks it (the mean or the
+    higher of the two, JudgeCalibration.llm_bears)."""
     read = abstract_text(deps, doc_id, shown) if cal.gate_reads == "context" else text
     first = bears(deps.llm, read, claim)
     if not cal.gate_asks_opposite:
         return first.p_bears, first.usage
     second = bears(deps.llm, read, opposite)
-    return round((first.p_bears + second.p_bears) / 2, 4), first.usage + second.usage
+    return cal.llm_bears(first.p_bears, second.p_bears), first.usage + second.usage
 
 
 @timed("direction")

@@ -11,7 +11,10 @@ yes/no gate reads it as "no finding": on contradicting evidence the shipped gate
 every abstract of the replay (evals/training/bearing_replay.py) and asks, in this order (the abstract's prompts share
 their prefix, so a server with a prompt cache reads the abstract once):
 
-* P(Yes) that the abstract around the evidence bears on the claim, then on its opposite (prompts/bears.md).
+* P(Yes) that the abstract around the evidence bears on the claim, then on its opposite (prompts/bears.md);
+* P(Yes) that the shown sentences bear on the claim (the shipped question), then on its opposite: a null finding
+  ("no association was found") is a finding on "X does not cause Y" even where the 1.5B model reads it as none on
+  "X causes Y". These go to ``shown_opposite.jsonl`` beside the answers.
 
 The direction stays the replay's: the contrastive call on the shown sentences reads the side of SciFact's evidence
 right about four times in five; the gate is what drops the papers that refute. The abstract around the evidence is
@@ -44,11 +47,13 @@ from evals.studies.replay_folds import (
     ask_report_main,
     judges_compared,
     mean_of,
+    read_answers,
     side_aucs,
     study_rows,
 )
 
 ANSWERS = REPO_ROOT / "evals" / "results" / "in_context" / "answers.jsonl"
+SHOWN = "shown_opposite.jsonl"  # beside the answers: the shown sentences asked of the claim and of its opposite
 
 
 def read_in_context(llm: Any, context: str, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -66,10 +71,33 @@ def read_in_context(llm: Any, context: str, row: Mapping[str, Any]) -> dict[str,
     return answer
 
 
+def read_shown(llm: Any, shown: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """The shipped bearing question on the shown sentences, of the claim and then of its opposite, as the judge asks
+    them in a check (the second shares the first's prompt prefix); seconds per call."""
+    from agent.judge.direction import bears
+
+    answer: dict[str, Any] = {"seconds": {}}
+    for key, statement in (("p_shown_bears", row["text"]), ("p_shown_bears_opposite", row["opposite"])):
+        t0 = time.perf_counter()
+        answer[key] = bears(llm, shown, statement).p_bears
+        answer["seconds"][key] = round(time.perf_counter() - t0, 3)
+    return answer
+
+
 def ask(limit: int | None, path: Path = ANSWERS) -> None:
     from agent.judge.direction import abstract_text
 
     ask_replay(limit, path, read_in_context, "in context", reader=abstract_text)
+    ask_replay(limit, path.with_name(SHOWN), read_shown, "shown, claim and opposite")
+
+
+def with_shown(rows: list[dict[str, Any]], answers: Path) -> list[dict[str, Any]]:
+    """The rows whose every abstract also has its shown-sentence answers (``read_shown``), merged into its answer."""
+    shown = {a["pair"]: a for a in read_answers(answers.with_name(SHOWN))}
+    return [{**r, "docs": [{**d, "answer": {**d["answer"], **shown[d["pair"]],
+                                            "seconds": {**d["answer"]["seconds"], **shown[d["pair"]]["seconds"]}}}
+                           for d in r["docs"]]}
+            for r in rows if all(d["pair"] in shown for d in r["docs"])]
 
 
 JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
@@ -79,13 +107,22 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
         lambda d, a: (mean_of(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 4),
     "gate in context or on the shown sentences, the higher": (
         lambda d, a: (max(a["p_bears"], d["llm_p_bears"]), d["llm_p_claim"]), 4),
+    "gate in context, of the claim and its opposite, the higher": (
+        lambda d, a: (max(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 4),
+    "gate on the shown sentences, asked of the claim and its opposite": (
+        lambda d, a: (mean_of(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 3),
+    "gate on the shown sentences, of the claim and its opposite, the higher": (
+        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 3),
+    "the highest of the shown sentences and the context, of the claim and its opposite": (
+        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"], a["p_bears"], a["p_bears_opposite"]),
+                      d["llm_p_claim"]), 5),
 }
 
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from agent.settings.app import get_settings
 
-    rows = study_rows(answers, "in_context")
+    rows = with_shown(study_rows(answers, "in_context"), answers)
     if not rows:
         return 2
     docs = [d for r in rows for d in r["docs"]]
@@ -107,9 +144,16 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
             "in context: P(Yes)": aucs(lambda d: d["answer"]["p_bears"]),
             "in context: P(Yes), claim and opposite": aucs(
                 lambda d: mean_of(d["answer"]["p_bears"], d["answer"]["p_bears_opposite"])),
+            "shown sentences: P(Yes), claim and opposite": aucs(
+                lambda d: mean_of(d["llm_p_bears"], d["answer"]["p_shown_bears_opposite"])),
+            "shown sentences: P(Yes), claim and opposite, the higher": aucs(
+                lambda d: max(d["llm_p_bears"], d["answer"]["p_shown_bears_opposite"])),
         },
         "median_seconds": {k: round(float(np.median([d["answer"]["seconds"][k] for d in docs])), 3)
-                           for k in ("p_bears", "p_bears_opposite")},
+                           for k in ("p_bears", "p_bears_opposite", "p_shown_bears", "p_shown_bears_opposite")},
+        # the replay's shipped reading against the same question asked again here: the replay is reproducible
+        "shown_p_bears_max_difference": round(max(abs(d["answer"]["p_shown_bears"] - d["llm_p_bears"])
+                                                  for d in docs), 4),
         "judges": judges_compared(rows, JUDGES, get_settings().judge.min_confidence),
     }
     write_experiment(out, "in_context", res, markdown)
@@ -152,7 +196,9 @@ def markdown(res: Mapping[str, Any]) -> str:
         lines.append(f"| {name} | {a['evidence']} | {a['contradicting']} | {a['supporting']} |")
     lines += ["", f"Median seconds per call, asked on a 2-core {res['machine']} (the answers were recorded by `ask`, "
               "on the same machine as this report): "
-              + "; ".join(f"{k} {v}" for k, v in res["median_seconds"].items()) + ".", ""]
+              + "; ".join(f"{k} {v}" for k, v in res["median_seconds"].items()) + ". The shown sentences asked "
+              "of the claim again here differ from the replay's recorded answer by at most "
+              f"{res['shown_p_bears_max_difference']} (P(Yes)).", ""]
     return "\n".join(lines)
 
 

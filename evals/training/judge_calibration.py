@@ -2,7 +2,7 @@
 slice of train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
 
     python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge/judge_calibration.json]
-        [--gate-reads shown|context] [--gate-asks-opposite]
+        [--gate-reads shown|context] [--gate-asks-opposite [--gate-combines mean|max]]
 
 It reads the judge's replay (evals/training/bearing_replay.py: for each retrieved abstract of each held-out claim,
 the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim) against the opposite) and fits:
@@ -24,8 +24,10 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
   evidence abstracts above it.
 
 The gate's LLM reading is the replay's P(Yes) on the shown sentences, or with ``--gate-reads context`` the P(Yes)
-on the abstract around them that evals/studies/in_context.py recorded for the same abstracts (``--gate-asks-opposite``:
-the mean of the claim's and its opposite's); the fitted file names the reading, and the judge reads the same.
+on the abstract around them that evals/studies/in_context.py recorded for the same abstracts. With
+``--gate-asks-opposite`` it is the mean of the claim's and its opposite's P(Yes) (``--gate-combines max``: the
+higher), as the in-context study recorded them for the reading named. The fitted file names the reading, and the
+judge reads the same.
 
 Dev is never read here. Every trial is written to evals/results/judge_calibration_heldout.json.
 """
@@ -51,6 +53,8 @@ REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "agent" / "judge" / "judge_calibration.json"
 # the in-context study's answers (evals/studies/in_context.py): the bearing question on the abstract around the evidence
 IN_CONTEXT = REPO / "evals" / "results" / "in_context" / "answers.jsonl"
+# and the shipped question on the shown sentences, of the claim and of its opposite
+SHOWN_OPPOSITE = IN_CONTEXT.with_name("shown_opposite.jsonl")
 FLOOR_KEEPS = 0.97  # the share of held-out evidence abstracts the LLM must still be asked about
 
 
@@ -137,12 +141,17 @@ def pick(trials: list[dict[str, Any]], target: float) -> dict[str, Any]:
     return max(trials, key=lambda t: (t["precision"], t["f1"]))
 
 
-def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool) -> list[dict[str, Any]]:
-    """The replay's claims with the LLM's P(Yes) of the reading named, from evals/studies/in_context.py's answers for
-    the abstract in context; claims missing an answer are left out."""
-    if reads != "context":
-        raise SystemExit("--gate-asks-opposite is recorded for the abstract in context only (--gate-reads context)")
-    got = {a["pair"]: a for a in map(json.loads, IN_CONTEXT.read_text().splitlines())} if IN_CONTEXT.is_file() else {}
+def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool,
+                 combines: str = "mean") -> list[dict[str, Any]]:
+    """The replay's claims with the LLM's P(Yes) of the reading named, from evals/studies/in_context.py's answers
+    (``combines``: the mean or the higher of the claim's and the opposite's); claims missing an answer are left
+    out."""
+    from agent.judge.calibration import JudgeCalibration
+
+    path, keys = ((IN_CONTEXT, ("p_bears", "p_bears_opposite")) if reads == "context"
+                  else (SHOWN_OPPOSITE, ("p_shown_bears", "p_shown_bears_opposite")))
+    got = {a["pair"]: a for a in map(json.loads, path.read_text().splitlines())} if path.is_file() else {}
+    combined = JudgeCalibration(gate_combines=combines)
     out = []
     for r in rows:
         answers = [got.get(f"{r['claim']}:{d['doc_id']}") for d in r["docs"]]
@@ -151,7 +160,7 @@ def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool
         docs = []
         for d, a in zip(r["docs"], answers, strict=True):
             assert a is not None
-            p = (a["p_bears"] + a["p_bears_opposite"]) / 2 if asks_opposite else a["p_bears"]
+            p = combined.llm_bears(a[keys[0]], a[keys[1]]) if asks_opposite else a[keys[0]]
             docs.append({**d, "llm_p_bears": p})
         out.append({**r, "docs": docs})
     return out
@@ -166,7 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gate-reads", choices=("shown", "context"), default="shown",
                    help="what the LLM's bearing question reads: the shown sentences or the abstract around them")
     p.add_argument("--gate-asks-opposite", action="store_true",
-                   help="the bearing question is asked of the claim and of its opposite, and the mean is read")
+                   help="the bearing question is asked of the claim and of its opposite, and the two read as one")
+    p.add_argument("--gate-combines", choices=("mean", "max"), default="mean",
+                   help="with --gate-asks-opposite: the mean of the two P(Yes), or the higher")
     args = p.parse_args(argv)
 
     from agent.judge.calibration import JudgeCalibration
@@ -178,9 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no replay at {args.replay}: run python -m evals.training.bearing_replay first", file=sys.stderr)
         return 2
     if args.gate_reads == "context" or args.gate_asks_opposite:
-        rows = gate_reading(rows, args.gate_reads, args.gate_asks_opposite)
+        rows = gate_reading(rows, args.gate_reads, args.gate_asks_opposite, args.gate_combines)
         if not rows:
-            print("no in-context answers: run python -m evals.studies.in_context ask first", file=sys.stderr)
+            print("no answers for this reading: run python -m evals.studies.in_context ask first", file=sys.stderr)
             return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = np.array([d["gold"] is not None for d in docs])
@@ -238,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         "gate_threshold": chosen["threshold"],
         "gate_reads": args.gate_reads,
         "gate_asks_opposite": args.gate_asks_opposite,
+        "gate_combines": args.gate_combines,
         "direction_weights": [round(w, 4) for w in direction],
         "fitted": {
             "command": " ".join(["python -m evals.training.judge_calibration", *(argv or sys.argv[1:])]),

@@ -50,3 +50,25 @@ def test_the_gate_reads_what_its_calibration_was_fitted_on(make_deps) -> None:
     assert all(neighbour in q for q in asked) and opposite in asked[1]
     p, usage = gate_reading(JudgeCalibration(), deps, "101", shown, "the shown sentence", claim, opposite)
     assert p == 0.8 and usage.calls == 1 and neighbour not in str(deps.llm.calls[-1][-1].content)
+
+
+def test_a_gate_fitted_on_the_higher_reading_takes_the_opposites_null_finding(make_deps) -> None:
+    """Fitted with gate_combines "max", the gate gets the higher P(Yes) of the claim's and its opposite's questions
+    on the shown sentences: a null finding the LLM reads as a finding on "does not cause" counts in full."""
+    from agent.judge.calibration import JudgeCalibration
+    from agent.nodes.direction import gate_reading
+    from agent.state import Evidence
+
+    claim, opposite = "Macrolides protect against myocardial infarction.", "Macrolides do not protect against it."
+    deps = make_deps([
+        {"when": f"Claim: {claim}\n", "reply": "No", "top_logprobs": {"Yes": 0.3, "No": 0.7}},
+        {"when": f"Claim: {opposite}\n", "reply": "Yes", "top_logprobs": {"Yes": 0.9, "No": 0.1}},
+    ])
+    finding = "No effect was found for previous use of macrolides."
+    shown = [Evidence(n=1, doc_id="101", title="Macrolides and MI", sentence_index=3, sentence=finding)]
+    cal = JudgeCalibration(gate_asks_opposite=True, gate_combines="max")
+    p, usage = gate_reading(cal, deps, "101", shown, finding, claim, opposite)
+    assert p == 0.9 and usage.calls == 2
+    assert all(finding in str(c[-1].content) for c in deps.llm.calls)
+    p, _ = gate_reading(JudgeCalibration(gate_asks_opposite=True), deps, "101", shown, finding, claim, opposite)
+    assert p == 0.6  # the mean, for a calibration fitted on it
