@@ -81,6 +81,9 @@ def run_one(claim: dict[str, Any], deps: Deps, graph: Any) -> dict[str, Any]:
         "verdict": result["verdict"]["label"],
         "gold_in_sources": any(s["doc_id"] in claim["evidence"] for s in result["sources"]),
         "sentences": len(result["sentences"]),
+        # papers the LLM did not read (DIRECTION_SECONDS ran out, or it was down): listed, never counted
+        "unread_papers": sum(1 for s in result["silent"] if s.get("unread")),
+        "papers": len({s["doc_id"] for s in result["sources"]}) + len(result["silent"]),
     }
 
 
@@ -99,6 +102,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "cached_prompt_tokens_per_claim": statistics.mean(r["llm"].get("cached_tokens", 0) for r in runs),
         "completion_tokens_per_claim": statistics.mean(r["llm"]["completion_tokens"] for r in runs),
         "gold_in_sources": sum(r["gold_in_sources"] for r in runs) / len(runs),
+        "unread_papers": [sum(r.get("unread_papers", 0) for r in runs), sum(r.get("papers", 0) for r in runs)],
         "per_claim": runs,
     }
 
@@ -195,8 +199,8 @@ def markdown(r: dict[str, Any]) -> str:
     lines += [
         "",
         "| run | to first verdict median / p95 (s) | to judged verdict median / p95 (s) | final median / p95 (s) | "
-        "LLM calls | prompt (cached) + completion tokens | gold in sources |",
-        "|---|---|---|---|---|---|---|",
+        "LLM calls | prompt (cached) + completion tokens | gold in sources | papers not read for lack of time |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     names = {
         "embedded": "default (the verifier's gate, the LLM's direction, then the answer)",
@@ -212,7 +216,8 @@ def markdown(r: dict[str, Any]) -> str:
             f"{m['judged_seconds']['median']:.2f} / {m['judged_seconds']['p95']:.2f} | "
             f"{m['final_seconds']['median']:.2f} / {m['final_seconds']['p95']:.2f} | {m['llm_calls_per_claim']:.2f} | "
             f"{m['prompt_tokens_per_claim']:.0f} ({m['cached_prompt_tokens_per_claim']:.0f}) + "
-            f"{m['completion_tokens_per_claim']:.0f} | {m['gold_in_sources']:.2f} |"
+            f"{m['completion_tokens_per_claim']:.0f} | {m['gold_in_sources']:.2f} | "
+            f"{m['unread_papers'][0]} of {m['unread_papers'][1]} |"
         )
     for key in ("embedded", "embedded_verifier_direction"):
         if key in r:
