@@ -21,7 +21,7 @@ def unavailable_parts() -> Iterator[None]:
     """What a check needs that is missing or down (the index, the LLM, the verifier's artifact) as one CliError
     whose message says which and what to do, with EXIT_UNAVAILABLE."""
     from agent.llm.client import LLMUnavailableError
-    from tools.index.local import IndexMissingError
+    from tools.index.errors import IndexMissingError
     from tools.models.verifier import VerifierArtifactError
 
     try:

@@ -15,7 +15,8 @@ from tools.corpus import Abstract
 from tools.index.build import build_index, embed_sentences, finish_dense
 from tools.index.dense_store import sentence_text
 from tools.index.embed_cache import CachedEmbedder, EmbeddingCache
-from tools.index.local import CorpusIndex, DenseIndexBuilding
+from tools.index.errors import DenseIndexBuilding
+from tools.index.local import CorpusIndex
 from tools.index.manifest import read_manifest
 
 CLAIM = "The MMR vaccine causes autism."

@@ -1,4 +1,4 @@
-"""The documents kept beside the built corpus in the index folder, and their removal.
+"""The documents kept beside the built corpus in the index folder, their metadata refresh, and their removal.
 
 Abstracts fetched from live sources and the user's library are one JSON line each in `live_docs.jsonl` (a later
 line of the same id refreshes its metadata); the in-memory BM25 of kept documents is built from it, and their
@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tools.corpus import Abstract
+from tools.live.merge import union
 
 log = logging.getLogger(__name__)
 
@@ -230,3 +231,35 @@ def remove_documents(index_dir: Path, collection: Any, docs: Sequence[Abstract])
             raise RuntimeError("an earlier removal is not finished; open the index again to finish it")
         _write_replacing(index_dir / PENDING, json.dumps([e.model_dump() for e in entries]))
     return finish_removal(index_dir, collection)
+
+
+LISTED_METADATA = ("publication_types", "mesh_terms", "notices")  # a refresh adds to these lists
+
+
+def refreshed(old: Abstract, doc: Abstract) -> Abstract:
+    """A kept document ``old`` with the metadata of its fresh copy ``doc`` (citations, retraction, notices, venue
+    signal, publication types and MeSH terms); its text stays, so stored sentence numbers stay valid."""
+    return old.model_copy(
+        update={
+            k: getattr(doc, k)
+            for k in ("year", "venue", "doi", "pmid", "url", "citation_count", "venue_citedness")
+            if getattr(doc, k) is not None
+        }
+        | {"retracted": old.retracted or doc.retracted}
+        | {k: union(getattr(old, k), getattr(doc, k)) for k in LISTED_METADATA}
+    )
+
+
+class Documents(dict[str, Abstract]):
+    """The index's documents by id. A kept document removed while the index is open is no longer in it (`in` says
+    no, iteration leaves it out, no search finds it), but a lookup by its id still gives its text: a check that
+    found it before the removal reads it to its end."""
+
+    def __init__(self, docs: Mapping[str, Abstract], left: Mapping[str, Abstract]) -> None:
+        super().__init__(docs)
+        self.left = dict(left)
+
+    def __missing__(self, doc_id: str) -> Abstract:
+        if doc_id in self.left:
+            return self.left[doc_id]
+        raise KeyError(doc_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,61 +33,27 @@ from tools.index.dense_store import (
     store_errors,
     upsert_embeddings,
 )
+from tools.index.errors import DenseIndexBuilding, IndexDamagedError, IndexMissingError
 from tools.index.live_docs import (
     LIVE_DOCS,
+    Documents,
     Removed,
     append_live_docs,
     finish_removal,
     now_iso,
     pending_removal,
     read_live_docs,
+    refreshed,
     removal_stamp,
     remove_documents,
     removed_log,
 )
 from tools.index.manifest import MANIFEST, dense_left, read_manifest
-from tools.live.merge import union
 from tools.models.embedder import Embedder, get_embedder
 
 log = logging.getLogger(__name__)
-LISTED_METADATA = ("publication_types", "mesh_terms", "notices")  # a refresh adds to these lists
-
 INDEX_VERSION = 2
 __all__ = ["LIVE_DOCS", "CorpusIndex", "read_live_docs"]
-
-
-class DenseIndexBuilding(DenseStoreError):
-    """The dense index is still being built: the keyword index answers meanwhile."""
-
-    def __init__(self, done: int, of: int) -> None:
-        super().__init__(f"the dense index is still being built ({done:,} of {of:,} sentences, {100 * done // of} %)")
-        self.done, self.of = done, of
-
-
-class IndexMissingError(RuntimeError):
-    """No usable index on disk."""
-
-
-class IndexDamagedError(IndexMissingError):
-    """A part of the index on disk cannot be read; building the index again mends it."""
-
-    def __init__(self, index_dir: Path, what: str) -> None:
-        super().__init__(f"the index at {index_dir} is damaged ({what}); rebuild it with `claimtrace index --force`")
-
-
-class Documents(dict[str, Abstract]):
-    """The index's documents by id. A kept document removed while the index is open is no longer in it (`in` says
-    no, iteration leaves it out, no search finds it), but a lookup by its id still gives its text: a check that
-    found it before the removal reads it to its end."""
-
-    def __init__(self, docs: Mapping[str, Abstract], left: Mapping[str, Abstract]) -> None:
-        super().__init__(docs)
-        self.left = dict(left)
-
-    def __missing__(self, doc_id: str) -> Abstract:
-        if doc_id in self.left:
-            return self.left[doc_id]
-        raise KeyError(doc_id)
 
 
 class CorpusIndex:
@@ -241,15 +207,7 @@ class CorpusIndex:
                     continue
                 if old.source is None:
                     continue
-                fresh = old.model_copy(
-                    update={
-                        k: getattr(doc, k)
-                        for k in ("year", "venue", "doi", "pmid", "url", "citation_count", "venue_citedness")
-                        if getattr(doc, k) is not None
-                    }
-                    | {"retracted": old.retracted or doc.retracted}
-                    | {k: union(getattr(old, k), getattr(doc, k)) for k in LISTED_METADATA}
-                )
+                fresh = refreshed(old, doc)
                 if fresh != old:
                     changed.append(fresh)
             if new:

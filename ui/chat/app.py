@@ -24,7 +24,7 @@ from agent.store.checkpoint import CheckpointUnavailableError
 from agent.store.feedback import record_feedback
 from tools.admission import AdmissionUnavailableError
 from tools.files import storage_problem
-from tools.index.local import IndexMissingError
+from tools.index.errors import IndexMissingError
 from tools.models.verifier import VerifierArtifactError
 from ui.chat.answer_stream import AnswerStream, new_answer, write_contexts
 from ui.chat.credentials import credentials_ok

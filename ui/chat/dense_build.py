@@ -1,7 +1,7 @@
 """The dense index finished behind the chat: when `make run` built only the keyword index (`claimtrace index
 --keyword-first`), the chat server embeds the rest in a background thread of its own process, so that the checks it
 serves search by meaning as soon as the index is whole, without a restart. Checks made meanwhile search by keyword
-and say so (tools.index.local.DenseIndexBuilding); the terminal shows the build's progress, and a new chat says how
+and say so (tools.index.errors.DenseIndexBuilding); the terminal shows the build's progress, and a new chat says how
 far it is (``building_line``).
 
 The build holds between batches while a check runs (``busy``): on two cores, embedding beside the LLM slows both, and

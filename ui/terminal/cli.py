@@ -101,7 +101,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from agent.settings.app import get_settings
     from tools.corpus import CorpusError, resolve_corpus_path
     from tools.index.build import build_index
-    from tools.index.local import IndexMissingError
+    from tools.index.errors import IndexMissingError
     from tools.index.manifest import dense_left
 
     settings = get_settings()

@@ -32,7 +32,8 @@ def cmd_add(args: argparse.Namespace) -> int:
 
     from agent.settings.app import get_settings
     from tools.documents.library import SUFFIXES, AddReport, LibraryStoreError, add_to_library, plan
-    from tools.index.local import CorpusIndex, IndexMissingError
+    from tools.index.errors import IndexMissingError
+    from tools.index.local import CorpusIndex
     from ui.shared.untrusted import plain
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # a damaged PDF is one line of ours, not pypdf's log

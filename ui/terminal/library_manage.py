@@ -47,7 +47,8 @@ def add_library_manage_parser(sub: Any) -> None:
 
 
 def _open_index(settings: Settings) -> Any:
-    from tools.index.local import CorpusIndex, IndexMissingError
+    from tools.index.errors import IndexMissingError
+    from tools.index.local import CorpusIndex
 
     # Chroma cannot rebuild claimtrace's embedding function from a stored collection; the index passes its own
     warnings.filterwarnings("ignore", message="Could not reconstruct embedding function", category=UserWarning)
