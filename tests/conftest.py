@@ -141,13 +141,17 @@ def decompose_rule(questions: list[str], opposite: str) -> dict[str, Any]:
 def direction_rules(
     claim: str, supports: bool = True, evidence_end: str = "", bears: bool = True
 ) -> list[dict[str, Any]]:
-    """Scripted replies of an LLM that reads the evidence as reporting a finding on the claim (``bears``) and as
-    supporting the claim (or, ``supports=False``, its opposite) in both orders of the contrastive choice
-    (agent/judge/direction.py). ``evidence_end``: the last words of the evidence the rules apply to (all evidence when
-    empty)."""
+    """Scripted replies of an LLM that reads the evidence as reporting a finding on the claim and on its opposite
+    (``bears``; the gate asks both, agent.nodes.direction.gate_reading) and as supporting the claim (or,
+    ``supports=False``, its opposite) in both orders of the contrastive choice (agent/judge/direction.py).
+    ``evidence_end``: the last words of the evidence the rules apply to (all evidence when empty)."""
+    from agent.judge.direction import opposite_of
+
     fence = f"{evidence_end}\n</evidence>\n\n" if evidence_end else ""
+    opposite = opposite_of(None, claim)[0]  # as the check makes it without an LLM: a rule, else the template
     return [
         {"when": f"{fence}Claim: {claim}\n\nDoes the evidence report", "reply": "Yes" if bears else "No"},
+        {"when": f"{fence}Claim: {opposite}\n\nDoes the evidence report", "reply": "Yes" if bears else "No"},
         {"when": f"{fence}Statement A: {claim}", "reply": "A" if supports else "B"},
         {"when": f"{fence}Statement B: {claim}", "reply": "B" if supports else "A"},
     ]

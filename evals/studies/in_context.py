@@ -110,12 +110,12 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
     "gate in context, of the claim and its opposite, the higher": (
         lambda d, a: (max(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 4),
     "gate on the shown sentences, asked of the claim and its opposite": (
-        lambda d, a: (mean_of(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 3),
+        lambda d, a: (mean_of(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
     "gate on the shown sentences, of the claim and its opposite, the higher": (
-        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 3),
+        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
     "the highest of the shown sentences and the context, of the claim and its opposite": (
         lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"], a["p_bears"], a["p_bears_opposite"]),
-                      d["llm_p_claim"]), 5),
+                      d["llm_p_claim"]), 6),
 }
 
 

@@ -243,6 +243,7 @@ def test_bearing_and_direction_are_asked_once_per_source(make_deps):
     run_claim(ALDH1_WORSE, deps)
     asked = [str(call[-1].content) for call in deps.llm.calls]
     assert sum(f"Claim: {ALDH1_WORSE}" in a for a in asked) == 1
+    assert sum(f"Claim: {ALDH1_BETTER}" in a for a in asked) == 1  # the gate asks of the opposite too
     assert sum(f"Statement A: {ALDH1_WORSE}" in a or f"Statement B: {ALDH1_WORSE}" in a for a in asked) == 2
 
 

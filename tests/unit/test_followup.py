@@ -132,9 +132,9 @@ def test_first_message_is_checked_and_kept(make_deps: Any):
     assert shown["citations"] == [1] and shown["revision"] == "replaced" and shown["status"] == "supported"
     assert [(c["action"], c["status"]) for c in result["corrections"]] == [("replaced", "contradicted")]
     assert "dangerous" not in result["original_answer"]
-    # three calls per source (does it bear, then its direction in both orders), the answer and one rewrite: no
-    # questions
-    directions = 3 * len(result["assessments"])
+    # four calls per source (does it bear on the claim, on its opposite, then its direction in both orders), the
+    # answer and one rewrite: no questions
+    directions = 4 * len(result["assessments"])
     assert "total" in result["timings"] and result["llm"]["calls"] == directions + 2 and directions
 
 

@@ -75,8 +75,10 @@ def test_by_default_the_llm_reads_direction_then_answers_and_asks_no_questions(m
                      verifier_rules=VERIFIER_RULES)
     state = run_claim(CLAIM, deps)
     assert not state["verdict"].provisional and len(deps.llm.calls) >= 1
-    assert "Does the evidence report" in str(deps.llm.calls[0][-1].content)
-    assert "Statement A:" in str(deps.llm.calls[1][-1].content)
+    asked = [str(call[-1].content) for call in deps.llm.calls]
+    assert "Does the evidence report" in asked[0] and f"Claim: {CLAIM}" in asked[0]
+    assert "Does the evidence report" in asked[1] and "Claim: The MMR vaccine does not cause autism." in asked[1]
+    assert "Statement A:" in asked[2]
     assert "decompose" not in state["timings"] and [q.kind for q in state["queries"]] == ["claim", "opposite"]
     assert state["opposite"] == "The MMR vaccine does not cause autism."  # the rule-made opposite
 
@@ -112,9 +114,9 @@ def test_full_run_matches_the_json_contract(make_deps):
     assert result["queries"][0] == CLAIM and result["queries"][-1] == "The MMR vaccine does not cause autism."
     assert result["queries"][1] == "It is not true that the MMR vaccine causes autism."
     assert result["verdict"]["label"] == "Generally refuted"
-    # three calls per source (does it bear, its direction in both orders), decompose, answer, then one rewrite per
-    # flagged sentence that cites an existing source
-    directions = 3 * len(result["assessments"])
+    # four calls per source (does it bear on the claim, on its opposite, its direction in both orders), decompose,
+    # answer, then one rewrite per flagged sentence that cites an existing source
+    directions = 4 * len(result["assessments"])
     rewrites = ["<draft>" in "\n".join(str(m.content) for m in call) for call in deps.llm.calls[directions + 2 :]]
     assert result["llm"]["calls"] == directions + 2 + len(rewrites) and all(rewrites)
     assert set(result["timings"]) >= {"claim_queries", "decompose", "retrieve", "answer", "verify", "correct", "total"}
