@@ -26,10 +26,14 @@ KNOWN_MISSES: dict[str, str] = {
 # reversal of 53) and macrolides (743 is the reversal of 742)
 CLAIMS = [(51, "45638119", "CONTRADICT"), (53, "45638119", "SUPPORT"), (743, "32159283", "CONTRADICT"),
           (742, "32159283", "SUPPORT")]
+# Claims whose evidence abstract the gate counts while the LLM cannot tell which way it points: its P(claim) is near
+# 0.5, well inside No Evidence (0.42-0.58), so the paper is read, counted by the gate, and too weak to take a side
+UNDECIDED = {
+    743: "the gate counts the null finding 'No effect was found for previous use of macrolides' (it is asked of the "
+    "opposite too: P(about the claim) 0.48 against the threshold 0.35), but the LLM reads its direction as P(claim) "
+    "0.50",
+}
 CLAIM_MISSES = {
-    743: "the gate leaves out its evidence abstract: the LLM reads no finding on 'Macrolides protect against "
-    "myocardial infarction' in 'No effect was found for previous use of macrolides' (P(about the claim) 0.14 "
-    "against the threshold 0.40)",
     742: "'Macrolides have no protective effect' against its template opposite 'It is not true that macrolides have "
     "no protective effect': the LLM cannot tell (P(claim) 0.45, No Evidence)",
 }
@@ -88,6 +92,9 @@ def test_dev_claims_and_their_reversals_are_read_the_right_way(
     assert doc_id in judged, f"claim {claim_id}: the gate left out its evidence abstract: {why}"
     a = judged[doc_id]
     assert a.judged_by == "verifier+llm" and a.p_claim is not None
-    assert (a.p_claim > 0.5) == (expected == "SUPPORT"), a
+    if claim_id in UNDECIDED:  # the known weakness: counted, but no side (a reading that takes one ends this entry)
+        assert a.label == "No Evidence", (UNDECIDED[claim_id], a)
+    else:
+        assert (a.p_claim > 0.5) == (expected == "SUPPORT"), a
     verdict = state["verdict"]
     assert verdict_sign(verdict.leaning or verdict.label) != (-1 if expected == "SUPPORT" else 1), verdict
