@@ -60,7 +60,9 @@ def markdown(rows: list[dict[str, Any]], dev: Mapping[str, Any] | None, command:
         "SciFact train claims: its gate, direction and threshold fitted on four folds of claims, labelling the fifth "
         "(evals/studies/replay_folds.py). The verdict's side is the sign of the mean score of the papers that count. "
         "Rows of a study with fewer claims than the others are on other folds: compare them with the shipped row "
-        "of their own study.",
+        "of their own study. A row marked shipped names the judge shipped when its study ran (the gate asking of "
+        "the claim alone); the judge shipped now is in_context's \"gate on the shown sentences, of the claim and its "
+        "opposite, the higher\" (agent/judge/judge_calibration.json names its reading).",
         "",
         "| study | judge | claims | LLM calls per abstract | " + " | ".join(
             f"{g}: right / wrong / none" for g in GOLD_CLASSES) + " | right of settled | right when a side is "
@@ -74,14 +76,15 @@ def markdown(rows: list[dict[str, Any]], dev: Mapping[str, Any] | None, command:
                      f"{r.get('llm_calls_per_abstract', '–')} | " + " | ".join(cells)
                      + f" | {c['right_of_settled']} | {c['right_when_sided']} | {s['precision']} | {s['recall']} "
                      f"| {s['f1']} |")
-    lines += ["", "## SciFact dev, the shipped judge", ""]
+    lines += ["", "## SciFact dev, the judge of the committed full run", ""]
     if dev is None:
         lines.append("No committed dev run.")
     else:
         lines += [
             "From the committed dev run ([claim_level_dev.md](claim_level_dev.md)): right side on "
             f"{dev['right_of_settled']} of the {dev['settled']} claims the corpus settles, {dev['wrong_side']} on the "
-            "wrong side. No variant above has a dev run of its own yet.",
+            "wrong side. That run is of the judge that asked of the claim alone; no other variant has a full dev "
+            "run yet.",
         ]
     return "\n".join(lines) + "\n"
 
