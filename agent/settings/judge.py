@@ -33,8 +33,10 @@ class JudgeSettings(SettingsGroup):
     # threshold fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
     gate: bool = Field(True, validation_alias="EVIDENCE_GATE")
     # seconds of LLM time the direction may take per check; sources left when they run out are listed as not read,
-    # with the verifier's reading, and do not count (a note and a provisional verdict say so)
-    direction_seconds: float = Field(8.0, gt=0)
+    # with the verifier's reading, and do not count (a note and a provisional verdict say so). A paper read costs
+    # four short calls (bearing on the claim and on its opposite, direction in both orders): about 6 s on a 2-core
+    # CPU whose LLM decodes 10 tokens/s, so 15 s reads a check's three papers there; a faster LLM ends sooner
+    direction_seconds: float = Field(15.0, gt=0)
     # an answer sentence the verifier passes is asked of the LLM too (agent/answer/sentence_direction.py): below
     # this P(the cited papers support the sentence rather than its opposite) it is not supported (0 = not asked); the
     # seconds the asking may take per answer, after which the sentences left keep the verifier's reading
