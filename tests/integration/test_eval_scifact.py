@@ -137,13 +137,13 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     assert result["run"]["mode"] == "full" and result["run"]["claims_evaluated"] == N_FULL
     rule = "labelled abstracts: all (strongest first); no label below verdict confidence 0.5"
     assert rule in result["run"]["evidence"]  # the default rule is on record
-    # per claim, for each source the LLM reads, one call for whether it bears and, when it does, two for its
-    # direction; then the answer (the default asks the LLM for no search questions)
+    # per claim, for each source the LLM reads, two calls for whether it bears (on the claim, on its opposite) and,
+    # when it does, two for its direction; then the answer (the default asks the LLM for no search questions)
     records = read_records(tmp_path / "scifact_dev_full.predictions.jsonl.gz")
     directed = [sum(a["judged_by"] == "verifier+llm" for a in r["result"]["assessments"]) for r in records]
     aside = [sum(s["reason"].startswith("Not about the claim") for s in r["result"]["silent"]) for r in records]
     assert all(directed)  # every sentence supports: the gate passes sources, and the LLM reads each
-    calls = sum(3 * n + a + 1 for n, a in zip(directed, aside, strict=True)) / len(records)
+    calls = sum(4 * n + 2 * a + 1 for n, a in zip(directed, aside, strict=True)) / len(records)
     assert result["cost"]["llm_calls_per_claim"] == calls and result["cost"]["seconds_per_claim"] > 0
     # the script cites [1], [2] and the non-existent [77]: 2 valid of 3 written per answer
     assert result["faithfulness"]["citation_validity"] == pytest.approx(2 / 3)
