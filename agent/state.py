@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
@@ -13,9 +13,6 @@ from typing_extensions import TypedDict  # pydantic (LangGraph Studio's input sc
 
 from agent.paper_counts import side_counts
 from agent.settings.app import Settings
-
-T = TypeVar("T")
-K = TypeVar("K", bound=Hashable)
 
 if TYPE_CHECKING:  # the protocols only name these types; importing them loads torch and Chroma
     import numpy as np
@@ -80,15 +77,6 @@ class Evidence(BaseModel):
     # finding, read before the verifier; None for a sentence the shortlist did not score. The check's own working
     # figure, not part of its result (left out of every dump)
     shortlist_score: float | None = Field(default=None, exclude=True)
-
-
-def grouped(items: Iterable[T], key: Callable[[T], K]) -> dict[K, list[T]]:
-    """The items grouped by ``key``, in the order each key first appears: the evidence sentences of a paper under
-    its number [n] or its doc id."""
-    groups: dict[K, list[T]] = {}
-    for item in items:
-        groups.setdefault(key(item), []).append(item)
-    return groups
 
 
 def numbered(evidence: Sequence[Evidence]) -> list[Evidence]:

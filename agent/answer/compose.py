@@ -15,7 +15,8 @@ import re
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from agent.state import AnswerSentence, Evidence, Verdict, grouped
+from agent.grouping import grouped
+from agent.state import AnswerSentence, Evidence, Verdict
 from tools.text.premise import heading_section
 
 T = TypeVar("T")

@@ -22,9 +22,10 @@ import time
 from collections.abc import Sequence
 
 from agent.answer.compose import by_number
+from agent.grouping import grouped
 from agent.judge.direction import choose, evidence_text
 from agent.llm.client import LLMUnavailableError
-from agent.state import AnswerSentence, Deps, Evidence, Usage, grouped
+from agent.state import AnswerSentence, Deps, Evidence, Usage
 from tools.text.claim_rules import frame_removed
 from tools.text.opposite import negation, rule_opposite
 

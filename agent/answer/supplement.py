@@ -24,9 +24,10 @@ from langchain_core.language_models import BaseChatModel
 
 import prompts
 from agent.answer.checks import check_sentences
+from agent.grouping import grouped
 from agent.llm.calls import chat
 from agent.llm.client import LLMUnavailableError
-from agent.state import AnswerSentence, Deps, Evidence, StanceVerifier, Usage, grouped
+from agent.state import AnswerSentence, Deps, Evidence, StanceVerifier, Usage
 from tools.corpus import split_sentences
 from tools.text.premise import before, where
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent.grouping import grouped
 from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, counted, weight_in_words
 from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
-from agent.state import Evidence, SourceAssessment, Verdict, grouped
+from agent.state import Evidence, SourceAssessment, Verdict
 from tools.index.live_docs import removal_mark
 
 

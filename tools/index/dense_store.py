@@ -68,3 +68,16 @@ def upsert_embeddings(sentences_col: Any, docs: Sequence[Abstract], embedder: Em
             ids=ids[start : start + batch], embeddings=list(vecs), metadatas=metas[start : start + batch]
         )
     return len(texts)
+
+
+def holds_whole_corpus(collection: Any, corpus: Sequence[Abstract], sentences: int) -> bool:
+    """Whether ``collection`` holds every one of the corpus's ``sentences`` (`claimtrace index --chroma-url` or
+    another instance built it there). The build adds the corpus in order, so its last sentence comes last."""
+    last = next((d for d in reversed(corpus) if d.sentences), None)
+    if last is None:
+        return False
+    try:
+        held = collection.get(ids=[f"{last.doc_id}:{len(last.sentences) - 1}"], include=[])["ids"]
+        return bool(held) and int(collection.count()) >= sentences
+    except store_errors():
+        return False

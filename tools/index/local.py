@@ -28,6 +28,7 @@ from tools.index.bm25 import Hit, bm25_index, bm25_search
 from tools.index.dense_store import (
     DenseStoreError,
     chroma_client,
+    holds_whole_corpus,
     sentence_text,
     sentences_collection,
     store_errors,
@@ -233,28 +234,16 @@ class CorpusIndex:
 
     def dense_building(self) -> tuple[int, int] | None:
         """(sentences embedded, sentences in all) while the dense index is still being built (by this process or
-        another: the manifest on disk says); None once it is whole."""
+        another: the manifest on disk says); None once it is whole, or once the Chroma server holds the whole corpus
+        though the manifest says the build is under way (then this process neither builds nor waits for it)."""
         if dense_left(self.manifest) is None:
             return None
         self.manifest = read_manifest(self.index_dir) or self.manifest
-        if (left := dense_left(self.manifest)) is not None and self._server_whole(left[1]):
+        left = dense_left(self.manifest)
+        if left is not None and self._server and holds_whole_corpus(self._sentences, [*self._corpus.values()], left[1]):
             self.manifest = {**self.manifest, "dense": {"done": left[1], "of": left[1]}}
             return None
         return left
-
-    def _server_whole(self, sentences: int) -> bool:
-        """Whether the Chroma server holds every sentence of the corpus already (`claimtrace index --chroma-url` or
-        another instance built it there), though this folder's manifest says the build is under way: then this
-        process neither builds nor waits for it. The build adds the corpus in order, so its last sentence comes
-        last."""
-        last = next((d for d in reversed(self._corpus.values()) if d.sentences), None)
-        if self._server is None or last is None:
-            return False
-        try:
-            held = self._sentences.get(ids=[f"{last.doc_id}:{len(last.sentences) - 1}"], include=[])["ids"]
-            return bool(held) and int(self._sentences.count()) >= sentences
-        except store_errors():
-            return False
 
     def dense_sentences(self, query_vec: np.ndarray, k: int, where: dict[str, Any] | None = None) -> list[Hit]:
         """Best title-prepended sentence per document, documents ranked by it; `where` filters Chroma's metadata.

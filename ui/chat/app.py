@@ -16,19 +16,15 @@ from chainlit.types import ThreadDict
 
 from agent.followup.intent import asked_sentence
 from agent.followup.sources import sources_behind
-from agent.llm.client import LLMUnavailableError, preload
+from agent.llm.client import preload
 from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings.app import get_settings
-from agent.store.checkpoint import CheckpointUnavailableError
 from agent.store.feedback import record_feedback
-from tools.admission import AdmissionUnavailableError
-from tools.files import storage_problem
-from tools.index.errors import IndexMissingError
-from tools.models.verifier import VerifierArtifactError
 from ui.chat.answer_stream import AnswerStream, new_answer, write_contexts
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
+from ui.chat.failures import UNAVAILABLE, report_failure
 from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.forget import chat_data_layer
 from ui.chat.interrupted import (
@@ -57,9 +53,6 @@ from ui.shared.untrusted import md
 
 log = logging.getLogger("claimtrace.ui")
 accept_large_pastes()
-UNAVAILABLE = (
-    LLMUnavailableError, IndexMissingError, VerifierArtifactError, CheckpointUnavailableError, AdmissionUnavailableError
-)
 _background: set[asyncio.Task[None]] = set()
 
 
@@ -183,23 +176,6 @@ async def queued_turn(
             values = await run_turn(text, resuming, verbatim, answer)
         await write_contexts(answer)
         return values
-
-
-def failure_text(e: BaseException) -> str | None:
-    """The one message for a turn that could not run (something it needs is unavailable) or whose result could not
-    be saved (the data directory's disk is full or read-only); None for an error nobody foresaw."""
-    if isinstance(e, UNAVAILABLE):
-        return f"⚠️ The check could not run: {md(str(e))}"
-    if (problem := storage_problem(e)) is not None:
-        return f"⚠️ This turn could not be saved: {md(problem)}. The thread keeps everything before it."
-    return None
-
-
-async def report_failure(e: Exception) -> None:
-    """Say why a turn failed when it is a failure the user can act on (`failure_text`); re-raise any other."""
-    if (shown := failure_text(e)) is None:
-        raise e
-    await cl.Message(content=shown).send()
 
 
 @cl.on_message

@@ -10,8 +10,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agent.grouping import grouped
 from agent.result import Source
-from agent.state import grouped
 from ui.shared.untrusted import link, plain
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from agent.state import grouped
+from agent.grouping import grouped
 
 T = TypeVar("T")
 
