@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from agent.judge.calibration import JudgeCalibration
 from agent.judge.direction import in_context
+from agent.nodes.direction import gate_reading
+from agent.state import Evidence
 
 SENTENCES = ["BACKGROUND We asked whether statins protect.", "METHODS A cohort of 4,000 adults.",
              "RESULTS Statin use was not associated with fewer infarctions.", "CONCLUSIONS No protective effect.",
@@ -29,12 +32,8 @@ def test_the_evidence_is_kept_even_when_it_alone_is_longer_than_the_limit() -> N
 
 def test_the_gate_reads_what_its_calibration_was_fitted_on(make_deps) -> None:
     """A calibration fitted on the abstract around the evidence, asked of the claim and its opposite, has the LLM
-    read the neighbouring sentences and both statements, and the gate gets the mean P(Yes); the shipped default
-    reads the shown sentences alone, once."""
-    from agent.judge.calibration import JudgeCalibration
-    from agent.nodes.direction import gate_reading
-    from agent.state import Evidence
-
+    read the neighbouring sentences and both statements, and the gate gets the mean P(Yes); one fitted on the shown
+    sentences and the claim alone (the class's defaults) reads them once."""
     claim, opposite = "The MMR vaccine causes autism.", "The MMR vaccine does not cause autism."
     deps = make_deps([
         {"when": f"Claim: {claim}\n", "reply": "Yes", "top_logprobs": {"Yes": 0.8, "No": 0.2}},
@@ -55,10 +54,6 @@ def test_the_gate_reads_what_its_calibration_was_fitted_on(make_deps) -> None:
 def test_a_gate_fitted_on_the_higher_reading_takes_the_opposites_null_finding(make_deps) -> None:
     """Fitted with gate_combines "max", the gate gets the higher P(Yes) of the claim's and its opposite's questions
     on the shown sentences: a null finding the LLM reads as a finding on "does not cause" counts in full."""
-    from agent.judge.calibration import JudgeCalibration
-    from agent.nodes.direction import gate_reading
-    from agent.state import Evidence
-
     claim, opposite = "Macrolides protect against myocardial infarction.", "Macrolides do not protect against it."
     deps = make_deps([
         {"when": f"Claim: {claim}\n", "reply": "No", "top_logprobs": {"Yes": 0.3, "No": 0.7}},
