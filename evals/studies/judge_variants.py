@@ -1,6 +1,7 @@
 """Every judge variant the studies measured, in one table: the verdict's side per held-out claim by gold class and
 Label-Only P/R/F1, each from its study's out-of-fold labels on the judge's replay of held-out SciFact train claims,
-beside the shipped judge's claim-level figures on SciFact dev.
+beside the committed SciFact dev runs of the judges that have one (the claim-level table, Label-Only P/R/F1 and
+seconds a claim, each read back from its run's files).
 
     python -m evals.studies.judge_variants [--out evals/results]
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,20 @@ from evals.experiments import REPO_ROOT, git_commit
 from evals.scifact.claim_level import GOLD_CLASSES
 
 STUDIES = ["bearing_question", "neither_choice", "in_context", "generated_context"]
-DEV_PREDICTIONS = REPO_ROOT / "evals" / "results" / "scifact_dev_judgement.predictions.jsonl.gz"
+RESULTS = REPO_ROOT / "evals" / "results"
+FIRST = 100  # the claims of the shorter dev runs
+ZEN4, AVX2 = "2-core AMD EPYC, AVX-512", "2-core AMD EPYC, AVX2 only"
+# The committed dev runs: the judge each ran, the machine, and the run's report (its predictions file lies beside
+# it); a run of the first N claims is read back on those claims only.
+DEV_RUNS: list[tuple[str, str, Path]] = [
+    ("the gate asks of the claim alone, DIRECTION_SECONDS=8", ZEN4, RESULTS / "scifact_dev_judgement.json"),
+    ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=8", AVX2,
+     RESULTS / "opposite_gate" / "scifact_dev_judgement_limit100.json"),
+    ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=15 (shipped)", AVX2,
+     RESULTS / "opposite_gate_15s" / "scifact_dev_judgement.json"),
+    ("the same with LLM_QUESTIONS=true", AVX2,
+     RESULTS / "llm_questions_dev100" / "scifact_dev_judgement_limit100.json"),
+]
 
 
 def rows_of(results: Path) -> list[dict[str, Any]]:
@@ -40,19 +54,43 @@ def rows_of(results: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def dev_row() -> dict[str, Any] | None:
-    """The shipped judge's verdict side per SciFact dev claim, from the committed dev run."""
+def scifact_claims(split: str, limit: int | None) -> list[dict[str, Any]]:
+    """The first ``limit`` claims of a SciFact split (all when None), from the corpus copy `make setup` made."""
     from agent.settings.app import get_settings
-    from evals.scifact.claim_level import claim_sides
     from evals.scifact.data import load_claims
-    from evals.scifact.records import read_records
 
-    if not DEV_PREDICTIONS.is_file():
-        return None
-    return claim_sides(read_records(DEV_PREDICTIONS), load_claims(get_settings().stores.corpus_mirror, "dev", None))
+    return list(load_claims(get_settings().stores.corpus_mirror, split, limit))
 
 
-def markdown(rows: list[dict[str, Any]], dev: Mapping[str, Any] | None, command: str) -> str:
+def dev_rows(runs: list[tuple[str, str, Path]] = DEV_RUNS, first: int = FIRST,
+             claims_of: Callable[[str, int | None], list[dict[str, Any]]] = scifact_claims) -> list[dict[str, Any]]:
+    """One row per committed dev run: its claim-level table read back from its predictions, its Label-Only P/R/F1 and
+    seconds a claim from its report; a full run gets a second row on its first ``first`` claims, the claims the
+    shorter runs read, so that every run has a row comparable with every other."""
+    from evals.scifact.claim_level import claim_sides
+    from evals.scifact.records import PREDICTIONS_SUFFIX, read_records
+
+    rows = []
+    for judge, machine, report in runs:
+        if not report.is_file():
+            continue
+        res = json.loads(report.read_text())
+        run = res["run"]
+        records = read_records(report.parent / f"scifact_{run['split']}_judgement{PREDICTIONS_SUFFIX}")
+        file = report.relative_to(RESULTS).as_posix() if report.is_relative_to(RESULTS) else str(report)
+        limits = [run.get("limit")] if run.get("limit") is not None else [None, first]
+        for limit in limits:
+            claims = claims_of(run["split"], limit)
+            rows.append({"judge": judge, "machine": machine, "file": file, "claims_in_run": len(claims),
+                         "claims": claim_sides(records, claims),
+                         # Label-Only and the time are of the whole run: a row on its first claims has neither
+                         "label_only": res["abstract"]["label_only"] if limit == run.get("limit") else None,
+                         "seconds_per_claim": res["cost"].get("seconds_per_claim")
+                         if limit == run.get("limit") else None})
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str) -> str:
     lines = [
         "# Every judge variant, one table",
         "",
@@ -76,16 +114,28 @@ def markdown(rows: list[dict[str, Any]], dev: Mapping[str, Any] | None, command:
                      f"{r.get('llm_calls_per_abstract', '–')} | " + " | ".join(cells)
                      + f" | {c['right_of_settled']} | {c['right_when_sided']} | {s['precision']} | {s['recall']} "
                      f"| {s['f1']} |")
-    lines += ["", "## SciFact dev, the judge of the committed full run", ""]
-    if dev is None:
+    lines += ["", "## SciFact dev, the committed runs", ""]
+    if not dev:
         lines.append("No committed dev run.")
-    else:
-        lines += [
-            "From the committed dev run ([claim_level_dev.md](claim_level_dev.md)): right side on "
-            f"{dev['right_of_settled']} of the {dev['settled']} claims the corpus settles, {dev['wrong_side']} on the "
-            "wrong side. That run is of the judge that asked of the claim alone; no other variant has a full dev "
-            "run yet.",
-        ]
+        return "\n".join(lines) + "\n"
+    lines += [
+        "Each row a `claimtrace eval scifact --judgement-only` run at the defaults of its time; the files name the "
+        f"command and commit. A full run has a second row on its first {FIRST} claims, those the shorter runs read "
+        "(Label-Only and seconds a claim are of whole runs only); compare rows with the same claims.",
+        "",
+        "| judge | run | machine | claims | " + " | ".join(f"{g}: right / wrong / none" for g in GOLD_CLASSES)
+        + " | right of settled | wrong side | right when a side is taken | Label-Only P | R | F1 | s a claim |",
+        "|---|---|---|---:|" + "---:|" * len(GOLD_CLASSES) + "---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in dev:
+        c, s = r["claims"], r["label_only"]
+        cells = [f"{'–' if g == 'NEI' else c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
+        scores = ["–"] * 3 if s is None else [f"{s[k]:.3f}" for k in ("precision", "recall", "f1")]
+        secs = r["seconds_per_claim"]
+        lines.append(f"| {r['judge']} | [{r['file']}]({r['file'].removesuffix('.json')}.md) | {r['machine']} | "
+                     f"{r['claims_in_run']} | " + " | ".join(cells)
+                     + f" | {c['right_of_settled']} | {c['wrong_side']} | {c['right_when_sided']} | "
+                     + " | ".join(scores) + f" | {'–' if secs is None else f'{secs:.1f}'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -98,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no study report under {args.out}: run a study's report first", file=sys.stderr)
         return 2
     command = "python -m evals.studies.judge_variants" + ("" if argv is None else " " + " ".join(argv))
-    (args.out / "judge_variants.md").write_text(markdown(rows, dev_row(), command))
+    (args.out / "judge_variants.md").write_text(markdown(rows, dev_rows(), command))
     print(f"{len(rows)} judges -> {args.out / 'judge_variants.md'}")
     return 0
 
