@@ -24,7 +24,6 @@ from evals.scifact.claim_level import GOLD_CLASSES
 
 STUDIES = ["bearing_question", "neither_choice", "in_context", "generated_context"]
 RESULTS = REPO_ROOT / "evals" / "results"
-FIRST = 100  # the claims of the shorter dev runs
 ZEN4, AVX2 = "2-core AMD EPYC, AVX-512", "2-core AMD EPYC, AVX2 only"
 # The committed dev runs: the judge each ran, the machine, and the run's report (its predictions file lies beside
 # it); a run of the first N claims is read back on those claims only.
@@ -62,23 +61,23 @@ def scifact_claims(split: str, limit: int | None) -> list[dict[str, Any]]:
     return list(load_claims(get_settings().stores.corpus_mirror, split, limit))
 
 
-def dev_rows(runs: list[tuple[str, str, Path]] = DEV_RUNS, first: int = FIRST,
+def dev_rows(runs: list[tuple[str, str, Path]] = DEV_RUNS,
              claims_of: Callable[[str, int | None], list[dict[str, Any]]] = scifact_claims) -> list[dict[str, Any]]:
     """One row per committed dev run: its claim-level table read back from its predictions, its Label-Only P/R/F1 and
-    seconds a claim from its report; a full run gets a second row on its first ``first`` claims, the claims the
-    shorter runs read, so that every run has a row comparable with every other."""
+    seconds a claim from its report; a full run also gets a row on the first N claims of each shorter run (--limit N),
+    so that every run has a row comparable with every other."""
     from evals.scifact.claim_level import claim_sides
     from evals.scifact.records import PREDICTIONS_SUFFIX, read_records
 
+    reports = [(judge, machine, report, json.loads(report.read_text())) for judge, machine, report in runs
+               if report.is_file()]
+    shorter = sorted({res["run"]["limit"] for *_, res in reports if res["run"].get("limit") is not None}, reverse=True)
     rows = []
-    for judge, machine, report in runs:
-        if not report.is_file():
-            continue
-        res = json.loads(report.read_text())
+    for judge, machine, report, res in reports:
         run = res["run"]
         records = read_records(report.parent / f"scifact_{run['split']}_judgement{PREDICTIONS_SUFFIX}")
         file = report.relative_to(RESULTS).as_posix() if report.is_relative_to(RESULTS) else str(report)
-        limits = [run.get("limit")] if run.get("limit") is not None else [None, first]
+        limits = [run["limit"]] if run.get("limit") is not None else [None, *shorter]
         for limit in limits:
             claims = claims_of(run["split"], limit)
             rows.append({"judge": judge, "machine": machine, "file": file, "claims_in_run": len(claims),
@@ -87,7 +86,7 @@ def dev_rows(runs: list[tuple[str, str, Path]] = DEV_RUNS, first: int = FIRST,
                          "label_only": res["abstract"]["label_only"] if limit == run.get("limit") else None,
                          "seconds_per_claim": res["cost"].get("seconds_per_claim")
                          if limit == run.get("limit") else None})
-    return rows
+    return sorted(rows, key=lambda r: -r["claims_in_run"])  # rows on the same claims together, in DEV_RUNS' order
 
 
 def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str) -> str:
@@ -120,7 +119,7 @@ def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str
         return "\n".join(lines) + "\n"
     lines += [
         "Each row a `claimtrace eval scifact --judgement-only` run at the defaults of its time; the files name the "
-        f"command and commit. A full run has a second row on its first {FIRST} claims, those the shorter runs read "
+        "command and commit. A full run also has a row on the first claims of each shorter run, those it read "
         "(Label-Only and seconds a claim are of whole runs only); compare rows with the same claims.",
         "",
         "| judge | run | machine | claims | " + " | ".join(f"{g}: right / wrong / none" for g in GOLD_CLASSES)

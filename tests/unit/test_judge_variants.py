@@ -54,7 +54,7 @@ def test_a_full_dev_run_is_read_back_whole_and_on_the_shorter_runs_claims(tmp_pa
     runs = [("full judge", "here", full / "scifact_dev_judgement.json"),
             ("short judge", "here", short / "scifact_dev_judgement_limit2.json"),
             ("never run", "here", tmp_path / "absent" / "scifact_dev_judgement.json")]
-    rows = dev_rows(runs, first=2, claims_of=lambda split, limit: claims[:limit])
+    rows = dev_rows(runs, claims_of=lambda split, limit: claims[:limit])
     assert [(r["judge"], r["claims_in_run"]) for r in rows] == [("full judge", 4), ("full judge", 2),
                                                                  ("short judge", 2)]
     whole, first = rows[0]["claims"], rows[1]["claims"]
