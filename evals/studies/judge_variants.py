@@ -34,7 +34,7 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
     ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=15 (shipped)", AVX2,
      RESULTS / "opposite_gate_15s" / "scifact_dev_judgement.json"),
     ("the same with LLM_QUESTIONS=true", AVX2,
-     RESULTS / "llm_questions_dev100" / "scifact_dev_judgement_limit100.json"),
+     RESULTS / "llm_questions_dev60" / "scifact_dev_judgement_limit60.json"),
 ]
 
 
