@@ -115,9 +115,9 @@ class StoreSettings(SettingsGroup):
 
 class RetrievalSettings(SettingsGroup):
     # After the provisional verdict from the claim and its negation, ask the LLM for search questions, search them
-    # and judge again. Off by default: with the two-part judge, on the first 50 SciFact dev claims, Label-Only F1
-    # 0.486 -> 0.459 and precision 0.562 -> 0.531, for 9.8 s instead of 3.3 s per claim
-    # (evals/results/dev_features/llm_questions/; before that judge, evals/results/question_value.md).
+    # and judge again. Off by default: with today's judge, on the first 60 SciFact dev claims, the verdict takes
+    # SciFact's side on 19 of 45 settled claims against 20, for 31.7 s a claim against about 13 on a 2-core machine
+    # (evals/results/llm_questions_dev60/; with the judge before, evals/results/dev_features/llm_questions/).
     llm_questions: bool = False
     # search questions kept per claim
     max_questions: int = Field(5, ge=0)
