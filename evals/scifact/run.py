@@ -211,7 +211,8 @@ def run_info(
         "llm": None if opts.retrieval_only else llm_name(settings).replace(":", " ", 1),
         "index": {k: manifest.get(k) for k in ("fingerprint", "model", "index_version", "docs", "sentences")},
         "retrieval": {
-            "queries": "claim only" if opts.retrieval_only else "claim + LLM questions + opposite claim",
+            "queries": "claim only" if opts.retrieval_only
+            else "claim + opposite claim" + (" + LLM questions" if r.llm_questions else ""),
             "retrievers": sorted(BASELINE_TOOLS.values()),
             "depth": r.depth,
             "fusion": f"reciprocal rank fusion, k={r.rrf_k}",

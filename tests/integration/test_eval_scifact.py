@@ -137,6 +137,7 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     assert result["run"]["mode"] == "full" and result["run"]["claims_evaluated"] == N_FULL
     rule = "labelled abstracts: all (strongest first); no label below verdict confidence 0.5"
     assert rule in result["run"]["evidence"]  # the default rule is on record
+    assert result["run"]["retrieval"]["queries"] == "claim + opposite claim"  # LLM_QUESTIONS is off by default
     # per claim, for each source the LLM reads, two calls for whether it bears (on the claim, on its opposite) and,
     # when it does, two for its direction; then the answer (the default asks the LLM for no search questions)
     records = read_records(tmp_path / "scifact_dev_full.predictions.jsonl.gz")
