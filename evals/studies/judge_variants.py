@@ -80,13 +80,19 @@ def dev_rows(runs: list[tuple[str, str, Path]] = DEV_RUNS,
         limits = [run["limit"]] if run.get("limit") is not None else [None, *shorter]
         for limit in limits:
             claims = claims_of(run["split"], limit)
+            # Label-Only and the time are of the whole run: a row on its first claims has neither
+            whole = limit == run.get("limit")
             rows.append({"judge": judge, "machine": machine, "file": file, "claims_in_run": len(claims),
                          "claims": claim_sides(records, claims),
-                         # Label-Only and the time are of the whole run: a row on its first claims has neither
-                         "label_only": res["abstract"]["label_only"] if limit == run.get("limit") else None,
-                         "seconds_per_claim": res["cost"].get("seconds_per_claim")
-                         if limit == run.get("limit") else None})
+                         "label_only": res["abstract"]["label_only"] if whole else None,
+                         "seconds_per_claim": res["cost"].get("seconds_per_claim") if whole else None})
     return sorted(rows, key=lambda r: -r["claims_in_run"])  # rows on the same claims together, in DEV_RUNS' order
+
+
+def side_cells(claims: dict[str, Any]) -> list[str]:
+    """A claim-level table's "right / wrong / none" cell per gold class (no right side for claims without evidence)."""
+    return [f"{'–' if g == 'NEI' else claims[g]['right']} / {claims[g]['wrong']} / {claims[g]['none']}"
+            for g in GOLD_CLASSES]
 
 
 def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str) -> str:
@@ -108,7 +114,7 @@ def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str
     ]
     for r in rows:
         c, s = r["claims"], r["label_only"]
-        cells = [f"{'–' if g == 'NEI' else c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
+        cells = side_cells(c)
         lines.append(f"| [{r['study']}]({r['study']}.md) | {r['judge']} | {r['claims_in_study']} | "
                      f"{r.get('llm_calls_per_abstract', '–')} | " + " | ".join(cells)
                      + f" | {c['right_of_settled']} | {c['right_when_sided']} | {s['precision']} | {s['recall']} "
@@ -128,7 +134,7 @@ def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str
     ]
     for r in dev:
         c, s = r["claims"], r["label_only"]
-        cells = [f"{'–' if g == 'NEI' else c[g]['right']} / {c[g]['wrong']} / {c[g]['none']}" for g in GOLD_CLASSES]
+        cells = side_cells(c)
         scores = ["–"] * 3 if s is None else [f"{s[k]:.3f}" for k in ("precision", "recall", "f1")]
         secs = r["seconds_per_claim"]
         lines.append(f"| {r['judge']} | [{r['file']}]({r['file'].removesuffix('.json')}.md) | {r['machine']} | "
