@@ -112,7 +112,9 @@ async def ask(url: str, cookie: str, text: str, done_marker: str, timeout: float
     async with ChatSession(url, cookie) as chat:
         t0 = time.perf_counter()
         output = await chat.send(text, done_marker, timeout)
-        return {"seconds": time.perf_counter() - t0, "errors": chat.errors, "output": output}
+        seconds = time.perf_counter() - t0
+        # the heartbeat wait the server's handshake set (socket.io's engine keeps it as ping_timeout)
+        return {"seconds": seconds, "errors": chat.errors, "output": output, "heartbeat_s": chat.sio.eio.ping_timeout}
 
 
 class ThreadSession(ChatSession):

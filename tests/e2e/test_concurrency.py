@@ -13,6 +13,7 @@ from tests.e2e.chat_client import ask, login_cookie
 from tests.e2e.conftest import CLAIM, PASSWORD, USER
 from tests.e2e.report import percentile, write_report
 from tests.e2e.server import ChatServer
+from ui.chat.serve import HEARTBEAT_TIMEOUT_S
 
 SESSIONS = 20
 TIMEOUT_S = 600.0
@@ -30,6 +31,8 @@ def test_twenty_simultaneous_sessions(server: ChatServer, tmp_path: Path):
     assert len(results) == SESSIONS
     assert all(not r["errors"] for r in results), [r["errors"] for r in results]
     assert all("Sources" in str(r["output"]) for r in results)
+    # a busy server does not drop a socket after socket.io's default 20 s without a heartbeat answer
+    assert {r["heartbeat_s"] for r in results} == {HEARTBEAT_TIMEOUT_S}
     seconds = [float(r["seconds"]) for r in results]  # type: ignore[arg-type]
     report = {
         "sessions": SESSIONS,

@@ -71,12 +71,12 @@ class Watcher(ChatSession):
         self.places: list[int] = []
         self.arrivals: list[float] = []
         self.marker: re.Pattern[str] | None = None
-        self.disconnected = False
+        self.dropped: tuple[str, float] | None = None  # why and when (perf_counter) the socket went
         self.sio.on("update_message", self._on_update)
         self.sio.on("disconnect", self._on_disconnect)
 
-    async def _on_disconnect(self, *_: object) -> None:
-        self.disconnected = True
+    async def _on_disconnect(self, reason: object = None) -> None:
+        self.dropped = (str(reason), time.perf_counter())
 
     async def _on_new(self, step: dict[str, Any]) -> None:
         await super()._on_new(step)
@@ -121,7 +121,7 @@ async def load(url: str) -> dict[str, Any]:
         sources_s = await asyncio.gather(
             *(c.burst(ASK_SOURCES, SOURCES_REPLY, SOURCE_REQUESTS_PER_CHAT, 300.0) for c in chats)
         )
-        return {"chats": chats, "answer_s": list(answer_s), "wall_s": wall, "sources_s": sources_s}
+        return {"chats": chats, "answer_s": list(answer_s), "wall_s": wall, "sources_s": sources_s, "t0": t0}
     finally:
         for chat in chats:
             await chat.__aexit__()
@@ -143,9 +143,12 @@ def test_twenty_chats_on_the_embedded_llm(embedded_server: ChatServer, tmp_path:
     assert max(c.places[0] for c in queued) >= CHATS - SLOTS - 1  # places are counted, not all "1"
     sources = [s for per_chat in run["sources_s"] for s in per_chat]
     replies = zip(chats, run["sources_s"], strict=True)
-    short = [(k, len(got), c.disconnected, c.outputs[-2:]) for k, (c, got) in enumerate(replies)
-             if len(got) < SOURCE_REQUESTS_PER_CHAT]
-    assert not short, f"every sources request is answered; (chat, replies, socket dropped, last outputs): {short}"
+    short = [(k, len(got), c.dropped and (c.dropped[0], round(c.dropped[1] - run["t0"], 1)), c.outputs[-2:])
+             for k, (c, got) in enumerate(replies) if len(got) < SOURCE_REQUESTS_PER_CHAT]
+    assert not short, (
+        f"every sources request is answered; (chat, replies, socket dropped (why, s from the start), last outputs): "
+        f"{short}; the checks ended at {run['wall_s']:.1f} s"
+    )
     report = {
         "chats": CHATS,
         "answered": len(answers),
