@@ -38,7 +38,12 @@ os.environ["ONNX_CACHE_DIR"] = str(BUILT_GRAPHS)
 # it where its CPU wheel is, Python 3.11). Without it, the tests marked `torch` and the test modules that import it
 # are left out, and the run's summary says how many.
 TORCH = importlib.util.find_spec("torch") is not None
-TORCH_MODULES = ["unit/test_verifier_frozen.py", "unit/test_nli_pretrain.py", "integration/test_verifier_precision.py"]
+TORCH_MODULES = [
+    "unit/test_verifier_frozen.py",
+    "unit/test_verifier_resume.py",
+    "unit/test_nli_pretrain.py",
+    "integration/test_verifier_precision.py",
+]
 collect_ignore = [] if TORCH else TORCH_MODULES
 LEFT_OUT = pytest.StashKey[int]()
 

@@ -4,6 +4,7 @@ resampled negatives, and the extra stance data (CLIMATE-FEVER, PubMedQA)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 from collections.abc import Sequence
@@ -215,6 +216,34 @@ def load_pubmedqa(path: Path) -> list[Example]:
         if lab is not None and len(r["LONG_ANSWER"].strip()) >= MIN_SENT_CHARS:
             out.append(Example(r["QUESTION"].strip(), [r["LONG_ANSWER"].strip()], lab))
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Extra stance data (--nli-mix): ../shared/data/nli/train_mix.jsonl.gz, NLI pairs as (hypothesis, premise); the
+# hypothesis takes the claim's place. entailment -> supports, contradiction -> contradicts, neutral -> nei.
+# Evidence Inference rows (source "evidence_inference2": a trial's "no significant difference" / "significantly
+# increased" / "significantly decreased" finding against a templated statement) are drawn apart from the rest
+# (--ei-per-epoch), so that null findings keep their share however the rest of the mix is sampled.
+# ---------------------------------------------------------------------------------------------------------------
+NLI_LABELS = {"entailment": 0, "contradiction": 1, "neutral": NEI}
+EVIDENCE_INFERENCE = "evidence_inference2"
+# sources the shipped weights may not learn from: non-commercial licences (ANLI, SICK), no stated licence (NLI4CT),
+# and check_covid, whose CORD-19 evidence HealthVer and COVID-Fact share (reported on, never trained on)
+NOT_FOR_WEIGHTS = frozenset({"anli", "sick", "nli4ct2023", "nli4ct2024", "check_covid"})
+
+
+def load_nli_mix(path: Path) -> tuple[list[Example], list[Example]]:
+    """The NLI mix's pairs that shipped weights may learn from, as (Evidence Inference, the rest)."""
+    ei: list[Example] = []
+    rest: list[Example] = []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            if r["source"] in NOT_FOR_WEIGHTS or r["label"] not in NLI_LABELS:
+                continue
+            ex = Example(r["hypothesis"].strip(), [r["premise"].strip()], NLI_LABELS[r["label"]])
+            (ei if r["source"] == EVIDENCE_INFERENCE else rest).append(ex)
+    return ei, rest
 
 
 def sample_per_label(pool: list[Example], quota: Sequence[int], rng: random.Random) -> list[Example]:

@@ -20,6 +20,7 @@ import torch
 from evals.training.data import Claim, Doc
 from evals.training.label_metrics import metrics
 from evals.training.recipe import Selection, optimiser, start, training_data, update
+from evals.training.run_state import STOPPED, RunState
 from tools.models.verifier_net import CrossEncoderNet
 
 
@@ -124,27 +125,40 @@ def train_cached(
     log: list[dict[str, Any]],
     tag: str,
 ) -> tuple[CrossEncoderNet, Any, dict[str, torch.Tensor], int]:
-    """The recipe of evals.training.train.train with the lower layers frozen and cached."""
-    rng, net, tok, base_state, body, head = start(args)
+    """The recipe of evals.training.train.train with the lower layers frozen and cached; with ``--state DIR`` a run
+    that can be stopped and started again (evals.training.run_state)."""
+    _, net, tok, base_state, body, head = start(args)
     encoder: Any = net.encoder
     frozen = len(encoder.encoder.layer) - args.train_layers
     cache = LowerCache(net, tok, frozen, args.max_len)
     data = training_data(claims, corpus, bm25_top, args, tag)
     epoch_sets = [data.epoch_examples(1 if ep == 1 else ep + 1) for ep in range(1, epochs + 1)]
     t0 = time.time()
-    if heldout is not None:
-        cache.fill(heldout[0])
     total_steps = math.ceil(len(epoch_sets[0]) / args.batch_size) * epochs
     opt, sched = optimiser(body, head, args, total_steps)
     loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights)
     selection = Selection(net)
+    state = RunState(args.state / tag, args.checkpoint_minutes * 60) if getattr(args, "state", None) else None
+    first_epoch, done_steps, resumed_loss = 1, 0, 0.0
+    if state is not None:
+        first_epoch, done_steps, resumed_loss = state.restore(net, opt, sched, selection, log)
+        state.listen()
+        if first_epoch > 1 or done_steps:
+            print(f"[{tag}] resumed at epoch {first_epoch}, step {done_steps}", flush=True)
     net.train()
-    for ep, ex in enumerate(epoch_sets, start=1):
-        items = [((e.hyp, rng.choice(e.variants)), e.label) for e in ex]
-        cache.fill([p for p, _ in items])
+    for ep in range(first_epoch, epochs + 1):
+        ep_rng = random.Random(f"{args.seed}:{tag}:{ep}")  # the epoch's variants and batches, the same on a resume
+        items = [((e.hyp, ep_rng.choice(e.variants)), e.label) for e in epoch_sets[ep - 1]]
+        pairs = [p for p, _ in items] + (heldout[0] if heldout is not None else [])
+        if state is not None:
+            state.load_cache(cache.states, ep)
+        cache.fill(pairs)
+        if state is not None:
+            state.save_cache(cache.states, pairs, ep)
         print(f"[{tag}] ep{ep} cache {len(cache.states)} pairs {time.time() - t0:.0f}s", flush=True)
-        run_loss, steps = 0.0, 0
-        for chunk in length_batches(items, cache, args.batch_size, rng):
+        skip = done_steps if ep == first_epoch else 0
+        run_loss, steps = (resumed_loss, skip) if skip else (0.0, 0)
+        for chunk in length_batches(items, cache, args.batch_size, ep_rng)[skip:]:
             h, mask = cache.batch([p for p, _ in chunk])
             logits = top_forward(net, h, mask, frozen)
             loss = loss_fn(logits, torch.tensor([lab for _, lab in chunk]))
@@ -152,6 +166,11 @@ def train_cached(
             run_loss, steps = run_loss + loss.item(), steps + 1
             if steps % 50 == 0:
                 print(f"[{tag}] ep{ep} step {steps} loss {run_loss / steps:.4f} {time.time() - t0:.0f}s", flush=True)
+            if state is not None and state.due():
+                state.save(net, opt, sched, selection, log, ep, steps, run_loss)
+                if state.stop_asked:
+                    print(f"[{tag}] stopped at epoch {ep}, step {steps}; saved in {state.folder}", flush=True)
+                    raise SystemExit(STOPPED)
         entry: dict[str, Any] = {
             "phase": tag,
             "epoch": ep,
@@ -163,4 +182,6 @@ def train_cached(
             selection.record(ep, evaluate_cached(net, cache, heldout[0], heldout[1]), entry)
         log.append(entry)
         print(f"[{tag}] {entry}", flush=True)
+        if state is not None:
+            state.save(net, opt, sched, selection, log, ep + 1, 0, 0.0)
     return net, tok, base_state, selection.restore(epochs)

@@ -24,6 +24,7 @@ from evals.training.data import (
     Doc,
     Example,
     load_climate_fever,
+    load_nli_mix,
     load_pubmedqa,
     make_epoch_examples,
     sample_per_label,
@@ -54,7 +55,51 @@ def start(args: argparse.Namespace) -> Start:
         net.head.load_state_dict(torch.load(args.init_head, weights_only=True))
     base_state = {n: p.detach().clone() for n, p in net.named_parameters()}
     body, head = freeze_below(net, args.train_layers)
+    if getattr(args, "lora_rank", 0):
+        body = add_lora(net, args.train_layers, args.lora_rank)
     return Start(rng, net, tok, base_state, body, head)
+
+
+def top_linears(net: CrossEncoderNet, train_layers: int) -> list[str]:
+    """The names of the linear maps inside the top ``train_layers`` transformer layers."""
+    layers: Any = net.encoder.encoder.layer  # type: ignore[union-attr]
+    first = len(layers) - train_layers
+    return [
+        f"encoder.encoder.layer.{k}.{name}"
+        for k in range(first, len(layers))
+        for name, m in layers[k].named_modules()
+        if isinstance(m, torch.nn.Linear)
+    ]
+
+
+def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.nn.Parameter]:
+    """LoRA adapters (peft) on every linear map of the top ``train_layers`` layers, whose own weights then stay
+    frozen: what learns is a rank-``rank`` update per map, small enough to ship as a delta of a 110M base
+    (merge_lora folds it back into the weights). Returns the adapters' parameters."""
+    from peft import LoraConfig, inject_adapter_in_model
+
+    targets = top_linears(net, train_layers)
+    config = LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.05, target_modules=targets)
+    inject_adapter_in_model(config, net)
+    for n, p in net.named_parameters():
+        p.requires_grad_(n.startswith("head.") or "lora_" in n)
+    return [p for n, p in net.named_parameters() if "lora_" in n]
+
+
+def merge_lora(net: CrossEncoderNet) -> None:
+    """Folds each LoRA update into its linear map and puts the plain map back, so the net has its base's parameter
+    names again (and the merged maps count as trained for save_artifact's deltas)."""
+    from peft.tuners.lora import LoraLayer
+
+    for name, module in list(net.named_modules()):
+        if isinstance(module, LoraLayer):
+            module.merge()
+            parent_name, _, child = name.rpartition(".")
+            base = module.get_base_layer()
+            base.weight.requires_grad_(True)
+            if base.bias is not None:
+                base.bias.requires_grad_(True)
+            setattr(net.get_submodule(parent_name), child, base)
 
 
 def update(
@@ -117,11 +162,23 @@ def training_data(
         pq = load_pubmedqa(args.pubmedqa)
         print(f"[{tag}] PubMedQA pool {len(pq)} pairs {dict(Counter(e.label for e in pq))}", flush=True)
 
+    ei: list[Example] = []
+    nli: list[Example] = []
+    if getattr(args, "nli_mix", None):
+        ei, nli = load_nli_mix(args.nli_mix)
+        print(f"[{tag}] NLI mix: Evidence Inference {dict(Counter(e.label for e in ei))}, "
+              f"the rest {dict(Counter(e.label for e in nli))}", flush=True)
+
     def epoch_examples(ep: int) -> list[Example]:
         ep_rng = random.Random(args.seed + ep - 1)
         cf = sample_per_label(extra, args.cf_per_epoch, ep_rng) if extra else []
         pqa = sample_per_label(pq, args.pq_per_epoch, ep_rng) if pq else []
-        return make_epoch_examples(claims, corpus, bm25_top, ep_rng, placed=placed) + aug + cf + pqa
+        mixed = (
+            sample_per_label(ei, args.ei_per_epoch, ep_rng) + sample_per_label(nli, args.nli_per_epoch, ep_rng)
+            if ei or nli
+            else []
+        )
+        return make_epoch_examples(claims, corpus, bm25_top, ep_rng, placed=placed) + aug + cf + pqa + mixed
 
     return with_weights(epoch_examples, tag)
 

@@ -28,6 +28,10 @@ Recipe
   NLI-pre-trained encoder of nli_pretrain.py with ``--init-head DIR/nli_head.pt`` to keep its head) and
   ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
   (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
+* The long run of a 110M base (``--cache-lower``): ``--lora-rank N`` trains rank-N LoRA adapters (peft) on the top
+  layers instead of the layers (merged into them before the artifact is written); ``--nli-mix`` adds NLI pairs
+  whose licence allows shipped weights, Evidence Inference's trial findings drawn apart (``--ei-per-epoch``, the
+  null findings "no significant difference" among them); ``--state DIR`` makes the run resumable (run_state.py).
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
 * Model selection: a held-out slice of TRAIN claims (grouped by claim text) is evaluated after every epoch
   with the same protocol as dev; the best epoch is kept. Optionally (--retrain) a final model is trained on
@@ -73,6 +77,7 @@ from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, l
 from evals.training.frozen import train_cached
 from evals.training.joint import joint_eval_pairs, joint_pairs
 from evals.training.label_metrics import metrics
+from evals.training.recipe import merge_lora
 from evals.training.train import speed, train, write_md
 from tools.models.verifier import Verifier
 from tools.models.verifier_net import save_artifact
@@ -185,6 +190,43 @@ def main() -> None:
         help="PubMedQA pairs drawn per epoch for yes (supports) and no (contradicts)",
     )
     ap.add_argument(
+        "--nli-mix",
+        type=Path,
+        default=None,
+        help="../shared/data/nli/train_mix.jsonl.gz: add NLI pairs whose licence allows shipped weights "
+        "(evals.training.data.NOT_FOR_WEIGHTS are left out), Evidence Inference apart",
+    )
+    ap.add_argument(
+        "--ei-per-epoch",
+        type=int,
+        nargs=3,
+        default=[1500, 1500, 0],
+        metavar=("SUPPORTS", "CONTRADICTS", "NEI"),
+        help="Evidence Inference pairs (null and directional trial findings) drawn per epoch for each label",
+    )
+    ap.add_argument(
+        "--nli-per-epoch",
+        type=int,
+        nargs=3,
+        default=[1000, 1000, 1000],
+        metavar=("SUPPORTS", "CONTRADICTS", "NEI"),
+        help="the rest of the NLI mix: pairs drawn per epoch for each label",
+    )
+    ap.add_argument(
+        "--lora-rank",
+        type=int,
+        default=0,
+        help="train rank-N LoRA adapters (peft) on the top --train-layers layers instead of the layers themselves",
+    )
+    ap.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="with --cache-lower: a folder that makes the run resumable (evals/training/run_state.py); start the "
+        "same command again to go on after it stopped",
+    )
+    ap.add_argument("--checkpoint-minutes", type=float, default=10.0)
+    ap.add_argument(
         "--results-dir",
         type=Path,
         default=REPO_ROOT / "evals" / "results",
@@ -198,6 +240,8 @@ def main() -> None:
     args.out = args.out if args.out.is_absolute() else (REPO_ROOT / args.out)
     args.base = args.base.resolve() if args.base else None
     args.init_head = args.init_head.resolve() if args.init_head else None
+    if args.state and not args.cache_lower:
+        ap.error("--state needs --cache-lower (only the cached trainer can stop and go on)")
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
     corpus, train_claims, dev_claims = load_data(data_dir)
@@ -216,6 +260,8 @@ def main() -> None:
     if args.retrain:
         net, tok, base_state, _ = trainer(train_claims, corpus, bm25_top, args, best_epoch, None, log, "final")
     train_time = time.time() - t0
+    if args.lora_rank:
+        merge_lora(net)  # the adapters folded into their layers, stored as those layers' deltas
 
     save_artifact(
         net,
@@ -232,6 +278,10 @@ def main() -> None:
             "premise": "abstract" if args.joint else args.premise_style,
             "climate_fever_per_epoch": args.cf_per_epoch if args.climate_fever else None,
             "pubmedqa_per_epoch": args.pq_per_epoch if args.pubmedqa else None,
+            "nli_mix_per_epoch": {"evidence_inference": args.ei_per_epoch, "rest": args.nli_per_epoch}
+            if args.nli_mix
+            else None,
+            "lora_rank": args.lora_rank or None,
             "trained_on": "SciFact train (all claims)"
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",

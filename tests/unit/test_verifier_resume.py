@@ -1,0 +1,102 @@
+"""The long verifier run (evals/training): LoRA adapters on the top layers train only what they should and fold back
+into plain weights; a cached run stopped part-way and started again ends where an unstopped run ends."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from evals.training import frozen
+from evals.training.data import Claim, Doc
+from evals.training.frozen import train_cached
+from evals.training.recipe import add_lora, freeze_below, merge_lora
+from evals.training.run_state import STOPPED, RunState
+from tools.models.verifier_net import build_base_net
+
+CORPUS = {
+    1: Doc("Aspirin and fever", ["Aspirin was given to 200 adults.", "Aspirin significantly reduced fever.",
+                                 "Side effects were rare."]),
+    2: Doc("Statins and stroke", ["We followed 5,000 patients.", "Statins did not change the risk of stroke.",
+                                  "No association was found."]),
+    3: Doc("Coffee and sleep", ["Coffee was measured by diary.", "Coffee delayed sleep onset.",
+                                "Older adults slept less."]),
+}
+CLAIMS = [
+    Claim(1, "Aspirin reduces fever.", {1: [([1], 0)]}, [1]),
+    Claim(2, "Statins reduce the risk of stroke.", {2: [([1, 2], 1)]}, [2]),
+    Claim(3, "Coffee delays sleep.", {3: [([1], 0)]}, [3]),
+    Claim(4, "Tea cures colds.", {}, [3]),
+]
+
+
+def run_args(state: Path | None) -> argparse.Namespace:
+    return argparse.Namespace(
+        seed=3, base=None, init_head=None, train_layers=2, lora_rank=4, premise_style="placed", joint=False,
+        negation_aug=False, premise_flips=False, claim_flips=False, self_pairs=False, climate_fever=None,
+        pubmedqa=None, nli_mix=None, lr=1e-3, head_lr=1e-3, batch_size=2, max_len=48, state=state,
+        checkpoint_minutes=60.0,
+    )  # fmt: skip
+
+
+def trained(net: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {n: p.detach().clone() for n, p in net.named_parameters() if p.requires_grad}
+
+
+def test_lora_trains_only_adapters_of_the_top_layers_and_the_head_and_merges_back() -> None:
+    torch.manual_seed(0)
+    net, tok = build_base_net()
+    base_names = {n for n, _ in net.named_parameters()}
+    freeze_below(net, 2)
+    adapters = add_lora(net, 2, rank=4)
+    learn = {n for n, p in net.named_parameters() if p.requires_grad}
+    assert adapters and learn == {n for n, _ in net.named_parameters() if "lora_" in n} | {"head.weight", "head.bias"}
+    assert all(".layer.4." in n or ".layer.5." in n for n in learn if "lora_" in n)
+    with torch.no_grad():  # LoRA's B starts at zero: give the adapters something to fold in
+        for p in adapters:
+            p.add_(torch.randn_like(p) * 0.05)
+    net.eval()
+    enc = tok(["Aspirin reduces fever."], ["Aspirin significantly reduced fever."], return_tensors="pt")
+    with torch.no_grad():
+        before = net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+    weight = "encoder.encoder.layer.5.attention.self.query.weight"
+    frozen_query = dict(net.named_parameters())["encoder.encoder.layer.5.attention.self.query.base_layer.weight"]
+    frozen_query = frozen_query.detach().clone()
+    merge_lora(net)
+    with torch.no_grad():
+        after = net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+    assert {n for n, _ in net.named_parameters()} == base_names  # plain layers again, under their base names
+    assert torch.allclose(before, after, atol=1e-4), (before, after)
+    update = dict(net.named_parameters())[weight].detach() - frozen_query
+    assert update.abs().max() > 0 and torch.linalg.matrix_rank(update) <= 4  # a rank-4 update, folded in
+
+
+def test_a_stopped_run_started_again_ends_where_an_unstopped_run_ends(tmp_path: Path, monkeypatch) -> None:
+    torch.set_num_threads(1)
+    whole, _, _, _ = train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "whole"), 2, None, [], "t")
+
+    calls = {"n": 0}
+
+    class StopsOnce(RunState):
+        def due(self) -> bool:  # a SIGTERM after the third step of the first run
+            calls["n"] += 1
+            self.stop_asked = self.stop_asked or calls["n"] == 3
+            return super().due()
+
+    monkeypatch.setattr(frozen, "RunState", StopsOnce)
+    with pytest.raises(SystemExit) as stopped:
+        train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "split"), 2, None, [], "t")
+    assert stopped.value.code == STOPPED
+    progress = json.loads((tmp_path / "split" / "t" / "progress.json").read_text())
+    assert (progress["epoch"], progress["step"]) == (1, 3)
+    assert list((tmp_path / "split" / "t").glob("cache_epoch1.pt"))  # the epoch's lower-layer states were kept
+
+    log: list[dict[str, object]] = []
+    resumed, _, _, _ = train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "split"), 2, None, log, "t")
+    assert [e["epoch"] for e in log] == [1, 2]
+    a, b = trained(whole), trained(resumed)
+    assert a.keys() == b.keys() and a
+    assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a), [n for n in a if not torch.allclose(a[n], b[n])]
