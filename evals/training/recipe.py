@@ -74,8 +74,8 @@ def top_linears(net: CrossEncoderNet, train_layers: int) -> list[str]:
 
 def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.nn.Parameter]:
     """LoRA adapters (peft) on every linear map of the top ``train_layers`` layers, whose own weights then stay
-    frozen: what learns is a rank-``rank`` update per map, small enough to ship as a delta of a 110M base
-    (merge_lora folds it back into the weights). Returns the adapters' parameters."""
+    frozen: what learns is a rank-``rank`` update per map, small enough to ship beside a 110M base (save_artifact
+    stores each map's two factors). Returns the adapters' parameters."""
     from peft import LoraConfig, inject_adapter_in_model
 
     targets = top_linears(net, train_layers)
@@ -85,21 +85,6 @@ def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.n
         p.requires_grad_(n.startswith("head.") or "lora_" in n)
     return [p for n, p in net.named_parameters() if "lora_" in n]
 
-
-def merge_lora(net: CrossEncoderNet) -> None:
-    """Folds each LoRA update into its linear map and puts the plain map back, so the net has its base's parameter
-    names again (and the merged maps count as trained for save_artifact's deltas)."""
-    from peft.tuners.lora import LoraLayer
-
-    for name, module in list(net.named_modules()):
-        if isinstance(module, LoraLayer):
-            module.merge()
-            parent_name, _, child = name.rpartition(".")
-            base = module.get_base_layer()
-            base.weight.requires_grad_(True)
-            if base.bias is not None:
-                base.bias.requires_grad_(True)
-            setattr(net.get_submodule(parent_name), child, base)
 
 
 def update(

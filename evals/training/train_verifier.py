@@ -29,7 +29,7 @@ Recipe
   ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
   (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
 * The long run of a 110M base (``--cache-lower``): ``--lora-rank N`` trains rank-N LoRA adapters (peft) on the top
-  layers instead of the layers (merged into them before the artifact is written); ``--nli-mix`` adds NLI pairs
+  layers instead of the layers (the artifact stores their factors); ``--nli-mix`` adds NLI pairs
   whose licence allows shipped weights, Evidence Inference's trial findings drawn apart (``--ei-per-epoch``, the
   null findings "no significant difference" among them); ``--state DIR`` makes the run resumable (run_state.py).
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
@@ -77,7 +77,6 @@ from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, l
 from evals.training.frozen import train_cached
 from evals.training.joint import joint_eval_pairs, joint_pairs
 from evals.training.label_metrics import metrics
-from evals.training.recipe import merge_lora
 from evals.training.train import speed, train, write_md
 from tools.models.verifier import Verifier
 from tools.models.verifier_net import save_artifact
@@ -260,8 +259,6 @@ def main() -> None:
     if args.retrain:
         net, tok, base_state, _ = trainer(train_claims, corpus, bm25_top, args, best_epoch, None, log, "final")
     train_time = time.time() - t0
-    if args.lora_rank:
-        merge_lora(net)  # the adapters folded into their layers, stored as those layers' deltas
 
     save_artifact(
         net,

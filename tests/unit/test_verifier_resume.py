@@ -1,5 +1,6 @@
-"""The long verifier run (evals/training): LoRA adapters on the top layers train only what they should and fold back
-into plain weights; a cached run stopped part-way and started again ends where an unstopped run ends."""
+"""The long verifier run (evals/training): LoRA adapters on the top layers train only what they should, and the
+artifact that stores their factors rebuilds the trained network; a cached run stopped part-way and started again
+ends where an unstopped run ends."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from pathlib import Path
 
 import pytest
 import torch
+from safetensors.numpy import load_file
 
 from evals.training import frozen
 from evals.training.data import Claim, Doc
 from evals.training.frozen import train_cached
-from evals.training.recipe import add_lora, freeze_below, merge_lora
+from evals.training.recipe import add_lora, freeze_below
 from evals.training.run_state import STOPPED, RunState
-from tools.models.verifier_net import build_base_net
+from tools.models.verifier_artifact import DELTA_FILE
+from tools.models.verifier_net import build_base_net, load_net, save_artifact
 
 CORPUS = {
     1: Doc("Aspirin and fever", ["Aspirin was given to 200 adults.", "Aspirin significantly reduced fever.",
@@ -46,32 +49,34 @@ def trained(net: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {n: p.detach().clone() for n, p in net.named_parameters() if p.requires_grad}
 
 
-def test_lora_trains_only_adapters_of_the_top_layers_and_the_head_and_merges_back() -> None:
+def test_lora_trains_only_adapters_of_the_top_layers_and_the_artifact_rebuilds_the_net(tmp_path: Path) -> None:
     torch.manual_seed(0)
     net, tok = build_base_net()
-    base_names = {n for n, _ in net.named_parameters()}
+    base_state = {n: p.detach().clone() for n, p in net.named_parameters()}
     freeze_below(net, 2)
     adapters = add_lora(net, 2, rank=4)
     learn = {n for n, p in net.named_parameters() if p.requires_grad}
     assert adapters and learn == {n for n, _ in net.named_parameters() if "lora_" in n} | {"head.weight", "head.bias"}
     assert all(".layer.4." in n or ".layer.5." in n for n in learn if "lora_" in n)
-    with torch.no_grad():  # LoRA's B starts at zero: give the adapters something to fold in
+    with torch.no_grad():  # LoRA's B starts at zero: give the adapters something to store
         for p in adapters:
             p.add_(torch.randn_like(p) * 0.05)
     net.eval()
-    enc = tok(["Aspirin reduces fever."], ["Aspirin significantly reduced fever."], return_tensors="pt")
+    enc = tok(["Aspirin reduces fever.", "Statins reduce stroke."],
+              ["Aspirin significantly reduced fever.", "No association was found."], padding=True, return_tensors="pt")
     with torch.no_grad():
-        before = net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
-    weight = "encoder.encoder.layer.5.attention.self.query.weight"
-    frozen_query = dict(net.named_parameters())["encoder.encoder.layer.5.attention.self.query.base_layer.weight"]
-    frozen_query = frozen_query.detach().clone()
-    merge_lora(net)
+        trained_logits = net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+    save_artifact(net, base_state, tmp_path, {"train_layers": 2, "lora_rank": 4})
+    stored = set(load_file(str(tmp_path / DELTA_FILE)))
+    query = "encoder.encoder.layer.5.attention.self.query.weight"
+    assert {f"lora_a.{query}", f"lora_b.{query}"} <= stored  # the factors, not the rebuilt [384, 384] delta
+    assert not [k for k in stored if k.startswith("delta4.")]
+    assert not [k for k in stored if "layer.3." in k]  # the layers below were not trained
+    rebuilt, _, _, _ = load_net(tmp_path)
     with torch.no_grad():
-        after = net(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
-    assert {n for n, _ in net.named_parameters()} == base_names  # plain layers again, under their base names
-    assert torch.allclose(before, after, atol=1e-4), (before, after)
-    update = dict(net.named_parameters())[weight].detach() - frozen_query
-    assert update.abs().max() > 0 and torch.linalg.matrix_rank(update) <= 4  # a rank-4 update, folded in
+        rebuilt_logits = rebuilt(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+    assert torch.allclose(trained_logits, rebuilt_logits, atol=2e-3), (trained_logits, rebuilt_logits)
+    assert not torch.allclose(trained_logits, torch.zeros_like(trained_logits))
 
 
 def test_a_stopped_run_started_again_ends_where_an_unstopped_run_ends(tmp_path: Path, monkeypatch) -> None:

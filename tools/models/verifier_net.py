@@ -95,14 +95,22 @@ def save_artifact(
     named in the config by its folder, which loading reads.
 
     The head is always stored in full: its initial values are random, so a delta against them could not be
-    rebuilt at load time.
+    rebuilt at load time. A linear map trained through LoRA adapters (evals.training.recipe.add_lora) is stored as
+    its two factors, the scaling folded into the second, under the map's own weight name.
     """
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
     tensors: dict[str, np.ndarray] = {}
+    for module_name, module in net.named_modules():
+        if hasattr(module, "lora_A") and hasattr(module, "lora_B"):  # a peft LoRA layer (duck-typed: no peft here)
+            (adapter,) = module.lora_A.keys()
+            a = module.lora_A[adapter].weight.detach().float()
+            b = module.lora_B[adapter].weight.detach().float() * module.scaling[adapter]
+            weight = module_name + ".weight"
+            tensors["lora_a." + weight], tensors["lora_b." + weight] = a.numpy(), b.numpy()
     for name, p in net.named_parameters():
-        if not p.requires_grad:
+        if not p.requires_grad or "lora_" in name:
             continue
         t = p.detach().float().cpu()
         if name in base_state and not name.startswith("head."):
