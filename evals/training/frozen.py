@@ -13,6 +13,7 @@ import argparse
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -31,8 +32,10 @@ class LowerCache:
         self.net, self.tok, self.frozen, self.max_len = net, tok, frozen_layers, max_len
         self.states: dict[tuple[str, str], torch.Tensor] = {}
 
-    def fill(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> None:
-        """Runs the lower layers on the pairs not cached yet, in length-sorted batches."""
+    def fill(self, pairs: list[tuple[str, str]], batch_size: int = 32, stop: Callable[[], bool] = lambda: False
+             ) -> bool:
+        """Runs the lower layers on the pairs not cached yet, in length-sorted batches; returns False when ``stop``
+        said to stop before all were cached."""
         todo = sorted(set(pairs) - set(self.states), key=lambda p: len(p[0]) + len(p[1]))
         encoder: Any = self.net.encoder
         layers = encoder.encoder.layer
@@ -42,6 +45,8 @@ class LowerCache:
         try:
             with torch.inference_mode():
                 for start in range(0, len(todo), batch_size):
+                    if stop():
+                        return False
                     chunk = todo[start : start + batch_size]
                     enc = self.tok(
                         [h for h, _ in chunk],
@@ -58,6 +63,7 @@ class LowerCache:
         finally:
             encoder.encoder.layer = layers
             self.net.train(was_training)
+        return True
 
     def batch(self, pairs: list[tuple[str, str]]) -> tuple[torch.Tensor, torch.Tensor]:
         """Padded states (batch, length, hidden) in fp32 and their attention mask."""
@@ -152,9 +158,13 @@ def train_cached(
         pairs = [p for p, _ in items] + (heldout[0] if heldout is not None else [])
         if state is not None:
             state.load_cache(cache.states, ep)
-        cache.fill(pairs)
-        if state is not None:
-            state.save_cache(cache.states, pairs, ep)
+            filled = cache.fill(pairs, stop=lambda: state.stop_asked)
+            state.save_cache(cache.states, pairs, ep)  # what was cached, all of it or up to the stop
+            if not filled:
+                print(f"[{tag}] stopped while caching epoch {ep}; saved in {state.folder}", flush=True)
+                raise SystemExit(STOPPED)
+        else:
+            cache.fill(pairs)
         print(f"[{tag}] ep{ep} cache {len(cache.states)} pairs {time.time() - t0:.0f}s", flush=True)
         skip = done_steps if ep == first_epoch else 0
         run_loss, steps = (resumed_loss, skip) if skip else (0.0, 0)

@@ -2,11 +2,11 @@
 cached lower-layer states of the epoch it is in, kept in one folder.
 
 The run saves a checkpoint every ``--checkpoint-minutes``, at the end of each epoch, and when it is sent SIGTERM or
-SIGINT (it finishes the step it is in, saves and exits with ``STOPPED``). Started again with the same arguments and
-the same folder, it loads the checkpoint and goes on from the next step: each epoch's examples, premise variants
-and batch order come from random generators seeded by the epoch alone, so the resumed epoch sees the same batches
-in the same order and skips the ones it has done. Only the trainable parameters (adapters, head) are kept; the
-frozen base is rebuilt from its files."""
+SIGINT (it finishes the step or the cached batch it is in, saves and exits with ``STOPPED``). Started again with
+the same arguments and the same folder, it loads the checkpoint and goes on from the next step: each epoch's
+examples, premise variants and batch order come from random generators seeded by the epoch alone, so the resumed
+epoch sees the same batches in the same order and skips the ones it has done. Only the trainable parameters
+(adapters, head) are kept; the frozen base is rebuilt from its files."""
 
 from __future__ import annotations
 
@@ -99,9 +99,9 @@ class RunState:
 
     def save_cache(self, states: dict[tuple[str, str], torch.Tensor], pairs: list[tuple[str, str]], epoch: int
                    ) -> None:
-        """This epoch's lower-layer states (those of ``pairs``); the earlier epochs' files go."""
+        """This epoch's lower-layer states (those of ``pairs`` cached so far); the earlier epochs' files go."""
         tmp = self.cache_file(epoch).with_suffix(".tmp")
-        torch.save({p: states[p] for p in set(pairs)}, tmp)
+        torch.save({p: states[p] for p in set(pairs) if p in states}, tmp)
         tmp.replace(self.cache_file(epoch))
         for old in self.folder.glob("cache_epoch*.pt"):
             if old != self.cache_file(epoch):

@@ -105,3 +105,25 @@ def test_a_stopped_run_started_again_ends_where_an_unstopped_run_ends(tmp_path: 
     a, b = trained(whole), trained(resumed)
     assert a.keys() == b.keys() and a
     assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a), [n for n in a if not torch.allclose(a[n], b[n])]
+
+
+def test_a_run_stopped_while_caching_stops_at_once_and_ends_where_an_unstopped_run_ends(
+    tmp_path: Path, monkeypatch
+) -> None:
+    torch.set_num_threads(1)
+    whole, _, _, _ = train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "whole"), 1, None, [], "t")
+
+    class StoppedAtOnce(RunState):
+        def listen(self) -> None:  # a SIGTERM before the first batch is cached
+            self.stop_asked = True
+
+    monkeypatch.setattr(frozen, "RunState", StoppedAtOnce)
+    with pytest.raises(SystemExit) as stopped:
+        train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "split"), 1, None, [], "t")
+    assert stopped.value.code == STOPPED
+    assert torch.load(tmp_path / "split" / "t" / "cache_epoch1.pt", weights_only=False) == {}  # nothing was cached
+    assert not (tmp_path / "split" / "t" / "checkpoint.pt").exists()  # nor trained
+    monkeypatch.undo()
+    resumed, _, _, _ = train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "split"), 1, None, [], "t")
+    a, b = trained(whole), trained(resumed)
+    assert a and all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
