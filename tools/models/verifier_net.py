@@ -130,7 +130,7 @@ def save_artifact(
         "pooling": "mean",
         "input": "tokenizer(hypothesis, premise) = [CLS] hypothesis [SEP] premise [SEP]",
         "max_len": DEFAULT_MAX_LEN,
-        "delta_dtype": DELTA_DTYPE,
+        "delta_dtype": DELTA_DTYPE + (", fp16 LoRA factors" if any(k.startswith("lora_") for k in tensors) else ""),
         **extra_config,
     }
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
