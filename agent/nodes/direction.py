@@ -52,6 +52,21 @@ def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceA
     )
 
 
+# a paper this close below the gate's threshold is pointed out to the user as one to read: the gate reads whether the
+# few sentences read report a finding on the claim, and SciFact's refuting papers often sit just below it
+CLOSE_TO_THE_GATE = 0.1
+
+
+def below_the_gate(bearing: float, threshold: float) -> str:
+    """Why a paper the LLM read does not count, in plain words; it says what the gate read (the sentences, not the
+    whole paper), and a paper close to the line is marked as worth the user's own reading."""
+    odds = f"(P(about the claim) {bearing:.2f}; papers count from {threshold:.2f})"
+    if bearing >= threshold - CLOSE_TO_THE_GATE:
+        return (f"Not counted, but close: the LLM cannot tell whether the sentences it read report a finding on the "
+                f"claim {odds}. Worth reading yourself.")  # fmt: skip
+    return f"Not counted: the LLM reads no finding on the claim in the sentences it read {odds}."
+
+
 def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str, unread: bool = False) -> SilentSource:
     """An assessed source that does not count after all: read (by the verifier only, when ``unread``), and why
     not."""
@@ -156,8 +171,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                                 a,
                                 titles.get(a.doc_id, a.doc_id),
                                 bearing,
-                                f"Not about the claim: the LLM reads no finding on it here (P(about the claim) "
-                                f"{bearing:.2f} < {cal.gate_threshold:.2f}).",
+                                below_the_gate(bearing, cal.gate_threshold),
                             )
                         )
                         continue

@@ -126,7 +126,7 @@ def test_ask_json_contract(indexed_env: dict[str, str]):
     # per source the LLM reads, two calls for whether it bears (on the claim, on its opposite) and, when it does, two
     # for its direction; the answer (no search questions by default); then one rewrite per flagged sentence that
     # cites an existing source; then, after the answer, one context per paper shown
-    aside = sum(s["reason"].startswith("Not about the claim") for s in result["silent"])
+    aside = sum(s["reason"].startswith("Not counted") for s in result["silent"])
     directions = 4 * sum(a["judged_by"] == "verifier+llm" for a in result["assessments"]) + 2 * aside
     rewrites = sum(c["action"] != "dropped" for c in result["corrections"])
     papers = len({s["n"] for s in result["sources"]})

@@ -142,7 +142,7 @@ def test_full_run_of_2_claims_with_the_scripted_model_resumes(slice_env, monkeyp
     # when it does, two for its direction; then the answer (the default asks the LLM for no search questions)
     records = read_records(tmp_path / "scifact_dev_full.predictions.jsonl.gz")
     directed = [sum(a["judged_by"] == "verifier+llm" for a in r["result"]["assessments"]) for r in records]
-    aside = [sum(s["reason"].startswith("Not about the claim") for s in r["result"]["silent"]) for r in records]
+    aside = [sum(s["reason"].startswith("Not counted") for s in r["result"]["silent"]) for r in records]
     assert all(directed)  # every sentence supports: the gate passes sources, and the LLM reads each
     calls = sum(4 * n + 2 * a + 1 for n, a in zip(directed, aside, strict=True)) / len(records)
     assert result["cost"]["llm_calls_per_claim"] == calls and result["cost"]["seconds_per_claim"] > 0

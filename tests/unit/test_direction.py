@@ -13,6 +13,7 @@ import prompts
 from agent.judge.calibration import JudgeCalibration, load_calibration
 from agent.judge.direction import bears, choose, letter_share, opposite_of, yes_share
 from agent.llm.scripted import ScriptedChatModel
+from agent.nodes.direction import CLOSE_TO_THE_GATE, below_the_gate
 from agent.result import CheckResult
 from agent.service import run_claim
 from tests.conftest import direction_rules
@@ -232,9 +233,20 @@ def test_a_source_the_llm_reads_as_off_topic_is_read_but_never_counts(make_deps)
     assert result.assessments == [] and not any(s.doc_id == "103" for s in result.sources)
     assert result.verdict is not None and result.verdict.label == "Not enough evidence"
     (aside,) = [s for s in result.silent if s.doc_id == "103"]
-    assert aside.reason.startswith("Not about the claim") and aside.bearing is not None
+    assert aside.reason.startswith("Not counted") and aside.bearing is not None
     assert aside.bearing < load_calibration().gate_threshold
     assert not any("Statement A:" in str(call[-1].content) for call in deps.llm.calls)  # direction never asked
+
+
+def test_a_paper_just_below_the_gate_is_pointed_out_to_read_and_one_far_below_is_not() -> None:
+    far, close = below_the_gate(0.08, 0.35), below_the_gate(0.31, 0.35)
+    assert far.startswith("Not counted: the LLM reads no finding on the claim in the sentences it read")
+    assert "(P(about the claim) 0.08; papers count from 0.35)" in far and "yourself" not in far
+    assert close.startswith("Not counted, but close:") and close.endswith("Worth reading yourself.")
+    assert "0.31" in close and "0.35" in close
+    # the line is the threshold less CLOSE_TO_THE_GATE, whatever the threshold
+    assert "close" in below_the_gate(0.40 - CLOSE_TO_THE_GATE, 0.40)
+    assert "close" not in below_the_gate(0.40 - CLOSE_TO_THE_GATE - 0.01, 0.40)
 
 
 def test_bearing_and_direction_are_asked_once_per_source(make_deps):

@@ -119,14 +119,14 @@ def test_markdown_report_lists_the_papers_read_when_none_counts():
             "sources": [],
             "assessments": [],
             "silent": [SilentSource(doc_id="d9", title="Statins and cancer", reputation=0.6,
-                                    reason="Not about the claim: the LLM reads no finding on it here")],
+                                    reason="Not counted: the LLM reads no finding on the claim")],
         }
     )
     text = export_text(result, "md")
     assert "No source bears on the claim." in text
     headings = [t for t in tokens(text) if t.type == "inline"]
     assert any(h.content == "Read, not counted" for h in headings)
-    assert "Statins and cancer (weight 0.60): Not about the claim" in text
+    assert "Statins and cancer (weight 0.60): Not counted" in text and "the LLM reads no finding on the claim" in text
 
 
 def test_markdown_report_shows_untrusted_text_literally():

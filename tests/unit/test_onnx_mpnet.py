@@ -14,7 +14,7 @@ from tools.models.onnx_bert import bert_graph, relative_buckets
 def small_mpnet() -> tuple[MPNetModel, dict[str, object]]:
     torch.manual_seed(0)
     config = MPNetConfig(vocab_size=50, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                         intermediate_size=64, max_position_embeddings=300, relative_attention_num_buckets=32)  # fmt: skip
+                         intermediate_size=64, max_position_embeddings=300)  # fmt: skip
     model = MPNetModel(config, add_pooling_layer=False).eval()
     with torch.no_grad():  # larger than the initialiser's values, so that a missing bias or offset shows
         model.encoder.relative_attention_bias.weight.normal_(0, 1.0)

@@ -275,12 +275,13 @@ def test_the_reckoning_shows_each_counted_paper_and_keeps_titles_literal():
 def test_papers_read_but_not_counted_are_listed_with_the_reason():
     silent = [
         {"doc_id": "9", "title": "Starch <b>after</b> bypass", "reputation": 0.4, "bearing": 0.08,
-         "reason": "Not about the claim: the LLM reads no finding on it here (P(about the claim) 0.08 < 0.30)."},
+         "reason": "Not counted: the LLM reads no finding on the claim in the sentences it read "
+                   "(P(about the claim) 0.08; papers count from 0.30)."},
         {"doc_id": "8", "title": "Old study", "reputation": 0.2},
     ]
     md = answer_markdown({**RESULT, "silent": silent})
     listed = md[md.index("**Read, not counted**"):]
-    assert "- _Starch \\<b\\>after\\<\\/b\\> bypass_ — Not about the claim" in listed  # a title is data, never HTML
+    assert "- _Starch \\<b\\>after\\<\\/b\\> bypass_ — Not counted" in listed  # a title is data, never HTML
     assert "- _Old study_\n" in listed + "\n" and listed.index("Starch") < listed.index("Old study")
     assert "**Read, not counted**" not in answer_markdown(RESULT)
 
