@@ -93,9 +93,12 @@ class RunState:
         return self.folder / f"cache_epoch{epoch}.pt"
 
     def load_cache(self, states: dict[tuple[str, str], torch.Tensor], epoch: int) -> None:
-        """The lower-layer states this epoch cached before the run stopped, when there are any."""
-        if self.cache_file(epoch).exists():
-            states.update(torch.load(self.cache_file(epoch), weights_only=False))
+        """The lower-layer states kept in the folder: this epoch's, cached before the run stopped, or else the
+        epoch before's, which holds the pairs every epoch repeats (rationales, augmentations)."""
+        for kept in (self.cache_file(epoch), self.cache_file(epoch - 1)):
+            if kept.exists():
+                states.update(torch.load(kept, weights_only=False))
+                return
 
     def save_cache(self, states: dict[tuple[str, str], torch.Tensor], pairs: list[tuple[str, str]], epoch: int
                    ) -> None:

@@ -127,3 +127,17 @@ def test_a_run_stopped_while_caching_stops_at_once_and_ends_where_an_unstopped_r
     resumed, _, _, _ = train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "split"), 1, None, [], "t")
     a, b = trained(whole), trained(resumed)
     assert a and all(torch.allclose(a[n], b[n], atol=1e-6) for n in a)
+
+
+def test_a_run_resumed_at_an_epoch_start_reuses_the_states_the_epoch_before_kept(tmp_path: Path) -> None:
+    state = RunState(tmp_path, every_s=600)
+    kept = {("claim", "premise a"): torch.ones(3, 4), ("claim", "premise b"): torch.zeros(2, 4)}
+    state.save_cache(kept, [("claim", "premise a"), ("claim", "premise b")], epoch=1)
+    loaded: dict[tuple[str, str], torch.Tensor] = {}
+    state.load_cache(loaded, epoch=2)  # no file of epoch 2 yet: epoch 1's states come back
+    assert loaded.keys() == kept.keys() and torch.equal(loaded[("claim", "premise a")], torch.ones(3, 4))
+    state.save_cache(loaded, [("claim", "premise a")], epoch=2)  # epoch 2 keeps what it reads; epoch 1's file goes
+    assert [p.name for p in tmp_path.glob("cache_epoch*.pt")] == ["cache_epoch2.pt"]
+    again: dict[tuple[str, str], torch.Tensor] = {}
+    state.load_cache(again, epoch=2)
+    assert list(again) == [("claim", "premise a")]
