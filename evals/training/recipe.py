@@ -86,7 +86,6 @@ def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.n
     return [p for n, p in net.named_parameters() if "lora_" in n]
 
 
-
 def update(
     loss: torch.Tensor,
     params: list[torch.nn.Parameter],
