@@ -32,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from agent.judge.calibration import load_calibration, logit
+from agent.judge.scoring import verdict_sign
 from agent.nodes.direction import CLOSE_TO_THE_GATE
 from evals.experiments import REPO_ROOT, git_commit
+from evals.scifact.claim_level import SIGN, scifact_class
 from evals.studies.replay_folds import FOLDS, side_aucs
 from evals.training.bearing_replay import read_replay
 
@@ -46,7 +48,6 @@ NULL_FINDING = re.compile(
     r"|alter|change|improve|reduce|increase)|did not|does not|was not|were not|failed to)\b",
     re.IGNORECASE,
 )
-SIDES = {"Generally supported": 1, "Weakly supported": 1, "Generally refuted": -1, "Weakly refuted": -1}
 
 
 def where_gold_went(record: dict[str, Any], gold: set[str], threshold: float) -> str:
@@ -72,14 +73,14 @@ def dev_table(run: Path) -> dict[str, Any]:
     with gzip.open(run / "scifact_dev_judgement.predictions.jsonl.gz", "rt") as f:
         for line in f:
             record = json.loads(line)
-            evidence = claims[record["id"]].get("evidence") or {}
-            if not evidence:
+            claim = claims[record["id"]]
+            gold = scifact_class(claim)
+            if gold not in ("SUPPORT", "CONTRADICT"):
                 continue
-            want = 1 if next(iter(evidence.values()))[0]["label"] == "SUPPORT" else -1
-            side = SIDES.get(record["result"]["verdict"]["label"], 0)
-            outcome = "right" if side == want else ("none" if side == 0 else "wrong")
-            counts[("supported" if want == 1 else "refuted", outcome,
-                    where_gold_went(record, set(evidence), threshold))] += 1  # fmt: skip
+            side = verdict_sign(record["result"]["verdict"]["label"])
+            outcome = "right" if side == SIGN[gold] else ("none" if side == 0 else "wrong")
+            counts[("supported" if gold == "SUPPORT" else "refuted", outcome,
+                    where_gold_went(record, set(claim["evidence"]), threshold))] += 1  # fmt: skip
     return {"threshold": threshold, "rows": [[*k, n] for k, n in sorted(counts.items())]}
 
 
@@ -90,7 +91,7 @@ def score_of(d: Mapping[str, Any]) -> float:
 def heldout(replay: list[dict[str, Any]]) -> dict[str, Any]:
     from evals.training.judge_calibration import apply, fit_logistic
 
-    opposite = {json.loads(line)["pair"]: json.loads(line) for line in OPPOSITE.read_text().splitlines()}
+    opposite = {a["pair"]: a for a in map(json.loads, OPPOSITE.read_text().splitlines())}
     docs = []
     for k, row in enumerate(replay):
         for d in row["docs"]:
