@@ -119,6 +119,7 @@ class SilentSource(BaseModel):
     bearing: float | None = None  # the gate's P(the abstract bears on the claim), when a gate read it
     reason: str = ""  # why it does not count, in a reader's words
     unread: bool = False  # the LLM did not read it (down, or out of time): the verdict is provisional
+    close: bool = False  # the gate set it aside just below its threshold: worth the user's own reading
 
 
 class Attribution(BaseModel):

@@ -57,19 +57,26 @@ def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceA
 CLOSE_TO_THE_GATE = 0.1
 
 
+def close_to_the_gate(bearing: float, threshold: float) -> bool:
+    """Whether a paper set aside by the gate is close enough below its threshold to be pointed out to the user."""
+    return bearing >= threshold - CLOSE_TO_THE_GATE
+
+
 def below_the_gate(bearing: float, threshold: float) -> str:
     """Why a paper the LLM read does not count, in plain words; it says what the gate read (the sentences, not the
     whole paper), and a paper close to the line is marked as worth the user's own reading."""
     odds = f"(P(about the claim) {bearing:.2f}; papers count from {threshold:.2f})"
-    if bearing >= threshold - CLOSE_TO_THE_GATE:
+    if close_to_the_gate(bearing, threshold):
         return (f"Not counted, but close: the LLM cannot tell whether the sentences it read report a finding on the "
                 f"claim {odds}. Worth reading yourself.")  # fmt: skip
     return f"Not counted: the LLM reads no finding on the claim in the sentences it read {odds}."
 
 
-def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str, unread: bool = False) -> SilentSource:
+def set_aside(
+    a: SourceAssessment, title: str, bearing: float, reason: str, unread: bool = False, close: bool = False
+) -> SilentSource:
     """An assessed source that does not count after all: read (by the verifier only, when ``unread``), and why
-    not."""
+    not; ``close`` when the gate set it aside just below its threshold."""
     return SilentSource(
         doc_id=a.doc_id,
         title=title,
@@ -78,7 +85,14 @@ def set_aside(a: SourceAssessment, title: str, bearing: float, reason: str, unre
         bearing=bearing,
         reason=reason,
         unread=unread,
+        close=close,
     )
+
+
+def listing_order(silent: list[SilentSource]) -> list[SilentSource]:
+    """The papers read and not counted in the order they are listed: those the gate set aside close to its threshold
+    first, the closest first (they are the ones worth the user's own reading), then the others as they came."""
+    return sorted(silent, key=lambda s: (not s.close, -(s.bearing or 0.0) if s.close else 0.0))
 
 
 def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: str) -> SourceAssessment | SilentSource:
@@ -172,6 +186,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                                 titles.get(a.doc_id, a.doc_id),
                                 bearing,
                                 below_the_gate(bearing, cal.gate_threshold),
+                                close=close_to_the_gate(bearing, cal.gate_threshold),
                             )
                         )
                         continue
@@ -223,7 +238,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         [ev.model_copy(update={"stance": stances.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])
          if ev.doc_id in counted]
     )
-    silent = [*state.get("silent", []), *aside]
+    silent = listing_order([*state.get("silent", []), *aside])
     return {
         **update,
         "assessments": judged,

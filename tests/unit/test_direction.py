@@ -13,9 +13,10 @@ import prompts
 from agent.judge.calibration import JudgeCalibration, load_calibration
 from agent.judge.direction import bears, choose, letter_share, opposite_of, yes_share
 from agent.llm.scripted import ScriptedChatModel
-from agent.nodes.direction import CLOSE_TO_THE_GATE, below_the_gate
+from agent.nodes.direction import CLOSE_TO_THE_GATE, below_the_gate, close_to_the_gate, listing_order
 from agent.result import CheckResult
 from agent.service import run_claim
+from agent.state import SilentSource
 from tests.conftest import direction_rules
 
 ALDH1_BETTER = "ALDH1 expression is associated with better breast cancer outcomes."
@@ -247,6 +248,24 @@ def test_a_paper_just_below_the_gate_is_pointed_out_to_read_and_one_far_below_is
     # the line is the threshold less CLOSE_TO_THE_GATE, whatever the threshold
     assert "close" in below_the_gate(0.40 - CLOSE_TO_THE_GATE, 0.40)
     assert "close" not in below_the_gate(0.40 - CLOSE_TO_THE_GATE - 0.01, 0.40)
+
+
+def test_the_papers_set_aside_close_to_the_gate_are_listed_first_the_closest_first() -> None:
+    def aside(doc_id: str, bearing: float | None, unread: bool = False) -> SilentSource:
+        close = bearing is not None and not unread and close_to_the_gate(bearing, 0.35)
+        return SilentSource(doc_id=doc_id, title=doc_id, reputation=0.5, bearing=bearing, unread=unread, close=close)
+
+    came = [aside("no sentence", None), aside("far", 0.05), aside("close", 0.27), aside("unread", 0.9, unread=True),
+            aside("closer", 0.33), aside("far too", 0.1)]
+    assert [s.doc_id for s in listing_order(came)] == ["closer", "close", "no sentence", "far", "unread", "far too"]
+
+
+def test_a_paper_far_below_the_gate_is_not_marked_close(make_deps):
+    claim = "ALDH1 expression is associated with hair colour."
+    deps = make_deps([*direction_rules(claim, bears=False), {"when": "<paper n=", "reply": "See [1]."}], VERIFIER)
+    (aside,) = [s for s in run_claim(claim, deps)["silent"] if s.doc_id == "103"]
+    assert aside.bearing is not None and not aside.close
+    assert aside.close == close_to_the_gate(aside.bearing, load_calibration().gate_threshold)
 
 
 def test_bearing_and_direction_are_asked_once_per_source(make_deps):
