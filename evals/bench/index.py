@@ -10,6 +10,9 @@ Each comparison runs in ABBA order on two halves of the sample (torch, ONNX, ONN
 busier or quieter during the run weighs on both sides alike; ratios are of summed times.
 
     python -m evals.bench.index --texts 3000 --out evals/results
+
+``--verifier NAME=DIR`` also times another verifier artifact beside the shipped one, both on the run time's ONNX
+int8 graph, on the same pairs; ``--verifiers-only`` times nothing else (write it to another ``--out``).
 """
 
 from __future__ import annotations
@@ -129,6 +132,25 @@ def batching_by_length(texts: Sequence[str], size: int = 32) -> dict[str, Any]:
     }
 
 
+def against_shipped(pairs: list[tuple[str, str]], others: dict[str, Path]) -> dict[str, Any]:
+    """Each other verifier artifact beside the shipped one on the same pairs, both on the run time's ONNX int8 graph,
+    ABBA: pairs/s of each and the shipped one's speed as a multiple of the other's."""
+    from tools.models.verifier import Verifier
+
+    shipped = Verifier(precision="int8")
+    shipped.predict(pairs[:8])
+    out: dict[str, Any] = {}
+    for name, artifact in others.items():
+        other = Verifier(artifact, precision="int8")
+        other.predict(pairs[:8])
+        ss, os_ = abba(pairs, shipped.predict, other.predict)
+        out[name] = {"artifact": str(artifact), "shipped_pairs_per_s": round(len(pairs) / ss, 1),
+                     "pairs_per_s": round(len(pairs) / os_, 1), "shipped_speedup": round(os_ / ss, 2),
+                     "n": len(pairs)}  # fmt: skip
+        print(f"verifier {name} vs shipped (int8): {out[name]}", flush=True)
+    return out
+
+
 def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
     from tools.models.embedder import get_embedder
     from tools.models.verifier import Verifier
@@ -170,7 +192,6 @@ def run(texts: list[str], pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def markdown(res: dict[str, Any]) -> str:
-    e, v = res["embedding"], res["verifier"]
     lines = [
         "# Index-build embedding and verifier throughput: PyTorch fp32 vs ONNX Runtime",
         "",
@@ -178,16 +199,20 @@ def markdown(res: dict[str, Any]) -> str:
         f"({res['machine'].get('cpu', {}).get('model', 'CPU not recorded')}; "
         f"{', '.join(res['machine'].get('cpu', {}).get('flags', []))}). Both sides "
         "in the same run, ABBA order on two halves of the sample; other work on the machine slows both.",
-        "",
-        "| what | PyTorch fp32 | ONNX | ONNX variant | ratio | n |",
-        "|---|---:|---:|---|---:|---:|",
-        f"| index-build embedding (texts/s) | {e['torch_fp32_texts_per_s']} | {e['onnx_texts_per_s']} | "
-        f"{e['onnx_variant']} | {e['ratio']}x | {e['n']} |",
-        f"| verifier (pairs/s, dev pairs) | {v['torch_fp32_pairs_per_s']} | {v['onnx_pairs_per_s']} | "
-        f"{v['onnx_variant']} | {v['ratio']}x | {v['n']} |",
     ]
-    for what, c in res["cold_start_s"].items():
-        lines.append(f"| cold start, {what} (s) | {c['torch_fp32_s']} | {c['onnx_s']} | | | |")
+    if "embedding" in res:
+        e, v = res["embedding"], res["verifier"]
+        lines += [
+            "",
+            "| what | PyTorch fp32 | ONNX | ONNX variant | ratio | n |",
+            "|---|---:|---:|---|---:|---:|",
+            f"| index-build embedding (texts/s) | {e['torch_fp32_texts_per_s']} | {e['onnx_texts_per_s']} | "
+            f"{e['onnx_variant']} | {e['ratio']}x | {e['n']} |",
+            f"| verifier (pairs/s, dev pairs) | {v['torch_fp32_pairs_per_s']} | {v['onnx_pairs_per_s']} | "
+            f"{v['onnx_variant']} | {v['ratio']}x | {v['n']} |",
+        ]
+        for what, c in res["cold_start_s"].items():
+            lines.append(f"| cold start, {what} (s) | {c['torch_fp32_s']} | {c['onnx_s']} | | | |")
     if "verifier_precision" in res:
         p = res["verifier_precision"]
         lines += [
@@ -208,6 +233,15 @@ def markdown(res: dict[str, Any]) -> str:
             f"| same texts, ABBA | {b['rows_texts_per_s']} | {b['sorted_batches_texts_per_s']} | {b['ratio']}x | "
             f"{b['cosine_to_rows_min']} / {b['cosine_to_rows_mean']} | {b['n']} |",
         ]
+    if res.get("other_verifiers"):
+        lines += [
+            "",
+            "| another verifier beside the shipped one (ONNX int8, pairs/s, dev pairs, ABBA) | shipped | it | "
+            "shipped's speed-up | n |",
+            "|---|---:|---:|---:|---:|",
+            *(f"| {name} (`{o['artifact']}`) | {o['shipped_pairs_per_s']} | {o['pairs_per_s']} | "
+              f"{o['shipped_speedup']}x | {o['n']} |" for name, o in res["other_verifiers"].items()),
+        ]  # fmt: skip
     lines += [
         "",
         "Texts: a random sample of the corpus's title-prepended sentences; pairs: a random sample of the verifier's "
@@ -225,7 +259,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", type=Path, default=SCIFACT, help="SciFact folder (corpus and dev claims)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
+    ap.add_argument("--verifier", action="append", default=[], metavar="NAME=DIR",
+                    help="another verifier artifact to time beside the shipped one (repeat)")  # fmt: skip
+    ap.add_argument("--verifiers-only", action="store_true", help="time only the verifiers beside the shipped one")
     args = ap.parse_args(argv)
+    others = {k: Path(v) for k, v in (spec.split("=", 1) for spec in args.verifier)}
     texts = sample_texts(args.data_dir / "corpus.jsonl", args.texts, args.seed)
     pairs = sample_pairs(args.data_dir, args.pairs, args.seed)
     res: dict[str, Any] = {
@@ -233,7 +271,8 @@ def main(argv: list[str] | None = None) -> None:
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": git_commit(),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "cpu": cpu_kind()},
-        **run(texts, pairs),
+        **({} if args.verifiers_only else run(texts, pairs)),
+        "other_verifiers": against_shipped(pairs, others),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench_index.json").write_text(json.dumps(res, indent=2) + "\n")

@@ -36,7 +36,9 @@ VERIFIER_VARIANTS = (("torch", "fp32"), ("onnx", "fp32"), ("onnx", "int8"))
 TOLERANCE = 0.005
 
 
-def verifier_quality(data_dir: Path) -> dict[str, Any]:
+def verifier_quality(data_dir: Path, artifact: Path | None = None) -> dict[str, Any]:
+    """The variants of one verifier artifact (``artifact``; the shipped one when None) on the dev pairs; the 8-bit
+    baseline is the shipped verifier's recipe before 7-bit, so it is measured for the shipped one only."""
     from tools.models.verifier import Verifier
 
     corpus, _, dev = load_data(data_dir)
@@ -44,11 +46,12 @@ def verifier_quality(data_dir: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     ref: np.ndarray | None = None
     variants: list[tuple[str, Any]] = [
-        (f"{backend}-{precision}", Verifier(backend=backend, precision=precision))  # type: ignore[arg-type]
+        (f"{backend}-{precision}", Verifier(artifact, backend=backend, precision=precision))  # type: ignore[arg-type]
         for backend, precision in VERIFIER_VARIANTS
     ]
-    with tempfile.TemporaryDirectory() as tmp:  # the session holds the graph once it has loaded it
-        variants.append(("onnx-int8, 8-bit weights (the recipe before 7-bit)", eight_bit_verifier(Path(tmp))))
+    if artifact is None:
+        with tempfile.TemporaryDirectory() as tmp:  # the session holds the graph once it has loaded it
+            variants.append(("onnx-int8, 8-bit weights (the recipe before 7-bit)", eight_bit_verifier(Path(tmp))))
     for name, v in variants:
         t = time.perf_counter()
         probs = np.asarray(v.predict_proba(pairs))
@@ -202,6 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         "words after the variant name it in the report ('onnx-int8 7-bit=DIR')",
     )
     ap.add_argument("--skip-verifier", action="store_true")
+    ap.add_argument("--verifier", type=Path, default=None, help="a verifier artifact folder (default: the shipped one)")
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
     args = ap.parse_args(argv)
     indexes = {k: Path(v).expanduser() for k, v in (spec.split("=", 1) for spec in args.index)}
@@ -209,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     res: dict[str, Any] = experiment_header("evals.studies.onnx_quality", argv, "dev", claims)
     res["machine"] = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
     if not args.skip_verifier:
-        res["verifier"] = verifier_quality(args.data_dir)
+        res["verifier"] = verifier_quality(args.data_dir, args.verifier)
     if indexes:
         res["retrieval"] = retrieval_quality(indexes)
     res["verdicts"] = verdicts(res)
