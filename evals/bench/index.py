@@ -242,11 +242,13 @@ def markdown(res: dict[str, Any]) -> str:
             *(f"| {name} (`{o['artifact']}`) | {o['shipped_pairs_per_s']} | {o['pairs_per_s']} | "
               f"{o['shipped_speedup']}x | {o['n']} |" for name, o in res["other_verifiers"].items()),
         ]  # fmt: skip
+    pairs = "Pairs: a random sample of the verifier's dev pairs (evals/results/verifier_dev.md)."
     lines += [
         "",
-        "Texts: a random sample of the corpus's title-prepended sentences; pairs: a random sample of the verifier's "
-        "dev pairs (evals/results/verifier_dev.md). Cold start: a fresh process importing the module, loading the "
-        "model (ONNX files already exported) and answering once.",
+        "Texts: a random sample of the corpus's title-prepended sentences. " + pairs + " Cold start: a fresh process "
+        "importing the module, loading the model (ONNX files already exported) and answering once."
+        if "embedding" in res
+        else pairs,
         "",
     ]
     return "\n".join(lines)
