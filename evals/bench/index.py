@@ -137,6 +137,8 @@ def against_shipped(pairs: list[tuple[str, str]], others: dict[str, Path]) -> di
     ABBA: pairs/s of each and the shipped one's speed as a multiple of the other's."""
     from tools.models.verifier import Verifier
 
+    if not others:
+        return {}
     shipped = Verifier(precision="int8")
     shipped.predict(pairs[:8])
     out: dict[str, Any] = {}
