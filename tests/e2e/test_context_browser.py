@@ -55,7 +55,10 @@ def test_the_answer_comes_first_and_each_paper_gets_its_context(browser: Any, sl
         button = page.get_by_role("button", name=f"Source {n}", exact=True)
         if not button.count():
             break
-        opens(page, f"Source {n}", "of the abstract, with its neighbours")
+        # the panel's heading names the paper: the previous paper's panel also says "with its neighbours", so
+        # waiting for that alone can read the panel before it has changed
+        opens(page, f"Source {n}", f"[{n}]")
+        expect(panel).to_contain_text("of the abstract, with its neighbours")
         texts.append(panel.inner_text())
     assert any(GENERATED in t and KEPT in t for t in texts)  # the cohort's paper
     assert all(GENERATED in t or NONE in t for t in texts)  # every paper: its context, or why it has none
