@@ -145,18 +145,22 @@ class SharedAdmission:
     def leave(self, server: str, row_id: int) -> None:
         self._run(server, lambda conn: conn.execute(f"DELETE FROM {TABLE} WHERE id = %s", (row_id,)))
 
+    def waiting(self, server: str) -> int:
+        """How many rows of the server's live processes wait (any instance, any kind)."""
+
+        def work(conn: Any) -> int:
+            sweep(conn, server)
+            return int(conn.execute(f"SELECT count(*) FROM {TABLE} WHERE server = %s AND NOT running",
+                                    (server,)).fetchone()[0])
+
+        return int(self._run(server, work))
+
     def decide(self, server: str, rule: Rule) -> list[Row]:
         """Delete the rows of processes that are gone, start the waiting rows `rule` picks, and return every row of
         the server in arrival order."""
 
         def work(conn: Any) -> list[Row]:
-            conn.execute(
-                f"""DELETE FROM {TABLE} WHERE server = %s AND holder NOT IN (
-                    SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-                    AND classid::bigint = %s
-                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))""",
-                (server, LIVE_CLASS),
-            )
+            sweep(conn, server)
             rows = [Row(*r) for r in conn.execute(
                 f"SELECT id, kind, holder, running FROM {TABLE} WHERE server = %s ORDER BY id", (server,)
             ).fetchall()]
@@ -173,6 +177,17 @@ class SharedAdmission:
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
+
+
+def sweep(conn: Any, server: str) -> None:
+    """Delete the server's rows whose process is gone (its liveness lock is no longer held)."""
+    conn.execute(
+        f"""DELETE FROM {TABLE} WHERE server = %s AND holder NOT IN (
+            SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+            AND classid::bigint = %s
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))""",
+        (server, LIVE_CLASS),
+    )
 
 
 def place(rows: Sequence[Row], row_id: int, kind: str) -> int | None:

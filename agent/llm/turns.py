@@ -14,6 +14,10 @@ the LLM runs at once (LLM_PARALLEL: 1 for the embedded model, more for a batchin
 
 A call made by a reading thread itself is part of the reading and never waits.
 
+``others_waiting()`` says whether anyone waits for the LLM meanwhile, or for a check of their own to start (a queue
+the chat registers with ``count_also``): a check's reading budget binds only then, so that on an idle machine no paper
+goes unread for lack of time (agent/nodes/direction.py).
+
 These turns are this process's; with DATABASE_URL and an LLM server (LLM_BASE_URL), the same rule holds across every
 instance that names that server too (tools.admission): each turn, once this process grants it, also takes a row
 of the shared table and waits for the server's turn there.
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
 from agent.llm.client import LLMUnavailableError
@@ -46,6 +50,10 @@ class SharedTurns:
 
     def __init__(self, admission: SharedAdmission, server: str, parallel: int) -> None:
         self.admission, self.server, self.rule = admission, server, turn_rule(parallel)
+
+    def waiting(self) -> int:
+        """Readings and calls of every instance waiting for this server's turn."""
+        return self.admission.waiting(self.server)
 
     @contextmanager
     def turn(self, kind: str) -> Iterator[None]:
@@ -73,6 +81,8 @@ class LLMTurns:
         self._readers: set[int] = set()  # the threads reading
         self._readers_waiting = 0
         self._calls = 0  # other calls under way
+        self._calls_waiting = 0
+        self._also: list[Callable[[], int]] = []  # how many wait elsewhere for this LLM (the chat's check queue)
 
     def _setup(self) -> None:
         if not self._from_settings:
@@ -109,6 +119,27 @@ class LLMTurns:
                 self._readers.discard(me)
                 self._cond.notify_all()
 
+    def count_also(self, waiting: Callable[[], int]) -> None:
+        """Count ``waiting()`` (how many wait for a check of their own to start) among those who wait."""
+        self._also.append(waiting)
+
+    def others_waiting(self) -> bool:
+        """Whether a check's reading or another LLM call waits for its turn, in this process or, with shared turns,
+        in any instance naming the same LLM server. A shared table that cannot be read counts as someone waiting:
+        the reading then keeps to its budget."""
+        self._setup()
+        with self._cond:
+            if self._readers_waiting or self._calls_waiting:
+                return True
+        if any(waiting() > 0 for waiting in self._also):
+            return True
+        if self.shared is None:
+            return False
+        try:
+            return self.shared.waiting() > 0
+        except AdmissionUnavailableError:
+            return True
+
     @contextmanager
     def call(self) -> Iterator[None]:
         """One LLM call that is not a check's reading: it waits while a check waits to read or every reading turn
@@ -118,7 +149,11 @@ class LLMTurns:
         with self._cond:
             own = me in self._readers  # the reading's own call
             if not own:
-                self._cond.wait_for(lambda: self._readers_waiting == 0 and len(self._readers) < self.parallel)
+                self._calls_waiting += 1
+                try:
+                    self._cond.wait_for(lambda: self._readers_waiting == 0 and len(self._readers) < self.parallel)
+                finally:
+                    self._calls_waiting -= 1
                 self._calls += 1
         if own:
             yield

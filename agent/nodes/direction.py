@@ -6,10 +6,11 @@ reason; one past it gets the two-part judge's label (the grade of its calibrated
 
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
-about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out, the sources not
-yet read are listed as read and not counted, with the verifier's reading and the reason, unless the verifier alone
-reaches the gate's precision (agent.judge.calibration: ``verifier_stands_in``; on SciFact it does not); the verdict
-then says it is provisional. A later search round reads them again. With JUDGE_DIRECTION=verifier the node does nothing.
+about new sources). When the LLM is down, or the check's time for it (DIRECTION_SECONDS) runs out while others wait
+for the LLM (on an idle machine it reads every paper), the sources not yet read are listed as read and not counted,
+with the verifier's reading and the reason, unless the verifier alone reaches the gate's precision
+(agent.judge.calibration: ``verifier_stands_in``; on SciFact it does not); the verdict then says it is provisional. A
+later search round reads them again. With JUDGE_DIRECTION=verifier the node does nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage, numbered
+
+
+def out_of_time(start: float, budget: float) -> bool:
+    """Whether a check's reading, begun at ``start`` (time.perf_counter), is out of time: past its ``budget``
+    (DIRECTION_SECONDS) while someone else waits for the LLM. With nobody waiting the reading goes on to the last
+    paper, so that an idle machine leaves no paper unread for lack of time; the budget is a share of a busy LLM."""
+    return time.perf_counter() - start >= budget and TURNS.others_waiting()
 
 
 def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> str:
@@ -164,12 +172,8 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
             text = ""
             try:
-                if (
-                    judge.gate
-                    and about not in bearings
-                    and not error
-                    and time.perf_counter() - start < judge.direction_seconds
-                ):
+                budget = judge.direction_seconds
+                if judge.gate and about not in bearings and not error and not out_of_time(start, budget):
                     # the chat shows which paper the LLM reads while the judged verdict is pending
                     runtime.stream_writer({"reading": {"paper": k, "of": len(assessments),
                                                        "title": titles.get(a.doc_id, a.doc_id)}})
@@ -191,8 +195,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         )
                         continue
                     # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
-                    in_time = time.perf_counter() - start < judge.direction_seconds
-                    if key not in asked and not error and (text or in_time):
+                    if key not in asked and not error and (text or not out_of_time(start, budget)):
                         choice = choose(deps.llm, text or evidence_text(deps, a.doc_id, shown), claim, opposite)
                         asked[key] = choice.p_claim
                         usage = usage + choice.usage
@@ -205,8 +208,8 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             why = (
                 "it was unavailable"
                 if error
-                else f"the time allowed for its reading ({judge.direction_seconds:g} s) ran out before it reached this "
-                "paper"
+                else f"the time allowed for its reading ({judge.direction_seconds:g} s) ran out while other checks "
+                "waited for it, before it reached this paper"
             )
             kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
             if isinstance(kept, SilentSource):
@@ -221,7 +224,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     elif left:
         notes.append(
             f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={judge.direction_seconds:g}) ran "
-            f"out; {left} source(s) {fate}"
+            f"out while other checks waited; {left} source(s) {fate}"
         )
     off_topic = sum(1 for s in aside if not s.unread)
     if off_topic:

@@ -2,7 +2,7 @@
 test, each test in a database of its own: two check queues on separate connections (two instances) admit at most
 the configured number of checks between them, in arrival order, and tell each waiter its place in the whole line; a
 process killed while it holds a slot frees it; the LLM's turns keep one reading at a time across instances (two with
-LLM_PARALLEL=2), and a call of one instance waits while a check of the other reads."""
+LLM_PARALLEL=2), and a call of one instance waits while a check of the other reads, which sees it waiting."""
 
 from __future__ import annotations
 
@@ -190,7 +190,11 @@ def test_one_check_reads_at_a_time_across_instances_and_two_with_llm_parallel_2(
     assert len(two) == 2 and two[1][0] < two[0][1]
 
 
-def test_a_call_of_one_instance_waits_while_a_check_of_another_reads(database: str) -> None:  # noqa: F811
+def test_a_call_of_one_instance_waits_while_a_check_of_another_reads_and_the_reader_sees_it_wait(
+    database: str,  # noqa: F811
+) -> None:
+    """The reading's time budget binds only while someone waits (agent.nodes.direction.out_of_time): the reader
+    sees the other instance's call waiting, and nobody before it comes."""
     a, b = shared_turns(database, 1), shared_turns(database, 1)
     log: list[str] = []
     reading, release = threading.Event(), threading.Event()
@@ -208,10 +212,12 @@ def test_a_call_of_one_instance_waits_while_a_check_of_another_reads(database: s
     r = threading.Thread(target=reader)
     r.start()
     assert reading.wait(10)
+    assert not a.others_waiting()  # its own running turn is no one waiting
     c = threading.Thread(target=call)
     c.start()
     time.sleep(SETTLE_S)
     assert log == []
+    assert a.others_waiting() and b.others_waiting()
     release.set()
     r.join(10)
     c.join(10)

@@ -189,22 +189,44 @@ def test_where_the_verifier_stands_in_a_down_llm_leaves_its_reading_counted(make
     assert (result.summary or "").endswith("; provisional: the LLM did not read 1 paper it counts.")
 
 
-def test_a_slow_llm_runs_out_of_direction_time(make_deps):
+def slow_claim(make_deps, seconds: float):  # type: ignore[no-untyped-def]
+    """A check of two sources whose every direction call takes 0.3 s, with ``seconds`` of reading time."""
     claim = "The MMR vaccine causes autism."
     slow = [{**rule, "delay_s": 0.3} for rule in direction_rules(claim, supports=False)]
     deps = make_deps([*slow, {"when": "<paper n=", "reply": "No link was found [1]."}, {"reply": "No link [1]."}],
                      {"not associated": "contradicts", "no relationship": "contradicts"})
-    deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.1})
+    deps.settings = deps.settings.with_values(judge={"direction_seconds": seconds})
+    return claim, deps
+
+
+def test_a_slow_llm_runs_out_of_direction_time_while_others_wait(make_deps, monkeypatch):
+    from agent.llm.turns import LLMTurns
+    from agent.nodes import direction as node
+
+    busy = LLMTurns()
+    busy.count_also(lambda: 1)  # a user waits in the chat's queue throughout
+    monkeypatch.setattr(node, "TURNS", busy)
+    claim, deps = slow_claim(make_deps, 0.1)
     state = run_claim(claim, deps)
     # the first source is read to the end (three calls of 0.3 s); the time is spent before the second, which is
     # listed as not read and does not count
     assert [a.judged_by for a in state["assessments"]] == ["verifier+llm"]
     (unread,) = [s for s in state["silent"] if s.unread]
-    assert "the time allowed for its reading (0.1 s) ran out" in unread.reason and "against the claim" in unread.reason
+    assert "the time allowed for its reading (0.1 s) ran out while other checks waited" in unread.reason
+    assert "against the claim" in unread.reason
     assert state["verdict"].unread == 1 and state["verdict"].contradicting == 1
     assert state["summary"].endswith("; provisional: the LLM did not read 1 paper more, listed, not counted.")
     assert any("DIRECTION_SECONDS=0.1" in n and "1 source(s) are listed as not read" in n
                for n in state["notes"]), state["notes"]
+
+
+def test_with_nobody_waiting_a_slow_llm_reads_every_paper_past_its_time(make_deps):
+    """On an idle machine no paper goes unread for lack of time: the budget is a share of a busy LLM."""
+    claim, deps = slow_claim(make_deps, 0.1)
+    state = run_claim(claim, deps)
+    assert [a.judged_by for a in state["assessments"]] == ["verifier+llm", "verifier+llm"]
+    assert not [s for s in state["silent"] if s.unread] and state["verdict"].unread == 0
+    assert not any("DIRECTION_SECONDS" in n for n in state["notes"]), state["notes"]
 
 
 def test_the_reading_time_starts_once_the_model_is_loaded(make_deps, monkeypatch):
@@ -213,10 +235,14 @@ def test_the_reading_time_starts_once_the_model_is_loaded(make_deps, monkeypatch
     import time
 
     import agent.nodes.direction as node
+    from agent.llm.turns import LLMTurns
 
     claim = "The MMR vaccine causes autism."
     loads: list[float] = []
     monkeypatch.setattr(node, "wait_loaded", lambda settings: (loads.append(1.0), time.sleep(0.3)))
+    busy = LLMTurns()
+    busy.count_also(lambda: 1)  # someone waits, so the budget binds
+    monkeypatch.setattr(node, "TURNS", busy)
     deps = make_deps([*direction_rules(claim, supports=False), {"reply": "No link [1]."}],
                      {"not associated": "contradicts", "no relationship": "contradicts"})
     deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.2})

@@ -90,3 +90,47 @@ def test_two_readers_take_turns():
     for t in threads:
         t.join(5)
     assert most[0] == 1
+
+
+
+def seen_waiting(waiter: str) -> tuple[bool, bool, bool]:
+    """A check reads and ``waiter`` ("call" or "reading") comes after it: whether the turns saw anyone waiting
+    before it came, while it waited, and after everyone was done."""
+    turns = LLMTurns()
+    reading, release = threading.Event(), threading.Event()
+
+    def reader() -> None:
+        with turns.reading():
+            reading.set()
+            release.wait(5)
+
+    def other() -> None:
+        with turns.call() if waiter == "call" else turns.reading():
+            pass
+
+    r = started(reader)
+    assert reading.wait(5)
+    before = turns.others_waiting()  # the one reading is not waiting
+    o = started(other)
+    deadline, during = time.monotonic() + 2, False
+    while not during and time.monotonic() < deadline:
+        during = turns.others_waiting()
+        time.sleep(0.01)
+    release.set()
+    r.join(5)
+    o.join(5)
+    return before, during, turns.others_waiting()
+
+
+def test_a_reading_sees_a_call_or_another_reading_wait_for_its_turn():
+    """A check's reading budget binds only while someone waits (agent.nodes.direction.out_of_time)."""
+    assert seen_waiting("call") == (False, True, False)
+    assert seen_waiting("reading") == (False, True, False)
+
+
+def test_a_registered_queue_with_users_in_it_counts_as_waiting():
+    turns, queued = LLMTurns(), [0]
+    turns.count_also(lambda: queued[0])
+    assert not turns.others_waiting()
+    queued[0] = 2  # users wait in the chat's queue for a check of their own
+    assert turns.others_waiting()

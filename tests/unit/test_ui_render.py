@@ -309,8 +309,10 @@ def test_notes_are_shown_without_the_name_of_the_node_that_added_them():
     )
     assert note_text("assessment: 1 paper") == "Assessment: 1 paper"  # a word that merely starts like a node's name
     # the settings a note names are the CLI's and the JSON's, not the chat reader's; other brackets stay
-    assert note_text("direction: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out; 1 source(s) "
-                     "are listed") == "The LLM's time for reading direction ran out; 1 source(s) are listed"
+    assert note_text("direction: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out while other "
+                     "checks waited; 1 source(s) are listed") == (
+        "The LLM's time for reading direction ran out while other checks waited; 1 source(s) are listed"
+    )
     assert note_text("answer: the LLM did not answer in time (LLM_TIMEOUT); the LLM server failed (HTTP 500)") == (
         "The LLM did not answer in time; the LLM server failed (HTTP 500)"
     )

@@ -9,10 +9,13 @@ from contextlib import asynccontextmanager
 
 import chainlit as cl
 
+from agent.llm.turns import TURNS
 from agent.settings.app import get_settings
 from ui.chat.admission import check_queue
 
 CHECKS = check_queue(get_settings())
+# a check reading its papers keeps to its time budget while users wait in this queue
+TURNS.count_also(lambda: CHECKS.waiting)
 
 
 @asynccontextmanager
