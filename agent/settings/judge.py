@@ -32,8 +32,9 @@ class JudgeSettings(SettingsGroup):
     # the evidence gate (agent.judge.calibration): an abstract counts only when its calibrated P(bears) reaches the
     # threshold fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
     gate: bool = Field(True, validation_alias="EVIDENCE_GATE")
-    # seconds of LLM time the direction may take per check; sources left when they run out are listed as not read,
-    # with the verifier's reading, and do not count (a note and a provisional verdict say so). A paper read costs
+    # seconds of LLM time the direction may take per check while someone else waits for the LLM (with nobody waiting
+    # it reads every source); sources left when they run out are listed as not read, with the verifier's reading,
+    # and do not count (a note and a provisional verdict say so). A paper read costs
     # four short calls (bearing on the claim and on its opposite, direction in both orders): about 6 s on a 2-core
     # CPU whose LLM decodes 10 tokens/s, so 15 s reads a check's three papers there; a faster LLM ends sooner
     direction_seconds: float = Field(15.0, gt=0)
