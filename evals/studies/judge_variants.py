@@ -31,10 +31,12 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
     ("the gate asks of the claim alone, DIRECTION_SECONDS=8", ZEN4, RESULTS / "scifact_dev_judgement.json"),
     ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=8", AVX2,
      RESULTS / "opposite_gate" / "scifact_dev_judgement_limit100.json"),
-    ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=15 (shipped)", AVX2,
+    ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=15", AVX2,
      RESULTS / "opposite_gate_15s" / "scifact_dev_judgement.json"),
     ("the same with LLM_QUESTIONS=true", AVX2,
      RESULTS / "llm_questions_dev60" / "scifact_dev_judgement_limit60.json"),
+    ("the same judge, DIRECTION_SECONDS=15 binding only while others wait: every paper read (shipped)", AVX2,
+     RESULTS / "idle_reading" / "scifact_dev_judgement.json"),
 ]
 
 
