@@ -138,3 +138,26 @@ def test_places_are_told_in_the_waiters_own_context():
         assert all(waiter == seen for waiter, seen, _ in told), told
 
     asyncio.run(scenario())
+
+
+def test_a_user_waiting_in_the_chats_queue_makes_a_reading_keep_to_its_budget():
+    """The chat registers its queue with the LLM's turns: while a user waits there for a check of their own, a check
+    reading its papers keeps to DIRECTION_SECONDS (agent.nodes.direction.out_of_time); with nobody waiting it reads
+    on."""
+    from agent.llm.turns import TURNS
+    from ui.chat.queued import CHECKS
+
+    assert isinstance(CHECKS, CheckQueue)
+
+    async def scenario() -> None:
+        log: list[str] = []
+        assert not TURNS.others_waiting()
+        turns = [Turn(CHECKS, str(k), log) for k in range(CHECKS.slots - CHECKS.running + 1)]
+        await settle()
+        assert CHECKS.waiting == 1 and TURNS.others_waiting()
+        for t in turns:
+            t.release.set()
+        await asyncio.gather(*(t.task for t in turns))
+        assert CHECKS.waiting == 0 and not TURNS.others_waiting()
+
+    asyncio.run(scenario())
