@@ -52,7 +52,7 @@ class SharedTurns:
         self.admission, self.server, self.rule = admission, server, turn_rule(parallel)
 
     def waiting(self) -> int:
-        """Readings and calls of every instance waiting for this server's turn."""
+        """Rows of every instance waiting for this server: readings, calls and queued checks."""
         return self.admission.waiting(self.server)
 
     @contextmanager

@@ -166,13 +166,12 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                 wait_loaded(deps.settings)
             except LLMUnavailableError as e:
                 error = str(e)
-        start = time.perf_counter()
+        start, budget = time.perf_counter(), judge.direction_seconds
         for k, a in enumerate(assessments, start=1):
             shown = sentences[a.doc_id]
             about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
             text = ""
             try:
-                budget = judge.direction_seconds
                 if judge.gate and about not in bearings and not error and not out_of_time(start, budget):
                     # the chat shows which paper the LLM reads while the judged verdict is pending
                     runtime.stream_writer({"reading": {"paper": k, "of": len(assessments),

@@ -199,13 +199,18 @@ def slow_claim(make_deps, seconds: float):  # type: ignore[no-untyped-def]
     return claim, deps
 
 
-def test_a_slow_llm_runs_out_of_direction_time_while_others_wait(make_deps, monkeypatch):
+def someone_waits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The direction node's LLM turns with a user waiting in a check queue throughout, so the budget binds."""
     from agent.llm.turns import LLMTurns
     from agent.nodes import direction as node
 
     busy = LLMTurns()
-    busy.count_also(lambda: 1)  # a user waits in the chat's queue throughout
+    busy.count_also(lambda: 1)
     monkeypatch.setattr(node, "TURNS", busy)
+
+
+def test_a_slow_llm_runs_out_of_direction_time_while_others_wait(make_deps, monkeypatch):
+    someone_waits(monkeypatch)
     claim, deps = slow_claim(make_deps, 0.1)
     state = run_claim(claim, deps)
     # the first source is read to the end (three calls of 0.3 s); the time is spent before the second, which is
@@ -235,14 +240,11 @@ def test_the_reading_time_starts_once_the_model_is_loaded(make_deps, monkeypatch
     import time
 
     import agent.nodes.direction as node
-    from agent.llm.turns import LLMTurns
 
     claim = "The MMR vaccine causes autism."
     loads: list[float] = []
     monkeypatch.setattr(node, "wait_loaded", lambda settings: (loads.append(1.0), time.sleep(0.3)))
-    busy = LLMTurns()
-    busy.count_also(lambda: 1)  # someone waits, so the budget binds
-    monkeypatch.setattr(node, "TURNS", busy)
+    someone_waits(monkeypatch)
     deps = make_deps([*direction_rules(claim, supports=False), {"reply": "No link [1]."}],
                      {"not associated": "contradicts", "no relationship": "contradicts"})
     deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.2})

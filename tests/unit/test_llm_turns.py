@@ -92,7 +92,6 @@ def test_two_readers_take_turns():
     assert most[0] == 1
 
 
-
 def seen_waiting(waiter: str) -> tuple[bool, bool, bool]:
     """A check reads and ``waiter`` ("call" or "reading") comes after it: whether the turns saw anyone waiting
     before it came, while it waited, and after everyone was done."""
