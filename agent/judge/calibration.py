@@ -18,7 +18,10 @@ calibrated probability, and the 7-grade label they make together.
 * The direction: the LLM's P(claim) averaged over both letter orders is compressed towards 0.5 by a small model's
   letter preference; a logistic on its logit (Platt scaling), fitted on abstracts that bear, turns it into a
   probability that is right as often as it says. It is asked only of abstracts past the gate, so an off-topic lean
-  is never amplified into a label.
+  is never amplified into a label. With a third weight the verifier votes too: the logit of its own P(claim) on
+  the strongest sentence (supports / (supports + contradicts)) is added to the LLM's. The two read differently (the
+  verifier was trained on SciFact's rationales, the LLM reads the claim against its opposite), so where the LLM
+  sits at chance the verifier can still tell the side.
 * The label: the grade nearest to 2 * P(claim) - 1, so a source whose direction the LLM cannot tell is "No
   Evidence" (too weak to count), and the stance confidence is P(the chosen direction). P(bears) is not multiplied in:
   it estimates P(SciFact's annotators cite the abstract), which is low even for abstracts that bear (SciFact's gold
@@ -91,8 +94,9 @@ class JudgeCalibration:
     gate_reads: str = "shown"
     gate_asks_opposite: bool = False
     gate_combines: str = "mean"
-    # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)))
-    direction_weights: tuple[float, float] = (0.0, 1.0)
+    # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)) [+ weight * logit(the verifier's
+    # P(claim))]): two weights read the LLM alone, three add the verifier's vote
+    direction_weights: tuple[float, ...] = (0.0, 1.0)
     fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and the held-out figures
 
     def verifier_bearing(self, strongest: float) -> float:
@@ -118,14 +122,24 @@ class JudgeCalibration:
     def worth_asking(self, verifier_bearing: float) -> bool:
         return verifier_bearing >= self.ask_floor
 
-    def direction(self, llm_p_claim: float) -> float:
-        """P(claim) from the LLM's choice between the claim and its opposite, calibrated."""
-        c0, c1 = self.direction_weights
-        return round(sigmoid(c0 + c1 * logit(llm_p_claim)), 4)
+    @property
+    def direction_reads_verifier(self) -> bool:
+        return len(self.direction_weights) > 2
 
-    def stance(self, llm_p_claim: float) -> JudgedLabel:
-        """The label of an abstract that passed the gate, from the LLM's reading of its direction."""
-        p = self.direction(llm_p_claim)
+    def direction(self, llm_p_claim: float, verifier_p_claim: float | None = None) -> float:
+        """P(claim) from the LLM's choice between the claim and its opposite, with the verifier's own P(claim) as a
+        vote when the calibration weighs it, calibrated. A missing verifier reading counts as 0.5, an even vote; every
+        source the judge assesses has one (agent.judge.sources)."""
+        c0, c1, *verifier = self.direction_weights
+        z = c0 + c1 * logit(llm_p_claim)
+        if verifier:
+            z += verifier[0] * logit(0.5 if verifier_p_claim is None else verifier_p_claim)
+        return round(sigmoid(z), 4)
+
+    def stance(self, llm_p_claim: float, verifier_p_claim: float | None = None) -> JudgedLabel:
+        """The label of an abstract that passed the gate, from the LLM's reading of its direction (and the
+        verifier's, when the calibration weighs it)."""
+        p = self.direction(llm_p_claim, verifier_p_claim)
         score = round(2 * p - 1, 4)
         return JudgedLabel(label=grade(score), score=score, p_claim=p, confidence=round(max(p, 1 - p), 4))
 

@@ -43,9 +43,11 @@ def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> st
 
 def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceAssessment:
     """The assessment relabelled by the two-part judge."""
-    judged = load_calibration().stance(llm_p_claim)
+    cal = load_calibration()
+    judged = cal.stance(llm_p_claim, a.verifier_p_claim)
     statements = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
     supported = statements[judged.stance]
+    readers = "the LLM and the verifier" if cal.direction_reads_verifier else "the LLM"
     return a.model_copy(
         update={
             "label": judged.label,
@@ -54,7 +56,7 @@ def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceA
             "stance_confidence": judged.confidence,
             "bearing": bearing,
             "judged_by": "verifier+llm",
-            "explanation": f"The evidence supports {supported} (P(claim) {judged.p_claim:.2f}; "
+            "explanation": f"The evidence supports {supported} (P(claim) {judged.p_claim:.2f}, as {readers} read it; "
             f"P(about the claim) {bearing:.2f}).",
         }
     )

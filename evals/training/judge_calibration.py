@@ -2,7 +2,7 @@
 slice of train the verifier never trained on (evals/training/data.split_heldout, 15 %, seed 13).
 
     python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge/judge_calibration.json]
-        [--gate-reads shown|context] [--gate-asks-opposite [--gate-combines mean|max]]
+        [--gate-reads shown|context] [--gate-asks-opposite [--gate-combines mean|max]] [--direction-reads-verifier]
 
 It reads the judge's replay (evals/training/bearing_replay.py: for each retrieved abstract of each held-out claim,
 the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim) against the opposite) and fits:
@@ -12,7 +12,8 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
 * The gate: the same, on that logit and the logit of the LLM's P(Yes).
 * The direction: on the abstracts that bear (SciFact's evidence abstracts), a logistic regression of "supports" on
   the logit of the LLM's P(claim) (Platt scaling). Off-topic abstracts are left out: the LLM's slight lean on them
-  is no reading of direction, and fitting on them would amplify it.
+  is no reading of direction, and fitting on them would amplify it. With ``--direction-reads-verifier`` the logit of
+  the verifier's own P(claim) on the strongest sentence is a second input: the verifier votes beside the LLM.
 * The gate's threshold: the best held-out Label-Only F1 whose precision reaches ``--target-precision`` (the best
   precision when none does), with the product's verdict rule at the settings' MIN_CONFIDENCE.
 * The verifier's threshold, for the verifier alone: the best Label-Only F1, with the verifier's own labels, whose
@@ -79,6 +80,13 @@ def direction_features(rows: Sequence[dict[str, Any]], with_verifier: bool) -> n
         return s / (s + c) if s + c > 0 else 0.5
 
     return np.array([[logit(r["llm"]), logit(v(r))] if with_verifier else [logit(r["llm"])] for r in rows])
+
+
+def direction_inputs(docs: Sequence[dict[str, Any]], with_verifier: bool) -> np.ndarray:
+    """The direction's inputs on replayed abstracts: the logit of the LLM's P(claim), and with ``with_verifier`` the
+    logit of the verifier's own P(claim)."""
+    return np.array([[logit(d["llm_p_claim"]), logit(d["verifier_p_claim"])] if with_verifier
+                     else [logit(d["llm_p_claim"])] for d in docs])
 
 
 def verifier_x(docs: Sequence[dict[str, Any]]) -> np.ndarray:
@@ -178,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the bearing question is asked of the claim and of its opposite, and the two read as one")
     p.add_argument("--gate-combines", choices=("mean", "max"), default="mean",
                    help="with --gate-asks-opposite: the mean of the two P(Yes), or the higher")
+    p.add_argument("--direction-reads-verifier", action="store_true",
+                   help="the verifier's own P(claim) votes in the direction beside the LLM's")
     args = p.parse_args(argv)
 
     from agent.judge.calibration import JudgeCalibration
@@ -199,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     gate = fit_logistic(gate_x(docs), gold)
     bearing = [d for d in docs if d["gold"] is not None]
     supports = np.array([d["gold"] == 0 for d in bearing])
-    direction = fit_logistic(np.array([[logit(d["llm_p_claim"])] for d in bearing]), supports)
-    direction_x = np.array([[logit(d["llm_p_claim"])] for d in bearing])
+    direction_x = direction_inputs(bearing, args.direction_reads_verifier)
+    direction = fit_logistic(direction_x, supports)
     accuracy = float(((apply(direction, direction_x) > 0.5) == supports).mean())
 
     v_gold = np.sort(apply(verifier_gate, verifier_x(bearing)))
@@ -209,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         verifier_gate=(verifier_gate[0], verifier_gate[1]),
         ask_floor=ask_floor,
         gate_weights=(gate[0], gate[1], gate[2]),
-        direction_weights=(direction[0], direction[1]),
+        direction_weights=tuple(direction),
     )
     min_confidence = get_settings().judge.min_confidence
 
@@ -219,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                 return None
             if base.bearing(d["bearing"], d["llm_p_bears"]) < threshold:
                 return None
-            st = base.stance(d["llm_p_claim"])
+            st = base.stance(d["llm_p_claim"], d["verifier_p_claim"])
             return st.label, st.confidence
 
         return labeller
@@ -272,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
             "verifier_alone_label_only": fallback,
             "verifier_alone_reaches_the_gate_precision": bool(reaching),
             "asked_above_floor": round(float(np.mean(apply(verifier_gate, verifier_x(docs)) >= ask_floor)), 4),
-            "direction": {"abstracts": len(bearing), "accuracy_on_fit": round(accuracy, 4)},
+            "direction": {"abstracts": len(bearing), "accuracy_on_fit": round(accuracy, 4),
+                          "reads": "the LLM and the verifier" if args.direction_reads_verifier else "the LLM"},
         },
     }
     args.results.mkdir(parents=True, exist_ok=True)
