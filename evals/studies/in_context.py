@@ -113,10 +113,16 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
         lambda d, a: (mean_of(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
     "gate on the shown sentences, of the claim and its opposite, the higher": (
         lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
+    "the same, with the verifier's vote in the direction": (
+        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
     "the highest of the shown sentences and the context, of the claim and its opposite": (
         lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"], a["p_bears"], a["p_bears_opposite"]),
                       d["llm_p_claim"]), 6),
 }
+
+
+# the judges whose direction hears the verifier's own P(claim) beside the LLM's (agent.judge.calibration)
+VOTES = {"the same, with the verifier's vote in the direction"}
 
 
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
@@ -154,7 +160,7 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
         # the replay's shipped reading against the same question asked again here: the replay is reproducible
         "shown_p_bears_max_difference": round(max(abs(d["answer"]["p_shown_bears"] - d["llm_p_bears"])
                                                   for d in docs), 4),
-        "judges": judges_compared(rows, JUDGES, get_settings().judge.min_confidence),
+        "judges": judges_compared(rows, JUDGES, get_settings().judge.min_confidence, VOTES),
     }
     write_experiment(out, "in_context", res, markdown)
     return 0

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -110,13 +110,15 @@ def judged(cal: Any, reading: Reading, d: Mapping[str, Any], threshold: float) -
         return None
     if cal.bearing(d["bearing"], gate_signal) < threshold:
         return None
-    st = cal.stance(p_claim)
+    st = cal.stance(p_claim, d["verifier_p_claim"])  # the verifier's reading counts where ``cal`` weighs it
     return st.label, st.confidence
 
 
-def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence: float) -> dict[str, Any]:
+def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence: float,
+                vote: bool = False) -> dict[str, Any]:
     """Each fold of claims labelled by a gate, direction and threshold fitted on the other folds (as
-    evals/training/judge_calibration.py fits the shipped judge); abstract id -> (label, confidence) or None."""
+    evals/training/judge_calibration.py fits the shipped judge; with ``vote`` the direction reads the verifier's
+    own P(claim) beside the LLM's); abstract id -> (label, confidence) or None."""
     from agent.judge.calibration import JudgeCalibration
     from evals.training.judge_calibration import FLOOR_KEEPS, apply, fit_logistic, label_only, pick
 
@@ -129,13 +131,15 @@ def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence
         gate = fit_logistic(x, gold)
         verifier_gate = fit_logistic(x[:, :1], gold)
         evidence = [d for d in docs if d["gold"] is not None]
-        direction = fit_logistic(np.array([[logit(reading(d, d["answer"])[1])] for d in evidence]),
-                                 np.array([d["gold"] == 0 for d in evidence]))
+        direction = fit_logistic(
+            np.array([[logit(reading(d, d["answer"])[1]), *([logit(d["verifier_p_claim"])] if vote else [])]
+                      for d in evidence]),
+            np.array([d["gold"] == 0 for d in evidence]))
         v_gold = np.sort(apply(verifier_gate, x[gold][:, :1]))
         floor = float(v_gold[int(np.floor(len(v_gold) * (1 - FLOOR_KEEPS)))]) - 1e-4
         cal = JudgeCalibration(verifier_gate=(verifier_gate[0], verifier_gate[1]), ask_floor=floor,
                                gate_weights=(gate[0], gate[1], gate[2]),
-                               direction_weights=(direction[0], direction[1]))
+                               direction_weights=tuple(direction))
 
         grid = sorted({round(float(t), 3) for t in np.linspace(0.05, 0.8, 31)})
         trials = [{"threshold": t, **label_only(fit, partial(judged, cal, reading, threshold=t), min_confidence)}
@@ -176,10 +180,11 @@ def mean_of(*ps: float) -> float:
 
 
 def judges_compared(rows: Sequence[dict[str, Any]], judges: Mapping[str, tuple[Reading, int]],
-                    min_confidence: float) -> dict[str, Any]:
+                    min_confidence: float, votes: Collection[str] = ()) -> dict[str, Any]:
     """Each judge's out-of-fold labels read as a user and as the benchmark would: Label-Only P/R/F1, the verdict's
     side per held-out claim by gold class (evals.scifact.claim_level.replay_sides), and the bearing set's papers
-    that count; with its LLM calls per abstract."""
+    that count; with its LLM calls per abstract. The judges named in ``votes`` hear the verifier in the
+    direction."""
     from evals.scifact.claim_level import gold_class, replay_sides
     from evals.training.bearing_replay import heldout_claims
     from evals.training.judge_calibration import label_only
@@ -188,7 +193,7 @@ def judges_compared(rows: Sequence[dict[str, Any]], judges: Mapping[str, tuple[R
                for c in heldout_claims()}
     out = {}
     for name, (reading, calls) in judges.items():
-        labels = out_of_fold(rows, reading, min_confidence)
+        labels = out_of_fold(rows, reading, min_confidence, vote=name in votes)
         out[name] = {
             "llm_calls_per_abstract": calls,
             "label_only": label_only(rows, partial(labelled, labels), min_confidence),

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.slow
 
 # Probes the shipped judge still reads the wrong way (strict: one it gets right must leave this set).
 KNOWN_MISSES: dict[str, str] = {
-    "did not reduce fever": "'Aspirin reduces fever' against 'Aspirin does not reduce fever' on 'did not reduce "
-    "fever': the 1.5B model leans to the claim",
+    "less likely vs lower risk": "'Tetracycline use is associated with a lower risk of myocardial infarction' on "
+    "'cases were significantly less likely to have used tetracycline': the LLM sits at chance (P(claim) 0.52) and "
+    "the verifier's vote leans to the opposite (its P(claim) 0.35), so the judge reads the opposite (P(claim) 0.22)",
 }
 # SciFact dev claims, the abstract each is judged on, and SciFact's label of that abstract for it: ALDH1 (51 is the
 # reversal of 53) and macrolides (743 is the reversal of 742)
@@ -63,14 +64,16 @@ def deps(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_the_judge_reads_the_direction_of_the_contrast_probes(deps: Any, probe: Probe, request: Any) -> None:
     from agent.judge.calibration import load_calibration
     from agent.judge.direction import choose, opposite_of
+    from agent.judge.sources import verifier_direction
 
     if probe.name in KNOWN_MISSES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[probe.name]))
     claim, premise = probe.pair()
     opposite, _, _ = opposite_of(None, claim)
     llm = choose(deps.llm, premise.split(" | before:")[0], claim, opposite).p_claim
-    stance = load_calibration().stance(llm)
-    assert stance.stance == probe.expected, (llm, stance)
+    verifier = verifier_direction(deps.verifier.predict([(claim, premise)])[0])  # its vote, as the judge reads it
+    stance = load_calibration().stance(llm, verifier)
+    assert stance.stance == probe.expected, (llm, verifier, stance)
 
 
 @pytest.mark.parametrize(("claim_id", "doc_id", "expected"), CLAIMS, ids=[str(c[0]) for c in CLAIMS])

@@ -351,3 +351,47 @@ def test_two_checks_at_once_read_with_the_llm_one_after_the_other(make_deps, mon
     assert all(by_check.values())
     first, second = sorted(by_check.values(), key=lambda spans: spans[0][0])
     assert first[-1][1] <= second[0][0]  # every reading of one check ends before the other's begins
+
+
+def test_the_verifier_votes_in_the_direction_only_with_a_third_weight():
+    llm_alone = JudgeCalibration(direction_weights=(0.0, 2.0))
+    with_vote = JudgeCalibration(direction_weights=(0.0, 2.0, 1.0))
+    assert not llm_alone.direction_reads_verifier and with_vote.direction_reads_verifier
+    # the LLM at chance: alone it takes no side; the verifier's reading of the opposite decides with the vote
+    assert llm_alone.stance(0.5, 0.1).label == "No Evidence"
+    against = with_vote.stance(0.5, 0.1)
+    assert against.stance == "contradicts" and against.p_claim == pytest.approx(0.1, abs=1e-4)
+    # the two readings add on the logit scale: a confident LLM outweighs a verifier leaning the other way
+    assert with_vote.direction(0.9, 0.3) == pytest.approx(
+        1 / (1 + math.exp(-(2 * math.log(9) + math.log(3 / 7)))), abs=1e-4)
+    assert with_vote.stance(0.9, 0.3).stance == "supports"
+    assert with_vote.direction(0.6) == with_vote.direction(0.6, 0.5)  # no verifier reading: an even vote
+
+
+@pytest.mark.parametrize(("weights", "counted", "readers"), [
+    ((0.0, 2.0), False, "the LLM"),
+    ((0.0, 2.0, 1.0), True, "the LLM and the verifier"),
+])
+def test_where_the_llm_cannot_tell_the_side_the_verifiers_vote_decides(make_deps, monkeypatch, weights, counted,
+                                                                        readers):
+    """The LLM reads the poor-prognosis finding as bearing on 'better outcomes' but sits at chance between the claim
+    and its opposite; the verifier reads it as contradicting. With the verifier's vote the paper refutes the claim,
+    and its explanation names both readers; without it the paper takes no side."""
+    cal = JudgeCalibration(verifier_threshold=0.0, gate_threshold=0.5, direction_weights=weights)
+    monkeypatch.setattr("agent.nodes.direction.load_calibration", lambda: cal)
+    at_chance = [{"when": f"Statement {x}: {ALDH1_BETTER}", "reply": "A", "top_logprobs": {"A": 0.5, "B": 0.5}}
+                 for x in "AB"]
+    bearing = [r for r in direction_rules(ALDH1_BETTER) if "Does the evidence report" in r["when"]]
+    answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See."), {"reply": "See [1]."}]
+    deps = make_deps([*bearing, *at_chance, *answer], {"poor prognosis": "contradicts"})
+    result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.judged_by == "verifier+llm" and source.verifier_p_claim is not None
+    assert source.verifier_p_claim < 0.5  # the verifier reads the opposite
+    assert f"as {readers} read it" in source.explanation
+    assert result.verdict is not None
+    if counted:
+        assert source.p_claim is not None and source.p_claim < 0.5 and source.label != "No Evidence"
+        assert result.verdict.label == "Generally refuted"
+    else:
+        assert source.label == "No Evidence" and result.verdict.label == "Not enough evidence"
