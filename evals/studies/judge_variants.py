@@ -37,6 +37,8 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
      RESULTS / "llm_questions_dev60" / "scifact_dev_judgement_limit60.json"),
     ("the same judge, DIRECTION_SECONDS=15 binding only while others wait: every paper read (shipped)", AVX2,
      RESULTS / "idle_reading" / "scifact_dev_judgement.json"),
+    ("the same, with the verifier's vote in the direction (not shipped)", AVX2,
+     RESULTS / "verifier_vote" / "scifact_dev_judgement.json"),
 ]
 
 
