@@ -100,6 +100,11 @@ def with_shown(rows: list[dict[str, Any]], answers: Path) -> list[dict[str, Any]
             for r in rows if all(d["pair"] in shown for d in r["docs"])]
 
 
+def shown_or_opposite(d: Mapping[str, Any], a: Mapping[str, Any]) -> tuple[float, float]:
+    """The shipped gate's reading: the shown sentences, of the claim and its opposite, the higher."""
+    return max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]
+
+
 JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
     "shown sentences (shipped)": (lambda d, a: (d["llm_p_bears"], d["llm_p_claim"]), 3),
     "gate in context": (lambda d, a: (a["p_bears"], d["llm_p_claim"]), 3),
@@ -111,10 +116,8 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
         lambda d, a: (max(a["p_bears"], a["p_bears_opposite"]), d["llm_p_claim"]), 4),
     "gate on the shown sentences, asked of the claim and its opposite": (
         lambda d, a: (mean_of(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
-    "gate on the shown sentences, of the claim and its opposite, the higher": (
-        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
-    "the same, with the verifier's vote in the direction": (
-        lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]), 4),
+    "gate on the shown sentences, of the claim and its opposite, the higher": (shown_or_opposite, 4),
+    "the same, with the verifier's vote in the direction": (shown_or_opposite, 4),
     "the highest of the shown sentences and the context, of the claim and its opposite": (
         lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"], a["p_bears"], a["p_bears_opposite"]),
                       d["llm_p_claim"]), 6),
