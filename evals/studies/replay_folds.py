@@ -120,7 +120,7 @@ def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence
     evals/training/judge_calibration.py fits the shipped judge; with ``vote`` the direction reads the verifier's
     own P(claim) beside the LLM's); abstract id -> (label, confidence) or None."""
     from agent.judge.calibration import JudgeCalibration
-    from evals.training.judge_calibration import FLOOR_KEEPS, apply, fit_logistic, label_only, pick
+    from evals.training.judge_calibration import FLOOR_KEEPS, apply, direction_row, fit_logistic, label_only, pick
 
     labels: dict[str, tuple[str, float] | None] = {}
     for fold in range(FOLDS):
@@ -132,8 +132,7 @@ def out_of_fold(rows: Sequence[dict[str, Any]], reading: Reading, min_confidence
         verifier_gate = fit_logistic(x[:, :1], gold)
         evidence = [d for d in docs if d["gold"] is not None]
         direction = fit_logistic(
-            np.array([[logit(reading(d, d["answer"])[1]), *([logit(d["verifier_p_claim"])] if vote else [])]
-                      for d in evidence]),
+            np.array([direction_row(reading(d, d["answer"])[1], d["verifier_p_claim"], vote) for d in evidence]),
             np.array([d["gold"] == 0 for d in evidence]))
         v_gold = np.sort(apply(verifier_gate, x[gold][:, :1]))
         floor = float(v_gold[int(np.floor(len(v_gold) * (1 - FLOOR_KEEPS)))]) - 1e-4

@@ -72,6 +72,12 @@ def apply(weights: Sequence[float], x: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-z)))
 
 
+def direction_row(llm_p_claim: float, verifier_p_claim: float, with_verifier: bool) -> list[float]:
+    """One abstract's direction inputs, as agent.judge.calibration weighs them: the logit of the LLM's P(claim),
+    and with ``with_verifier`` the logit of the verifier's own P(claim)."""
+    return [logit(llm_p_claim), logit(verifier_p_claim)] if with_verifier else [logit(llm_p_claim)]
+
+
 def direction_features(rows: Sequence[dict[str, Any]], with_verifier: bool) -> np.ndarray:
     """The direction's inputs on the LLM's contrastive answers (evals/training/direction_data rows)."""
 
@@ -79,14 +85,12 @@ def direction_features(rows: Sequence[dict[str, Any]], with_verifier: bool) -> n
         s, c = r["verifier"][0], r["verifier"][1]
         return s / (s + c) if s + c > 0 else 0.5
 
-    return np.array([[logit(r["llm"]), logit(v(r))] if with_verifier else [logit(r["llm"])] for r in rows])
+    return np.array([direction_row(r["llm"], v(r), with_verifier) for r in rows])
 
 
 def direction_inputs(docs: Sequence[dict[str, Any]], with_verifier: bool) -> np.ndarray:
-    """The direction's inputs on replayed abstracts: the logit of the LLM's P(claim), and with ``with_verifier`` the
-    logit of the verifier's own P(claim)."""
-    return np.array([[logit(d["llm_p_claim"]), logit(d["verifier_p_claim"])] if with_verifier
-                     else [logit(d["llm_p_claim"])] for d in docs])
+    """The direction's inputs on replayed abstracts."""
+    return np.array([direction_row(d["llm_p_claim"], d["verifier_p_claim"], with_verifier) for d in docs])
 
 
 def verifier_x(docs: Sequence[dict[str, Any]]) -> np.ndarray:

@@ -95,8 +95,9 @@ def test_no_contrast_probe_counts_on_the_wrong_side(probe_readings: dict[str, An
 
 
 def test_most_contrast_probes_are_read_on_their_side(probe_readings: dict[str, Any]) -> None:
+    expected = {p.name: p.expected for p in DIRECTED}
     decided = [name for name, (_, _, stance) in probe_readings.items()
-               if stance.label != "No Evidence" and stance.stance == {p.name: p.expected for p in DIRECTED}[name]]
+               if stance.label != "No Evidence" and stance.stance == expected[name]]
     assert len(decided) >= DECIDED_AT_LEAST, probe_readings
 
 
