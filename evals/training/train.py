@@ -65,11 +65,13 @@ def train(
     tag: str,
 ) -> tuple[CrossEncoderNet, Any, dict[str, torch.Tensor], int]:
     rng, net, tok, base_state, body, head = start(args)
+    device = torch.device(getattr(args, "device", "cpu"))
+    net.to(device)
     data = training_data(claims, corpus, bm25_top, args, tag)
     first = data.epoch_examples(1)
     total_steps = math.ceil(len(first) / args.batch_size) * epochs
     opt, sched = optimiser(body, head, args, total_steps)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights.to(device))
     selection = Selection(net)
     net.train()
     t0 = time.time()
@@ -78,8 +80,10 @@ def train(
         bl = batches(ex, tok, args.batch_size, args.max_len, rng)
         run_loss = 0.0
         for i, b in enumerate(bl):
-            logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
-            loss = loss_fn(logits, b["labels"])
+            b = {k: v.to(device) for k, v in b.items()}
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+                logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
+            loss = loss_fn(logits.float(), b["labels"])
             update(loss, [*body, *head], opt, sched)
             run_loss += loss.item()
             if (i + 1) % 50 == 0:

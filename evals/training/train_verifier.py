@@ -129,6 +129,7 @@ def main() -> None:
     if args.retrain:
         net, tok, base_state, _ = trainer(train_claims, corpus, bm25_top, args, best_epoch, None, log, "final")
     train_time = time.time() - t0
+    net.to("cpu")
 
     save_artifact(
         net,

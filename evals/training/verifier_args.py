@@ -45,6 +45,12 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
     ap.add_argument("--retrain", action="store_true", help="retrain on all of TRAIN for the selected epochs")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument(
+        "--device",
+        default="cpu",
+        help="where the uncached trainer runs (cpu, or cuda on a machine with a GPU: bf16 autocast there); the "
+        "artifact and its dev evaluation are always made on the CPU",
+    )
+    ap.add_argument(
         "--negation-aug",
         action="store_true",
         help="add (negated claim, rationale, flipped label) pairs for train claims a simple rule can negate",

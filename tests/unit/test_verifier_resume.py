@@ -141,3 +141,19 @@ def test_a_run_resumed_at_an_epoch_start_reuses_the_states_the_epoch_before_kept
     again: dict[tuple[str, str], torch.Tensor] = {}
     state.load_cache(again, epoch=2)
     assert list(again) == [("claim", "premise a")]
+
+
+def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base_as_it_was() -> None:
+    """The recipe of a lent GPU (``--device cuda``, no cached layers), here on the CPU: LoRA on all six layers."""
+    from evals.training.train import train
+
+    torch.set_num_threads(1)
+    args = argparse.Namespace(**{**vars(run_args(None)), "train_layers": 6, "device": "cpu"})
+    log: list[dict[str, object]] = []
+    net, _, base_state, _ = train(CLAIMS, CORPUS, {}, args, 2, None, log, "t")
+    assert [e["epoch"] for e in log] == [1, 2] and all(float(str(e["train_loss"])) > 0 for e in log)
+    learnt = {n for n, p in net.named_parameters() if p.requires_grad}
+    assert {n.split(".")[3] for n in learnt if "lora_B" in n} == {str(k) for k in range(6)}
+    assert any(p.abs().sum() > 0 for n, p in net.named_parameters() if "lora_B" in n)  # B starts at zero
+    params = {n.replace(".base_layer.", "."): p for n, p in net.named_parameters()}  # peft's wrapped maps
+    assert all(torch.equal(params[n].detach(), base_state[n]) for n in base_state if not n.startswith("head."))

@@ -179,6 +179,8 @@ class TorchPairScorer:
             padding=True,
             return_tensors="pt",
         )
+        device = next(self._net.parameters()).device  # a network trained on a GPU reads there too
+        enc = {k: v.to(device) for k, v in enc.items()}
         was_training = self._net.training
         self._net.eval()
         try:
