@@ -37,12 +37,19 @@ def base_and_data(tmp_path: Path) -> tuple[Path, Path]:
     return base, data
 
 
+@pytest.fixture()
+def packed(base_and_data: tuple[Path, Path], tmp_path: Path) -> Path:
+    """What travels, in parts of 100 kB."""
+    out = tmp_path / "gpu"
+    db.pack(*base_and_data, out, part_mb=0.1)
+    return out
+
+
 def test_the_base_and_data_come_back_from_parts_no_larger_than_asked(
-    base_and_data: tuple[Path, Path], tmp_path: Path
+    base_and_data: tuple[Path, Path], packed: Path, tmp_path: Path
 ) -> None:
     base, data = base_and_data
-    out = tmp_path / "gpu"
-    db.pack(base, data, out, part_mb=0.1)
+    out = packed
     parts = sorted(out.glob(f"{db.PART}*"))
     assert len(parts) >= 2 and all(p.stat().st_size <= 100_000 for p in parts)
     there = tmp_path / "there"
@@ -59,13 +66,8 @@ def test_the_base_and_data_come_back_from_parts_no_larger_than_asked(
         assert (there / "data" / src).read_text() == (data / src).read_text()
 
 
-def test_the_nli_mix_travels_without_the_sources_kept_out_of_shipped_weights(
-    base_and_data: tuple[Path, Path], tmp_path: Path
-) -> None:
-    base, data = base_and_data
-    out = tmp_path / "gpu"
-    db.pack(base, data, out, part_mb=1)
-    with tarfile.open(out / "bundle.tar.xz") as tar:
+def test_the_nli_mix_travels_without_the_sources_kept_out_of_shipped_weights(packed: Path) -> None:
+    with tarfile.open(packed / "bundle.tar.xz") as tar:
         member = tar.extractfile(f"data/{db.NLI_MIX}")
         assert member is not None
         with gzip.open(member, "rt") as mix:
