@@ -95,6 +95,10 @@ class JudgeCalibration:
     gate_reads: str = "shown"
     gate_asks_opposite: bool = False
     gate_combines: str = "mean"
+    # what the LLM's direction question reads, as its weights were fitted on it: "shown" (the evidence sentences
+    # shown) or "context" (the abstract around them): the side of a finding is often in the sentence beside the one
+    # the selector picked ("no association was found"), and the shown sentences alone leave the LLM at chance
+    direction_reads: str = "shown"
     # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)) [+ weight * logit(the verifier's
     # P(claim))]): two weights read the LLM alone, three add the verifier's vote
     direction_weights: tuple[float, ...] = (0.0, 1.0)
@@ -161,6 +165,7 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
         gate_reads=str(raw.get("gate_reads", "shown")),
         gate_asks_opposite=bool(raw.get("gate_asks_opposite", False)),
         gate_combines=str(raw.get("gate_combines", "mean")),
+        direction_reads=str(raw.get("direction_reads", "shown")),
         direction_weights=tuple(raw["direction_weights"]),
         fitted=dict(raw.get("fitted", {})),
     )

@@ -135,6 +135,14 @@ def gate_reading(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[Evi
     return cal.llm_bears(first.p_bears, second.p_bears), first.usage + second.usage
 
 
+def direction_text(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[Evidence], text: str) -> str:
+    """What the LLM's direction question reads, as its weights were fitted: the shown sentences (``text`` when the
+    gate just read them, so the prompt cache holds them) or the abstract around them."""
+    if cal.direction_reads == "context":
+        return abstract_text(deps, doc_id, shown)
+    return text or evidence_text(deps, doc_id, shown)
+
+
 @timed("direction")
 def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
@@ -197,7 +205,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         continue
                     # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
                     if key not in asked and not error and (text or not out_of_time(start, budget)):
-                        choice = choose(deps.llm, text or evidence_text(deps, a.doc_id, shown), claim, opposite)
+                        choice = choose(deps.llm, direction_text(cal, deps, a.doc_id, shown, text), claim, opposite)
                         asked[key] = choice.p_claim
                         usage = usage + choice.usage
                     if key in asked:

@@ -15,11 +15,13 @@ their prefix, so a server with a prompt cache reads the abstract once):
 * P(Yes) that the shown sentences bear on the claim (the shipped question), then on its opposite: a null finding
   ("no association was found") is a finding on "X does not cause Y" even where the 1.5B model reads it as none on
   "X causes Y". These go to ``shown_opposite.jsonl`` beside the answers.
+* P(claim) from the direction's contrastive question (the claim or its opposite, both letter orders) on the abstract
+  around the evidence: on a third of SciFact's evidence papers the shown sentences leave the direction at chance.
+  These go to ``direction_in_context.jsonl``.
 
-The direction stays the replay's: the contrastive call on the shown sentences reads the side of SciFact's evidence
-right about four times in five; the gate is what drops the papers that refute. The abstract around the evidence is
-the evidence sentences and their nearest neighbours up to agent.judge.direction.ABSTRACT_CHARS: a whole abstract
-costs 13-19 s a paper to read on a 2-core CPU, three times a check's reading budget.
+The judges below read the direction on the shown sentences (the replay's), in context, or both. The abstract around
+the evidence is the evidence sentences and their nearest neighbours up to agent.judge.direction.ABSTRACT_CHARS: a
+whole abstract costs 13-19 s a paper to read on a 2-core CPU, three times a check's reading budget.
 
 One JSON row per abstract in ``evals/results/in_context/answers.jsonl``. ``report`` compares the judges below with
 five folds of claims, as evals/studies/neither_choice.py does (each judge's gate, direction and threshold fitted on
@@ -51,9 +53,11 @@ from evals.studies.replay_folds import (
     side_aucs,
     study_rows,
 )
+from evals.training.judge_calibration import auc
 
 ANSWERS = REPO_ROOT / "evals" / "results" / "in_context" / "answers.jsonl"
 SHOWN = "shown_opposite.jsonl"  # beside the answers: the shown sentences asked of the claim and of its opposite
+DIRECTION = "direction_in_context.jsonl"  # beside the answers: the direction asked of the abstract around the evidence
 
 
 def read_in_context(llm: Any, context: str, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -84,25 +88,44 @@ def read_shown(llm: Any, shown: str, row: Mapping[str, Any]) -> dict[str, Any]:
     return answer
 
 
+def read_direction(llm: Any, context: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """The direction's contrastive question (claim or opposite, both orders) on the abstract around the evidence:
+    the shown sentences alone leave the LLM at chance on a third of SciFact's evidence papers."""
+    from agent.judge.direction import choose
+
+    t0 = time.perf_counter()
+    p_claim = choose(llm, context, row["text"], row["opposite"]).p_claim
+    return {"p_claim_context": p_claim, "seconds": {"p_claim_context": round(time.perf_counter() - t0, 3)}}
+
+
 def ask(limit: int | None, path: Path = ANSWERS) -> None:
     from agent.judge.direction import abstract_text
 
     ask_replay(limit, path, read_in_context, "in context", reader=abstract_text)
     ask_replay(limit, path.with_name(SHOWN), read_shown, "shown, claim and opposite")
+    ask_replay(limit, path.with_name(DIRECTION), read_direction, "direction in context", reader=abstract_text)
 
 
-def with_shown(rows: list[dict[str, Any]], answers: Path) -> list[dict[str, Any]]:
-    """The rows whose every abstract also has its shown-sentence answers (``read_shown``), merged into its answer."""
-    shown = {a["pair"]: a for a in read_answers(answers.with_name(SHOWN))}
-    return [{**r, "docs": [{**d, "answer": {**d["answer"], **shown[d["pair"]],
-                                            "seconds": {**d["answer"]["seconds"], **shown[d["pair"]]["seconds"]}}}
-                           for d in r["docs"]]}
-            for r in rows if all(d["pair"] in shown for d in r["docs"])]
+def with_beside(rows: list[dict[str, Any]], answers: Path, *names: str) -> list[dict[str, Any]]:
+    """The rows whose every abstract also has its answers in each of the files ``names`` beside ``answers``
+    (``read_shown``, ``read_direction``), merged into its answer."""
+    for name in names:
+        beside = {a["pair"]: a for a in read_answers(answers.with_name(name))}
+        rows = [{**r, "docs": [{**d, "answer": {**d["answer"], **beside[d["pair"]],
+                                                "seconds": {**d["answer"]["seconds"], **beside[d["pair"]]["seconds"]}}}
+                               for d in r["docs"]]}
+                for r in rows if all(d["pair"] in beside for d in r["docs"])]
+    return rows
 
 
 def shown_or_opposite(d: Mapping[str, Any], a: Mapping[str, Any]) -> tuple[float, float]:
     """The shipped gate's reading: the shown sentences, of the claim and its opposite, the higher."""
     return max(d["llm_p_bears"], a["p_shown_bears_opposite"]), d["llm_p_claim"]
+
+
+def more_decided(*p_claims: float) -> float:
+    """The reading furthest from 0.5: where one reading sits at chance, the other decides."""
+    return max(p_claims, key=lambda p: abs(p - 0.5))
 
 
 JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abstract)
@@ -121,7 +144,14 @@ JUDGES: dict[str, tuple[Reading, int]] = {  # name: (reading, LLM calls per abst
     "the highest of the shown sentences and the context, of the claim and its opposite": (
         lambda d, a: (max(d["llm_p_bears"], a["p_shown_bears_opposite"], a["p_bears"], a["p_bears_opposite"]),
                       d["llm_p_claim"]), 6),
+    "the shipped gate, the direction read in context": (
+        lambda d, a: (shown_or_opposite(d, a)[0], a["p_claim_context"]), 4),
+    "the shipped gate, the direction of the shown sentences and the context averaged": (
+        lambda d, a: (shown_or_opposite(d, a)[0], mean_of(d["llm_p_claim"], a["p_claim_context"])), 6),
+    "the shipped gate, the more decided direction of the shown sentences and the context": (
+        lambda d, a: (shown_or_opposite(d, a)[0], more_decided(d["llm_p_claim"], a["p_claim_context"])), 6),
 }
+
 
 
 # the judges whose direction hears the verifier's own P(claim) beside the LLM's (agent.judge.calibration)
@@ -131,13 +161,14 @@ VOTES = {"the same, with the verifier's vote in the direction"}
 def report(answers: Path, out: Path, argv: list[str] | None) -> int:
     from agent.settings.app import get_settings
 
-    rows = with_shown(study_rows(answers, "in_context"), answers)
+    rows = with_beside(study_rows(answers, "in_context"), answers, SHOWN, DIRECTION)
     if not rows:
         return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = [d["gold"] is not None for d in docs]
     against = [d["gold"] == 1 for d in docs]
     aucs = partial(side_aucs, docs)
+    evidence = [d for d in docs if d["gold"] is not None]
     res: dict[str, Any] = {
         **experiment_header("evals.studies.in_context", argv, "held-out SciFact train", []),
         "machine": cpu_name(),
@@ -158,8 +189,14 @@ def report(answers: Path, out: Path, argv: list[str] | None) -> int:
             "shown sentences: P(Yes), claim and opposite, the higher": aucs(
                 lambda d: max(d["llm_p_bears"], d["answer"]["p_shown_bears_opposite"])),
         },
+        # the direction on SciFact's evidence alone: supporting against contradicting
+        "direction_auc": {name: auc([p(d) for d in evidence], [d["gold"] == 0 for d in evidence]) for name, p in (
+            ("shown sentences", lambda d: d["llm_p_claim"]),
+            ("in context", lambda d: d["answer"]["p_claim_context"]),
+            ("the two averaged", lambda d: mean_of(d["llm_p_claim"], d["answer"]["p_claim_context"])))},
         "median_seconds": {k: round(float(np.median([d["answer"]["seconds"][k] for d in docs])), 3)
-                           for k in ("p_bears", "p_bears_opposite", "p_shown_bears", "p_shown_bears_opposite")},
+                           for k in ("p_bears", "p_bears_opposite", "p_shown_bears", "p_shown_bears_opposite",
+                                     "p_claim_context")},
         # the replay's shipped reading against the same question asked again here: the replay is reproducible
         "shown_p_bears_max_difference": round(max(abs(d["answer"]["p_shown_bears"] - d["llm_p_bears"])
                                                   for d in docs), 4),
@@ -203,8 +240,10 @@ def markdown(res: Mapping[str, Any]) -> str:
               "| reading | evidence | contradicting | supporting |", "|---|---:|---:|---:|"]
     for name, a in res["auc"].items():
         lines.append(f"| {name} | {a['evidence']} | {a['contradicting']} | {a['supporting']} |")
-    lines += ["", f"Median seconds per call, asked on a 2-core {res['machine']} (the answers were recorded by `ask`, "
-              "on the same machine as this report): "
+    lines += ["", "The direction's P(claim) on SciFact's evidence alone, supporting against contradicting (AUC): "
+              + "; ".join(f"{k} {v}" for k, v in res["direction_auc"].items()) + "."]
+    lines += ["", "Median seconds per call as `ask` recorded them (p_claim_context: both letter orders), each file "
+              f"on the 2-core machine it was asked on; this report ran on: {res['machine']}: "
               + "; ".join(f"{k} {v}" for k, v in res["median_seconds"].items()) + ". The shown sentences asked "
               "of the claim again here differ from the replay's recorded answer by at most "
               f"{res['shown_p_bears_max_difference']} (P(Yes)).", ""]

@@ -3,6 +3,7 @@ slice of train the verifier never trained on (evals/training/data.split_heldout,
 
     python -m evals.training.judge_calibration [--target-precision 0.65] [--out agent/judge/judge_calibration.json]
         [--gate-reads shown|context] [--gate-asks-opposite [--gate-combines mean|max]] [--direction-reads-verifier]
+        [--direction-reads shown|context]
 
 It reads the judge's replay (evals/training/bearing_replay.py: for each retrieved abstract of each held-out claim,
 the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim) against the opposite) and fits:
@@ -27,8 +28,9 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
 The gate's LLM reading is the replay's P(Yes) on the shown sentences, or with ``--gate-reads context`` the P(Yes)
 on the abstract around them that evals/studies/in_context.py recorded for the same abstracts. With
 ``--gate-asks-opposite`` it is the mean of the claim's and its opposite's P(Yes) (``--gate-combines max``: the
-higher), as the in-context study recorded them for the reading named. The fitted file names the reading, and the
-judge reads the same.
+higher), as the in-context study recorded them for the reading named. The direction's LLM reading is the replay's
+P(claim) on the shown sentences, or with ``--direction-reads context`` the P(claim) on the abstract around them that
+the in-context study recorded. The fitted file names the readings, and the judge reads the same.
 
 Dev is never read here. Every trial is written to evals/results/judge_calibration_heldout.json.
 """
@@ -56,6 +58,8 @@ OUT = REPO / "agent" / "judge" / "judge_calibration.json"
 IN_CONTEXT = REPO / "evals" / "results" / "in_context" / "answers.jsonl"
 # and the shipped question on the shown sentences, of the claim and of its opposite
 SHOWN_OPPOSITE = IN_CONTEXT.with_name("shown_opposite.jsonl")
+# and the direction's question on the abstract around the evidence
+DIRECTION_IN_CONTEXT = IN_CONTEXT.with_name("direction_in_context.jsonl")
 FLOOR_KEEPS = 0.97  # the share of held-out evidence abstracts the LLM must still be asked about
 
 
@@ -153,29 +157,35 @@ def pick(trials: list[dict[str, Any]], target: float) -> dict[str, Any]:
     return max(trials, key=lambda t: (t["precision"], t["f1"]))
 
 
-def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool,
-                 combines: str = "mean") -> list[dict[str, Any]]:
-    """The replay's claims with the LLM's P(Yes) of the reading named, from evals/studies/in_context.py's answers
-    (``combines``: the mean or the higher of the claim's and the opposite's); claims missing an answer are left
-    out."""
-    from agent.judge.calibration import JudgeCalibration
-
-    path, keys = ((IN_CONTEXT, ("p_bears", "p_bears_opposite")) if reads == "context"
-                  else (SHOWN_OPPOSITE, ("p_shown_bears", "p_shown_bears_opposite")))
+def answered(rows: Sequence[dict[str, Any]], path: Path,
+             patch: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
+    """The replay's claims whose every abstract has an answer in ``path`` (one of evals/studies/in_context.py's
+    files), each abstract patched with its answer; claims missing an answer are left out."""
     got = {a["pair"]: a for a in map(json.loads, path.read_text().splitlines())} if path.is_file() else {}
-    combined = JudgeCalibration(gate_combines=combines)
     out = []
     for r in rows:
-        answers = [got.get(f"{r['claim']}:{d['doc_id']}") for d in r["docs"]]
-        if not all(answers):
-            continue
-        docs = []
-        for d, a in zip(r["docs"], answers, strict=True):
-            assert a is not None
-            p = combined.llm_bears(a[keys[0]], a[keys[1]]) if asks_opposite else a[keys[0]]
-            docs.append({**d, "llm_p_bears": p})
-        out.append({**r, "docs": docs})
+        answers = [got[key] for d in r["docs"] if (key := f"{r['claim']}:{d['doc_id']}") in got]
+        if len(answers) == len(r["docs"]):
+            out.append({**r, "docs": [patch(d, a) for d, a in zip(r["docs"], answers, strict=True)]})
     return out
+
+
+def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool,
+                 combines: str = "mean") -> list[dict[str, Any]]:
+    """The replay's claims with the LLM's P(Yes) of the reading named (``combines``: the mean or the higher of the
+    claim's and the opposite's)."""
+    from agent.judge.calibration import JudgeCalibration
+
+    path, (first, second) = ((IN_CONTEXT, ("p_bears", "p_bears_opposite")) if reads == "context"
+                             else (SHOWN_OPPOSITE, ("p_shown_bears", "p_shown_bears_opposite")))
+    combined = JudgeCalibration(gate_combines=combines)
+    return answered(rows, path, lambda d, a: {
+        **d, "llm_p_bears": combined.llm_bears(a[first], a[second]) if asks_opposite else a[first]})
+
+
+def direction_reading(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The replay's claims with the LLM's P(claim) on the abstract around the evidence."""
+    return answered(rows, DIRECTION_IN_CONTEXT, lambda d, a: {**d, "llm_p_claim": a["p_claim_context"]})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the bearing question is asked of the claim and of its opposite, and the two read as one")
     p.add_argument("--gate-combines", choices=("mean", "max"), default="mean",
                    help="with --gate-asks-opposite: the mean of the two P(Yes), or the higher")
+    p.add_argument("--direction-reads", choices=("shown", "context"), default="shown",
+                   help="what the LLM's direction question reads: the shown sentences or the abstract around them")
     p.add_argument("--direction-reads-verifier", action="store_true",
                    help="the verifier's own P(claim) votes in the direction beside the LLM's")
     args = p.parse_args(argv)
@@ -206,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         rows = gate_reading(rows, args.gate_reads, args.gate_asks_opposite, args.gate_combines)
         if not rows:
             print("no answers for this reading: run python -m evals.studies.in_context ask first", file=sys.stderr)
+            return 2
+    if args.direction_reads == "context":
+        rows = direction_reading(rows)
+        if not rows:
+            print("no direction answers in context: run python -m evals.studies.in_context ask first",
+                  file=sys.stderr)
             return 2
     docs = [d for r in rows for d in r["docs"]]
     gold = np.array([d["gold"] is not None for d in docs])
@@ -264,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         "gate_reads": args.gate_reads,
         "gate_asks_opposite": args.gate_asks_opposite,
         "gate_combines": args.gate_combines,
+        "direction_reads": args.direction_reads,
         "direction_weights": [round(w, 4) for w in direction],
         "fitted": {
             "command": " ".join(["python -m evals.training.judge_calibration", *(argv or sys.argv[1:])]),
@@ -287,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             "verifier_alone_reaches_the_gate_precision": bool(reaching),
             "asked_above_floor": round(float(np.mean(apply(verifier_gate, verifier_x(docs)) >= ask_floor)), 4),
             "direction": {"abstracts": len(bearing), "accuracy_on_fit": round(accuracy, 4),
-                          "reads": "the LLM and the verifier" if args.direction_reads_verifier else "the LLM"},
+                          "reads": "the LLM and the verifier" if args.direction_reads_verifier else "the LLM",
+                          "the_llm_reads": args.direction_reads},
         },
     }
     args.results.mkdir(parents=True, exist_ok=True)

@@ -395,3 +395,24 @@ def test_where_the_llm_cannot_tell_the_side_the_verifiers_vote_decides(make_deps
         assert result.verdict.label == "Generally refuted"
     else:
         assert source.label == "No Evidence" and result.verdict.label == "Not enough evidence"
+
+
+@pytest.mark.parametrize(("reads", "neighbour_read"), [("shown", False), ("context", True)])
+def test_the_direction_reads_what_its_calibration_was_fitted_on(make_deps, monkeypatch, reads, neighbour_read):
+    """Fitted on the abstract around the evidence, the direction's two letter-order questions read the sentences
+    beside the shown one; fitted on the shown sentences, they read those alone, as the gate just did."""
+    cal = JudgeCalibration(verifier_threshold=0.0, gate_threshold=0.5, direction_weights=(0.0, 2.0),
+                           direction_reads=reads)
+    monkeypatch.setattr("agent.nodes.direction.load_calibration", lambda: cal)
+    answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See."), {"reply": "See [1]."}]
+    deps = make_deps([*direction_rules(ALDH1_WORSE), *answer], VERIFIER)
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    asked = [str(call[-1].content) for call in deps.llm.calls]
+    directions = [a for a in asked if f"Statement A: {ALDH1_WORSE}" in a or f"Statement B: {ALDH1_WORSE}" in a]
+    gates = [a for a in asked if f"Claim: {ALDH1_WORSE}" in a]
+    neighbour = "We stained 577 breast carcinomas for aldehyde dehydrogenase 1 (ALDH1)."
+    assert len(directions) == 2 and all(POOR_PROGNOSIS in a for a in directions)
+    assert all((neighbour in a) == neighbour_read for a in directions)
+    assert gates and not any(neighbour in a for a in gates)  # the gate reads the shown sentences either way
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.p_claim is not None and source.p_claim > 0.5
