@@ -236,18 +236,26 @@ def test_with_nobody_waiting_a_slow_llm_reads_every_paper_past_its_time(make_dep
 
 def test_the_reading_time_starts_once_the_model_is_loaded(make_deps, monkeypatch):
     """A fresh process loads the embedded model at its first call: the load is waited for before the reading's
-    clock starts, so a load longer than DIRECTION_SECONDS leaves no source unread."""
-    import time
+    clock starts, so a load longer than DIRECTION_SECONDS leaves no source unread. The node's clock moves only while
+    the model loads (10 s against a budget of 5 s), so the test reads the same on a slow or busy machine."""
+    from types import SimpleNamespace
 
     import agent.nodes.direction as node
 
     claim = "The MMR vaccine causes autism."
+    clock = {"now": 0.0}
     loads: list[float] = []
-    monkeypatch.setattr(node, "wait_loaded", lambda settings: (loads.append(1.0), time.sleep(0.3)))
+
+    def load(settings: object) -> None:
+        loads.append(1.0)
+        clock["now"] += 10.0
+
+    monkeypatch.setattr(node, "time", SimpleNamespace(perf_counter=lambda: clock["now"]))
+    monkeypatch.setattr(node, "wait_loaded", load)
     someone_waits(monkeypatch)
     deps = make_deps([*direction_rules(claim, supports=False), {"reply": "No link [1]."}],
                      {"not associated": "contradicts", "no relationship": "contradicts"})
-    deps.settings = deps.settings.with_values(judge={"direction_seconds": 0.2})
+    deps.settings = deps.settings.with_values(judge={"direction_seconds": 5.0})
     state = run_claim(claim, deps)
     assert loads and not [s for s in state["silent"] if s.unread]
     assert all(a.judged_by == "verifier+llm" for a in state["assessments"]) and len(state["assessments"]) == 2
