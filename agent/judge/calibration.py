@@ -18,11 +18,13 @@ calibrated probability, and the 7-grade label they make together.
 * The direction: the LLM's P(claim) averaged over both letter orders is compressed towards 0.5 by a small model's
   letter preference; a logistic on its logit (Platt scaling), fitted on abstracts that bear, turns it into a
   probability that is right as often as it says. It is asked only of abstracts past the gate, so an off-topic lean
-  is never amplified into a label. With a third weight the verifier votes too: the logit of its own P(claim) on
-  the strongest sentence (supports / (supports + contradicts)) is added to the LLM's. The two read differently (the
-  verifier was trained on SciFact's rationales, the LLM reads the claim against its opposite), so where the LLM
-  sits at chance the verifier can still tell the side. The shipped calibration has two weights: with today's
-  verifier the vote refuted fewer of SciFact dev's refuted claims (evals/results/verifier_vote/README.md).
+  is never amplified into a label. What the question reads (the shown sentences, or the abstract around them with
+  ``direction_reads`` "context") is part of the calibration, as for the gate. With a third weight the verifier votes
+  too: the logit of its own P(claim) on the strongest sentence (supports / (supports + contradicts)) is added to the
+  LLM's. The two read differently (the verifier was trained on SciFact's rationales, the LLM reads the claim against
+  its opposite), so where the LLM sits at chance the verifier can still tell the side. The shipped calibration has
+  two weights: with today's verifier the vote refuted fewer of SciFact dev's refuted claims
+  (evals/results/verifier_vote/README.md).
 * The label: the grade nearest to 2 * P(claim) - 1, so a source whose direction the LLM cannot tell is "No
   Evidence" (too weak to count), and the stance confidence is P(the chosen direction). P(bears) is not multiplied in:
   it estimates P(SciFact's annotators cite the abstract), which is low even for abstracts that bear (SciFact's gold
