@@ -1,9 +1,10 @@
 """The chat's one check queue (ui.chat.admission; with DATABASE_URL and an LLM server, the server's, shared by every
-instance) and the message that tells a waiting user their place in it."""
+instance), the message that tells a waiting user their place in it, and one turn at a time on each thread."""
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -16,6 +17,18 @@ from ui.chat.admission import check_queue
 CHECKS = check_queue(get_settings())
 # a check reading its papers keeps to its time budget while users wait in this queue
 TURNS.count_also(lambda: CHECKS.waiting)
+_THREAD_TURNS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def thread_turn(thread_id: str) -> asyncio.Lock:
+    """The lock that runs one turn at a time on a thread in this process. A question sent as soon as the verdict shows
+    ("the sources behind sentence 1?") would otherwise run the graph on the thread while its check still writes the
+    answer and the papers' contexts: two runs on one thread race on its checkpoints, and the question can go
+    unanswered. The lock lives as long as a turn holds or awaits it."""
+    lock = _THREAD_TURNS.get(thread_id)
+    if lock is None:
+        lock = _THREAD_TURNS[thread_id] = asyncio.Lock()
+    return lock
 
 
 @asynccontextmanager
