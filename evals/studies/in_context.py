@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.experiments import REPO_ROOT, cpu_name, experiment_header, write_experiment
+from evals.experiments import cpu_name, experiment_header, write_experiment
 from evals.scifact.claim_level import GOLD_CLASSES
 from evals.studies.replay_folds import (
     TARGET_PRECISION,
@@ -54,10 +54,11 @@ from evals.studies.replay_folds import (
     study_rows,
 )
 from evals.training.judge_calibration import auc
+from evals.training.replay_readings import DIRECTION_IN_CONTEXT, IN_CONTEXT, SHOWN_OPPOSITE
 
-ANSWERS = REPO_ROOT / "evals" / "results" / "in_context" / "answers.jsonl"
-SHOWN = "shown_opposite.jsonl"  # beside the answers: the shown sentences asked of the claim and of its opposite
-DIRECTION = "direction_in_context.jsonl"  # beside the answers: the direction asked of the abstract around the evidence
+ANSWERS = IN_CONTEXT
+SHOWN = SHOWN_OPPOSITE.name  # beside the answers: the shown sentences asked of the claim and of its opposite
+DIRECTION = DIRECTION_IN_CONTEXT.name  # beside the answers: the direction asked of the abstract around the evidence
 
 
 def read_in_context(llm: Any, context: str, row: Mapping[str, Any]) -> dict[str, Any]:

@@ -51,15 +51,10 @@ import numpy as np
 from agent.judge.calibration import logit
 from evals.experiments import git_commit
 from evals.training.bearing_replay import REPLAY, read_replay
+from evals.training.replay_readings import direction_reading, gate_reading
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "agent" / "judge" / "judge_calibration.json"
-# the in-context study's answers (evals/studies/in_context.py): the bearing question on the abstract around the evidence
-IN_CONTEXT = REPO / "evals" / "results" / "in_context" / "answers.jsonl"
-# and the shipped question on the shown sentences, of the claim and of its opposite
-SHOWN_OPPOSITE = IN_CONTEXT.with_name("shown_opposite.jsonl")
-# and the direction's question on the abstract around the evidence
-DIRECTION_IN_CONTEXT = IN_CONTEXT.with_name("direction_in_context.jsonl")
 FLOOR_KEEPS = 0.97  # the share of held-out evidence abstracts the LLM must still be asked about
 
 
@@ -155,37 +150,6 @@ def pick(trials: list[dict[str, Any]], target: float) -> dict[str, Any]:
     if reaching:
         return max(reaching, key=lambda t: (t["f1"], t["precision"]))
     return max(trials, key=lambda t: (t["precision"], t["f1"]))
-
-
-def answered(rows: Sequence[dict[str, Any]], path: Path,
-             patch: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
-    """The replay's claims whose every abstract has an answer in ``path`` (one of evals/studies/in_context.py's
-    files), each abstract patched with its answer; claims missing an answer are left out."""
-    got = {a["pair"]: a for a in map(json.loads, path.read_text().splitlines())} if path.is_file() else {}
-    out = []
-    for r in rows:
-        answers = [got[key] for d in r["docs"] if (key := f"{r['claim']}:{d['doc_id']}") in got]
-        if len(answers) == len(r["docs"]):
-            out.append({**r, "docs": [patch(d, a) for d, a in zip(r["docs"], answers, strict=True)]})
-    return out
-
-
-def gate_reading(rows: Sequence[dict[str, Any]], reads: str, asks_opposite: bool,
-                 combines: str = "mean") -> list[dict[str, Any]]:
-    """The replay's claims with the LLM's P(Yes) of the reading named (``combines``: the mean or the higher of the
-    claim's and the opposite's)."""
-    from agent.judge.calibration import JudgeCalibration
-
-    path, (first, second) = ((IN_CONTEXT, ("p_bears", "p_bears_opposite")) if reads == "context"
-                             else (SHOWN_OPPOSITE, ("p_shown_bears", "p_shown_bears_opposite")))
-    combined = JudgeCalibration(gate_combines=combines)
-    return answered(rows, path, lambda d, a: {
-        **d, "llm_p_bears": combined.llm_bears(a[first], a[second]) if asks_opposite else a[first]})
-
-
-def direction_reading(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The replay's claims with the LLM's P(claim) on the abstract around the evidence."""
-    return answered(rows, DIRECTION_IN_CONTEXT, lambda d, a: {**d, "llm_p_claim": a["p_claim_context"]})
 
 
 def main(argv: list[str] | None = None) -> int:
