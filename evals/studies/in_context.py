@@ -49,12 +49,11 @@ from evals.studies.replay_folds import (
     ask_report_main,
     judges_compared,
     mean_of,
-    read_answers,
     side_aucs,
     study_rows,
 )
 from evals.training.judge_calibration import auc
-from evals.training.replay_readings import DIRECTION_IN_CONTEXT, IN_CONTEXT, SHOWN_OPPOSITE
+from evals.training.replay_readings import DIRECTION_IN_CONTEXT, IN_CONTEXT, SHOWN_OPPOSITE, answered
 
 ANSWERS = IN_CONTEXT
 SHOWN = SHOWN_OPPOSITE.name  # beside the answers: the shown sentences asked of the claim and of its opposite
@@ -111,11 +110,8 @@ def with_beside(rows: list[dict[str, Any]], answers: Path, *names: str) -> list[
     """The rows whose every abstract also has its answers in each of the files ``names`` beside ``answers``
     (``read_shown``, ``read_direction``), merged into its answer."""
     for name in names:
-        beside = {a["pair"]: a for a in read_answers(answers.with_name(name))}
-        rows = [{**r, "docs": [{**d, "answer": {**d["answer"], **beside[d["pair"]],
-                                                "seconds": {**d["answer"]["seconds"], **beside[d["pair"]]["seconds"]}}}
-                               for d in r["docs"]]}
-                for r in rows if all(d["pair"] in beside for d in r["docs"])]
+        rows = answered(rows, answers.with_name(name), lambda d, a: {
+            **d, "answer": {**d["answer"], **a, "seconds": {**d["answer"]["seconds"], **a["seconds"]}}})
     return rows
 
 
