@@ -71,3 +71,42 @@ def test_a_thread_is_deleted_once_its_running_check_has_written_its_last_rows(tm
     assert log.index("delete t1") > log.index("check ends")  # the deletion waited for the check's last writes
     assert log.index("forget t1") > log.index("check ends")
     assert log.index("delete t2") < log.index("check ends")  # another thread's deletion did not wait
+
+
+def test_a_message_waiting_for_the_threads_last_check_says_so_until_its_turn_starts(monkeypatch: Any) -> None:
+    """ui.chat.queued.own_turn: a message sent while the thread's check still finishes shows a notice that goes when
+    its turn starts; with no earlier turn running, no notice."""
+    import chainlit as cl
+    from chainlit.context import init_http_context
+
+    log: list[str] = []
+
+    async def send(message: Any) -> None:
+        log.append(f"notice: {message.content}")
+
+    async def remove(message: Any) -> None:
+        log.append("notice removed")
+
+    monkeypatch.setattr(cl.Message, "send", send)
+    monkeypatch.setattr(cl.Message, "remove", remove)
+
+    async def message(thread: str, name: str) -> None:
+        async with queued.own_turn(thread):
+            log.append(f"{name} starts")
+
+    async def main() -> None:
+        init_http_context()
+        check = asyncio.create_task(turn("t1", "check", log, 0.05))
+        await asyncio.sleep(0)  # the check holds its thread's turn
+        await asyncio.gather(message("t1", "sources"), check)
+        await message("t1", "later")
+
+    asyncio.run(main())
+    assert log == [
+        "check starts",
+        f"notice: {queued.EARLIER_TURN}",
+        "check ends",
+        "notice removed",
+        "sources starts",
+        "later starts",  # the thread was free: no notice
+    ]

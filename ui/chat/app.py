@@ -39,7 +39,7 @@ from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice, take_of
 from ui.chat.passage import looks_like_passage, passage_turn
 from ui.chat.paste import accept_large_pastes
 from ui.chat.progress import CheckProgress
-from ui.chat.queued import CHECKS, queue_slot, thread_turn
+from ui.chat.queued import CHECKS, own_turn, queue_slot
 from ui.chat.resume import reattach
 from ui.chat.runtime import chat_runtime, loaded_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
@@ -166,10 +166,10 @@ async def queued_turn(
 ) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
-    stored result and never waits for a slot, only for the thread's own turn before it (ui.chat.queued.thread_turn).
-    A check's generated contexts are written once its slot is free, so the next check in line starts at once (the
-    LLM still writes one context at a time between other checks' readings)."""
-    async with thread_turn(thread_id()):  # the thread's earlier turn finishes first, its contexts included
+    stored result and never waits for a slot, only for the thread's own turn before it (ui.chat.queued.own_turn, which
+    says so while it waits). A check's generated contexts are written once its slot is free, so the next check in
+    line starts at once (the LLM still writes one context at a time between other checks' readings)."""
+    async with own_turn(thread_id()):  # the thread's earlier turn finishes first, its contexts included
         if text is not None and asked_sentence(text) is not None:
             return await run_turn(text)
         with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)

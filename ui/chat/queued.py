@@ -31,6 +31,32 @@ def thread_turn(thread_id: str) -> asyncio.Lock:
     return lock
 
 
+EARLIER_TURN = (
+    "⏳ This thread's last check is still finishing (its answer or its papers' generated contexts); your message is "
+    "answered as soon as it is done."
+)
+
+
+@asynccontextmanager
+async def own_turn(thread_id: str) -> AsyncIterator[None]:
+    """Hold the thread's turn (`thread_turn`) for the body. While an earlier turn on the thread still runs, a message
+    says what the user's message waits for, and goes once its turn starts."""
+    lock = thread_turn(thread_id)
+    notice: cl.Message | None = None
+    if lock.locked():
+        notice = cl.Message(content=EARLIER_TURN)
+        await notice.send()
+    try:
+        async with lock:
+            if notice is not None:
+                await notice.remove()
+                notice = None
+            yield
+    finally:
+        if notice is not None:  # cancelled while waiting
+            await notice.remove()
+
+
 @asynccontextmanager
 async def queue_slot() -> AsyncIterator[None]:
     """Hold one of the queue's slots for the body, showing the user their place while they wait."""
