@@ -73,6 +73,7 @@ def train(
     opt, sched = optimiser(body, head, args, total_steps)
     loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights.to(device))
     selection = Selection(net)
+    half = device.type == "cuda" or args.bf16  # bf16 autocast: always on a GPU, on request on the CPU
     net.train()
     t0 = time.time()
     for ep in range(1, epochs + 1):
@@ -81,7 +82,7 @@ def train(
         run_loss = 0.0
         for i, b in enumerate(bl):
             b = {k: v.to(device) for k, v in b.items()}
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=half):
                 logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
             loss = loss_fn(logits.float(), b["labels"])
             update(loss, [*body, *head], opt, sched)

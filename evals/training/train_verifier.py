@@ -113,6 +113,8 @@ def main() -> None:
         ap.error("--state needs --cache-lower (only the cached trainer can stop and go on)")
     if args.cache_lower and args.device != "cpu":
         ap.error("--device runs the uncached trainer only: drop --cache-lower on a GPU")
+    if args.cache_lower and args.bf16:
+        ap.error("--bf16 runs the uncached trainer only: drop --cache-lower")
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
     corpus, train_claims, dev_claims = load_data(data_dir)

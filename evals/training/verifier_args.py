@@ -51,6 +51,12 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
         "artifact and its dev evaluation are always made on the CPU",
     )
     ap.add_argument(
+        "--bf16",
+        action="store_true",
+        help="the uncached trainer's forward passes in bf16 autocast on the CPU too: about 1.7x faster on a CPU with "
+        "AMX (Intel Sapphire Rapids and later), slower on one without; always on with --device cuda",
+    )
+    ap.add_argument(
         "--negation-aug",
         action="store_true",
         help="add (negated claim, rationale, flipped label) pairs for train claims a simple rule can negate",

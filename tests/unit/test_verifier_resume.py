@@ -41,7 +41,7 @@ def run_args(state: Path | None) -> argparse.Namespace:
         seed=3, base=None, init_head=None, train_layers=2, lora_rank=4, premise_style="placed", joint=False,
         negation_aug=False, premise_flips=False, claim_flips=False, self_pairs=False, climate_fever=None,
         pubmedqa=None, nli_mix=None, lr=1e-3, head_lr=1e-3, batch_size=2, max_len=48, state=state,
-        checkpoint_minutes=60.0,
+        checkpoint_minutes=60.0, bf16=False,
     )  # fmt: skip
 
 
@@ -143,12 +143,14 @@ def test_a_run_resumed_at_an_epoch_start_reuses_the_states_the_epoch_before_kept
     assert list(again) == [("claim", "premise a")]
 
 
-def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base_as_it_was() -> None:
-    """The recipe of a lent GPU (``--device cuda``, no cached layers), here on the CPU: LoRA on all six layers."""
+@pytest.mark.parametrize("bf16", [False, True])
+def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base_as_it_was(bf16: bool) -> None:
+    """The recipe of a lent GPU (``--device cuda``, no cached layers), here on the CPU: LoRA on all six layers, in
+    fp32 and in bf16 autocast (``--bf16``)."""
     from evals.training.train import train
 
     torch.set_num_threads(1)
-    args = argparse.Namespace(**{**vars(run_args(None)), "train_layers": 6, "device": "cpu"})
+    args = argparse.Namespace(**{**vars(run_args(None)), "train_layers": 6, "device": "cpu", "bf16": bf16})
     log: list[dict[str, object]] = []
     net, _, base_state, _ = train(CLAIMS, CORPUS, {}, args, 2, None, log, "t")
     assert [e["epoch"] for e in log] == [1, 2] and all(float(str(e["train_loss"])) > 0 for e in log)
