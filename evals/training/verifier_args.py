@@ -54,7 +54,7 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
         "--bf16",
         action="store_true",
         help="the uncached trainer's forward passes in bf16 autocast on the CPU too: about 1.7x faster on a CPU with "
-        "AMX (Intel Sapphire Rapids and later), slower on one without; always on with --device cuda",
+        "AMX (Intel Sapphire Rapids and later); time a few steps first elsewhere; always on with --device cuda",
     )
     ap.add_argument(
         "--negation-aug",
