@@ -6,10 +6,7 @@ thread is gone. Each step a session stores marks that session's files folder wit
 Chainlit stores each send and update of a message in a task of its own, started and never awaited, so two updates
 close together (an answer, then its papers' contexts: ui.chat.answer_stream) could be stored in either order, and a
 reopened thread show an older text. The writes of one step wait for each other here, in the order they were started:
-a task runs until its first await, and asyncio's lock hands itself over first come, first served.
-
-A thread is deleted in its own turn (ui.chat.queued.thread_turn): a check still finishing on it (the answer's last
-steps, its papers' contexts) ends first, so nothing it writes comes back after the deletion."""
+a task runs until its first await, and asyncio's lock hands itself over first come, first served."""
 
 from __future__ import annotations
 
@@ -23,7 +20,6 @@ from agent.store.forget import forget_thread
 from ui.chat.launch import app_root
 from ui.chat.paste import PasteDataLayer
 from ui.chat.persistence import database_url
-from ui.chat.queued import thread_turn
 from ui.chat.session_files import delete_thread_files, mark_current_session
 
 
@@ -50,11 +46,10 @@ class ChatDataLayer(PasteDataLayer):
     async def delete_thread(self, thread_id: str) -> None:
         from ui.chat.runtime import chat_runtime  # loaded by then: the chat's first page load started it
 
-        async with thread_turn(thread_id):  # a check still finishing on the thread writes its last rows first
-            await super().delete_thread(thread_id)
-            runtime = await chat_runtime()
-            await forget_thread(runtime.graph.checkpointer, get_settings(), thread_id)
-            await asyncio.to_thread(delete_thread_files, app_root(get_settings()), thread_id)
+        await super().delete_thread(thread_id)
+        runtime = await chat_runtime()
+        await forget_thread(runtime.graph.checkpointer, get_settings(), thread_id)
+        await asyncio.to_thread(delete_thread_files, app_root(get_settings()), thread_id)
 
 
 def chat_data_layer() -> SQLAlchemyDataLayer:
