@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -144,15 +145,25 @@ def test_a_run_resumed_at_an_epoch_start_reuses_the_states_the_epoch_before_kept
 
 
 @pytest.mark.parametrize("bf16", [False, True])
-def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base_as_it_was(bf16: bool) -> None:
+def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base_as_it_was(
+    bf16: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The recipe of a lent GPU (``--device cuda``, no cached layers), here on the CPU: LoRA on all six layers, in
     fp32 and in bf16 autocast (``--bf16``)."""
     from evals.training.train import train
 
+    autocast, enabled = torch.autocast, []
+
+    def recorded(*a: Any, **kw: Any) -> Any:  # the autocast each training step asks for
+        enabled.append(kw.get("enabled", True))
+        return autocast(*a, **kw)
+
+    monkeypatch.setattr(torch, "autocast", recorded)
     torch.set_num_threads(1)
     args = argparse.Namespace(**{**vars(run_args(None)), "train_layers": 6, "device": "cpu", "bf16": bf16})
     log: list[dict[str, object]] = []
     net, _, base_state, _ = train(CLAIMS, CORPUS, {}, args, 2, None, log, "t")
+    assert enabled and set(enabled) == {bf16}  # every step's forward pass in bf16 exactly when asked
     assert [e["epoch"] for e in log] == [1, 2] and all(float(str(e["train_loss"])) > 0 for e in log)
     learnt = {n for n, p in net.named_parameters() if p.requires_grad}
     assert {n.split(".")[3] for n in learnt if "lora_B" in n} == {str(k) for k in range(6)}
