@@ -6,7 +6,10 @@ thread is gone. Each step a session stores marks that session's files folder wit
 Chainlit stores each send and update of a message in a task of its own, started and never awaited, so two updates
 close together (an answer, then its papers' contexts: ui.chat.answer_stream) could be stored in either order, and a
 reopened thread show an older text. The writes of one step wait for each other here, in the order they were started:
-a task runs until its first await, and asyncio's lock hands itself over first come, first served."""
+a task runs until its first await, and asyncio's lock hands itself over first come, first served.
+
+A step written for a thread this process has deleted (a late update of one of its messages, a session of it still
+open) is dropped: it would put the thread's rows back and mark a files folder with it again."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ class ChatDataLayer(PasteDataLayer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._writes: dict[str, tuple[asyncio.Lock, int]] = {}  # step id -> its lock, writes waiting or running
+        self._deleted: set[str] = set()  # threads deleted through this layer
 
     async def create_step(self, step_dict: Any) -> None:
         step = str(step_dict.get("id"))
@@ -34,6 +38,8 @@ class ChatDataLayer(PasteDataLayer):
         self._writes[step] = (lock, waiting + 1)
         try:
             async with lock:
+                if str(step_dict.get("threadId")) in self._deleted:
+                    return
                 mark_current_session()
                 await super().create_step(step_dict)
         finally:
@@ -46,6 +52,7 @@ class ChatDataLayer(PasteDataLayer):
     async def delete_thread(self, thread_id: str) -> None:
         from ui.chat.runtime import chat_runtime  # loaded by then: the chat's first page load started it
 
+        self._deleted.add(thread_id)
         await super().delete_thread(thread_id)
         runtime = await chat_runtime()
         await forget_thread(runtime.graph.checkpointer, get_settings(), thread_id)
