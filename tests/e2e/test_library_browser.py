@@ -188,6 +188,6 @@ def test_a_thread_deleted_in_the_chat_is_gone(browser: Any, library_chat: ChatSe
     page.locator("#delete-thread").click()
     page.get_by_role("button", name="Confirm", exact=True).click()
     gone = {k: 0 for k in before}
-    assert eventually(lambda: counts(data, thread) == gone), counts(data, thread)
+    assert eventually(lambda: counts(data, thread) == gone), f"left after the deletion: {counts(data, thread)!s}"
     assert not folder.exists()
     expect(page.locator(f"a[href$='/thread/{thread}']")).to_have_count(0)
