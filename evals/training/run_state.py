@@ -1,5 +1,5 @@
-"""A training run that survives being stopped (``--state DIR``): what it has learnt so far, where it is, and the
-cached lower-layer states of the epoch it is in, kept in one folder.
+"""A training run that survives being stopped (``--state DIR``): what it has learnt so far, where it is, and (for a
+run over cached lower layers) the cached states of the epoch it is in, kept in one folder.
 
 The run saves a checkpoint every ``--checkpoint-minutes``, at the end of each epoch, and when it is sent SIGTERM or
 SIGINT (it finishes the step or the cached batch it is in, saves and exits with ``STOPPED``). Started again with

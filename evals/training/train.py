@@ -17,6 +17,7 @@ import torch
 from evals.training.data import Claim, Doc, Example
 from evals.training.label_metrics import metrics
 from evals.training.recipe import Selection, optimiser, start, training_data, update
+from evals.training.run_state import STOPPED, RunState
 from tools.models.verifier import LABELS, Verifier
 from tools.models.verifier_net import CrossEncoderNet
 
@@ -74,34 +75,52 @@ def train(
     loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights.to(device))
     selection = Selection(net)
     half = device.type == "cuda" or args.bf16  # bf16 autocast: always on a GPU, on request on the CPU
+    state = RunState(args.state / tag, args.checkpoint_minutes * 60) if getattr(args, "state", None) else None
+    first_epoch, done_steps, resumed_loss = 1, 0, 0.0
+    if state is not None:
+        first_epoch, done_steps, resumed_loss = state.restore(net, opt, sched, selection, log)
+        state.listen()
+        if first_epoch > 1 or done_steps:
+            print(f"[{tag}] resumed at epoch {first_epoch}, step {done_steps}", flush=True)
     net.train()
     t0 = time.time()
-    for ep in range(1, epochs + 1):
+    for ep in range(first_epoch, epochs + 1):
         ex = first if ep == 1 else data.epoch_examples(ep + 1)
-        bl = batches(ex, tok, args.batch_size, args.max_len, rng)
-        run_loss = 0.0
-        for i, b in enumerate(bl):
+        # A resumable run draws each epoch's variants and batch order from a generator seeded by the epoch alone, so
+        # that a resumed epoch sees the batches it saw before and skips those it has done.
+        ep_rng = random.Random(f"{args.seed}:{tag}:{ep}") if state is not None else rng
+        bl = batches(ex, tok, args.batch_size, args.max_len, ep_rng)
+        skip = done_steps if ep == first_epoch else 0
+        run_loss, steps = (resumed_loss, skip) if skip else (0.0, 0)
+        for b in bl[skip:]:
             b = {k: v.to(device) for k, v in b.items()}
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=half):
                 logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
             loss = loss_fn(logits.float(), b["labels"])
             update(loss, [*body, *head], opt, sched)
-            run_loss += loss.item()
-            if (i + 1) % 50 == 0:
+            run_loss, steps = run_loss + loss.item(), steps + 1
+            if steps % 50 == 0:
                 print(
-                    f"[{tag}] ep{ep} step {i + 1}/{len(bl)} loss {run_loss / (i + 1):.4f} {time.time() - t0:.0f}s",
+                    f"[{tag}] ep{ep} step {steps}/{len(bl)} loss {run_loss / steps:.4f} {time.time() - t0:.0f}s",
                     flush=True,
                 )
+            if state is not None and state.due():
+                state.save(net, opt, sched, selection, log, ep, steps, run_loss)
+                if state.stop_asked:
+                    print(f"[{tag}] stopped at epoch {ep}, step {steps}; saved in {state.folder}", flush=True)
+                    raise SystemExit(STOPPED)
         entry: dict[str, Any] = {
             "phase": tag,
             "epoch": ep,
-            "train_loss": round(run_loss / len(bl), 4),
+            "train_loss": round(run_loss / max(1, steps), 4),
             "elapsed_s": round(time.time() - t0, 1),
         }
         if heldout is not None:
             selection.record(ep, evaluate(net, tok, heldout[0], heldout[1]), entry)
         log.append(entry)
         print(f"[{tag}] {entry}", flush=True)
+        if state is not None:
+            state.save(net, opt, sched, selection, log, ep + 1, 0, 0.0)
     return net, tok, base_state, selection.restore(epochs)
 
 

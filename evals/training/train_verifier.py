@@ -28,10 +28,10 @@ Recipe
   NLI-pre-trained encoder of nli_pretrain.py with ``--init-head DIR/nli_head.pt`` to keep its head) and
   ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
   (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
-* The long run of a 110M base (``--cache-lower``): ``--lora-rank N`` trains rank-N LoRA adapters (peft) on the top
-  layers instead of the layers (the artifact stores their factors); ``--nli-mix`` adds NLI pairs
-  whose licence allows shipped weights, Evidence Inference's trial findings drawn apart (``--ei-per-epoch``, the
-  null findings "no significant difference" among them); ``--state DIR`` makes the run resumable (run_state.py).
+* The long run of a 110M base: ``--lora-rank N`` trains rank-N LoRA adapters (peft) on the top layers instead of
+  the layers (the artifact stores their factors); ``--nli-mix`` adds NLI pairs whose licence allows shipped
+  weights, Evidence Inference's trial findings drawn apart (``--ei-per-epoch``, the null findings "no significant
+  difference" among them); ``--state DIR`` makes the run resumable (run_state.py), cached or not.
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
 * Model selection: a held-out slice of TRAIN claims (grouped by claim text) is evaluated after every epoch
   with the same protocol as dev; the best epoch is kept. Optionally (--retrain) a final model is trained on
@@ -109,8 +109,6 @@ def main() -> None:
     args.out = args.out if args.out.is_absolute() else (REPO_ROOT / args.out)
     args.base = args.base.resolve() if args.base else None
     args.init_head = args.init_head.resolve() if args.init_head else None
-    if args.state and not args.cache_lower:
-        ap.error("--state needs --cache-lower (only the cached trainer can stop and go on)")
     if args.cache_lower and args.device != "cpu":
         ap.error("--device runs the uncached trainer only: drop --cache-lower on a GPU")
     if args.cache_lower and args.bf16:

@@ -143,8 +143,8 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
         "--state",
         type=Path,
         default=None,
-        help="with --cache-lower: a folder that makes the run resumable (evals/training/run_state.py); start the "
-        "same command again to go on after it stopped",
+        help="a folder that makes the run resumable (evals/training/run_state.py): it saves a checkpoint every "
+        "--checkpoint-minutes, after each epoch and on SIGTERM; start the same command again to go on after it stopped",
     )
     ap.add_argument("--checkpoint-minutes", type=float, default=10.0)
     ap.add_argument(

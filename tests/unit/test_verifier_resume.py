@@ -1,6 +1,6 @@
 """The long verifier run (evals/training): LoRA adapters on the top layers train only what they should, and the
-artifact that stores their factors rebuilds the trained network; a cached run stopped part-way and started again
-ends where an unstopped run ends."""
+artifact that stores their factors rebuilds the trained network; a run stopped part-way and started again, with
+its lower layers cached or not, ends where an unstopped run ends."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import torch
 from safetensors.numpy import load_file
 
 from evals.training import frozen
+from evals.training import train as train_module
 from evals.training.data import Claim, Doc
 from evals.training.frozen import train_cached
 from evals.training.recipe import add_lora, freeze_below
 from evals.training.run_state import STOPPED, RunState
+from evals.training.train import train
 from tools.models.verifier_artifact import DELTA_FILE
 from tools.models.verifier_net import build_base_net, load_net, save_artifact
 
@@ -150,8 +152,6 @@ def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base
 ) -> None:
     """The recipe of a lent GPU (``--device cuda``, no cached layers), here on the CPU: LoRA on all six layers, in
     fp32 and in bf16 autocast (``--bf16``)."""
-    from evals.training.train import train
-
     autocast, enabled = torch.autocast, []
 
     def recorded(*a: Any, **kw: Any) -> Any:  # the autocast each training step asks for
@@ -170,3 +170,37 @@ def test_the_uncached_trainer_learns_adapters_on_every_layer_and_leaves_the_base
     assert any(p.abs().sum() > 0 for n, p in net.named_parameters() if "lora_B" in n)  # B starts at zero
     params = {n.replace(".base_layer.", "."): p for n, p in net.named_parameters()}  # peft's wrapped maps
     assert all(torch.equal(params[n].detach(), base_state[n]) for n in base_state if not n.startswith("head."))
+
+
+def test_an_uncached_run_stopped_and_started_again_ends_where_an_unstopped_run_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    torch.set_num_threads(1)
+
+    def all_layers(state: Path) -> argparse.Namespace:  # every layer learns: the trainer of a long all-layer run
+        return argparse.Namespace(**{**vars(run_args(state)), "train_layers": 6})
+
+    whole, _, _, _ = train(CLAIMS, CORPUS, {}, all_layers(tmp_path / "whole"), 2, None, [], "t")
+    calls = {"n": 0}
+
+    class StopsOnce(RunState):
+        def due(self) -> bool:  # a SIGTERM after the third step of the first run
+            calls["n"] += 1
+            self.stop_asked = self.stop_asked or calls["n"] == 3
+            return super().due()
+
+    split_args = all_layers(tmp_path / "split")
+    monkeypatch.setattr(train_module, "RunState", StopsOnce)
+    with pytest.raises(SystemExit) as stopped:
+        train(CLAIMS, CORPUS, {}, split_args, 2, None, [], "t")
+    assert stopped.value.code == STOPPED
+    progress = json.loads((tmp_path / "split" / "t" / "progress.json").read_text())
+    assert (progress["epoch"], progress["step"]) == (1, 3)
+    monkeypatch.undo()
+
+    log: list[dict[str, object]] = []
+    resumed, _, _, _ = train(CLAIMS, CORPUS, {}, split_args, 2, None, log, "t")
+    assert [e["epoch"] for e in log] == [1, 2]
+    a, b = trained(whole), trained(resumed)
+    assert a.keys() == b.keys() and any(".layer.0." in n for n in a)
+    assert all(torch.allclose(a[n], b[n], atol=1e-6) for n in a), [n for n in a if not torch.allclose(a[n], b[n])]
