@@ -1,5 +1,6 @@
 """The chat's data layer stores the writes of one message in the order Chainlit started them (ui.chat.forget): an
-answer updated twice in quick succession keeps its last text, however long each write takes."""
+answer updated twice in quick succession keeps its last text, however long each write takes, and a message
+removed as soon as it is sent stays removed."""
 
 from __future__ import annotations
 
@@ -66,3 +67,31 @@ def test_a_step_written_for_a_deleted_thread_is_dropped(tmp_path: Path, monkeypa
 
     asyncio.run(writes())
     assert stored == ["before", "other"]
+
+
+def test_a_message_removed_as_soon_as_it_is_sent_stays_removed(tmp_path: Path, monkeypatch: Any) -> None:
+    """A waiting notice removed right after it was sent (ui.chat.queued): Chainlit starts the removal's write in a
+    task of its own, as it does the creation's, so the removal must wait for the slow creation, and a late update
+    of the removed message must not bring it back."""
+    rows: dict[str, str] = {}
+
+    async def write(self: Any, step_dict: Any) -> None:  # the SQL insert, slow
+        await asyncio.sleep(0.2)
+        rows[step_dict["id"]] = step_dict["output"]
+
+    async def delete(self: Any, step_id: str) -> None:  # the SQL delete, fast
+        rows.pop(step_id, None)
+
+    monkeypatch.setattr(PasteDataLayer, "create_step", write)
+    monkeypatch.setattr(PasteDataLayer, "delete_step", delete)
+    layer = ChatDataLayer(conninfo=f"sqlite+aiosqlite:///{tmp_path / 'chat.db'}")
+
+    async def sent_then_removed() -> None:
+        created = asyncio.create_task(layer.create_step({"id": "notice", "output": "⏳ still finishing"}))
+        removed = asyncio.create_task(layer.delete_step("notice"))
+        kept = asyncio.create_task(layer.create_step({"id": "answer", "output": "the answer"}))
+        await asyncio.gather(created, removed, kept)
+        await layer.create_step({"id": "notice", "output": "⏳ still finishing (updated)"})
+
+    asyncio.run(sent_then_removed())
+    assert rows == {"answer": "the answer"} and layer._writes == {}

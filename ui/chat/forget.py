@@ -8,12 +8,16 @@ close together (an answer, then its papers' contexts: ui.chat.answer_stream) cou
 reopened thread show an older text. The writes of one step wait for each other here, in the order they were started:
 a task runs until its first await, and asyncio's lock hands itself over first come, first served.
 
-A step written for a thread this process has deleted (a late update of one of its messages, a session of it still
-open) is dropped: it would put the thread's rows back and mark a files folder with it again."""
+A message's removal (a waiting notice going once its turn starts: ui.chat.queued) is one of its writes too, so it
+comes after the message's own creation. A step written for a message or a thread this process has deleted (a late
+update of one of its messages, a session of it still open) is dropped: it would put the rows back, show a removed
+notice in a reopened thread, or mark a files folder with a deleted thread again."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
@@ -31,23 +35,35 @@ class ChatDataLayer(PasteDataLayer):
         super().__init__(*args, **kwargs)
         self._writes: dict[str, tuple[asyncio.Lock, int]] = {}  # step id -> its lock, writes waiting or running
         self._deleted: set[str] = set()  # threads deleted through this layer
+        self._removed: set[str] = set()  # steps deleted through this layer
 
-    async def create_step(self, step_dict: Any) -> None:
-        step = str(step_dict.get("id"))
+    @asynccontextmanager
+    async def _step_write(self, step: str) -> AsyncIterator[None]:
+        """Hold the step's turn to write: the writes of one step run one at a time, in the order they started."""
         lock, waiting = self._writes.get(step, (asyncio.Lock(), 0))
         self._writes[step] = (lock, waiting + 1)
         try:
             async with lock:
-                if str(step_dict.get("threadId")) in self._deleted:
-                    return
-                mark_current_session()
-                await super().create_step(step_dict)
+                yield
         finally:
             lock, waiting = self._writes[step]
             if waiting > 1:
                 self._writes[step] = (lock, waiting - 1)
             else:
                 del self._writes[step]
+
+    async def create_step(self, step_dict: Any) -> None:
+        step = str(step_dict.get("id"))
+        async with self._step_write(step):
+            if step in self._removed or str(step_dict.get("threadId")) in self._deleted:
+                return
+            mark_current_session()
+            await super().create_step(step_dict)
+
+    async def delete_step(self, step_id: str) -> None:
+        async with self._step_write(str(step_id)):
+            self._removed.add(str(step_id))
+            await super().delete_step(step_id)
 
     async def delete_thread(self, thread_id: str) -> None:
         from ui.chat.runtime import chat_runtime  # loaded by then: the chat's first page load started it
