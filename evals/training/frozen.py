@@ -144,13 +144,7 @@ def train_cached(
     opt, sched = optimiser(body, head, args, total_steps)
     loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights)
     selection = Selection(net)
-    state = RunState(args.state / tag, args.checkpoint_minutes * 60) if getattr(args, "state", None) else None
-    first_epoch, done_steps, resumed_loss = 1, 0, 0.0
-    if state is not None:
-        first_epoch, done_steps, resumed_loss = state.restore(net, opt, sched, selection, log)
-        state.listen()
-        if first_epoch > 1 or done_steps:
-            print(f"[{tag}] resumed at epoch {first_epoch}, step {done_steps}", flush=True)
+    state, first_epoch, done_steps, resumed_loss = RunState.resume(args, tag, net, opt, sched, selection, log)
     net.train()
     for ep in range(first_epoch, epochs + 1):
         ep_rng = random.Random(f"{args.seed}:{tag}:{ep}")  # the epoch's variants and batches, the same on a resume

@@ -33,6 +33,20 @@ class RunState:
         self.stop_asked = False
         folder.mkdir(parents=True, exist_ok=True)
 
+    @classmethod
+    def resume(cls, args: Any, tag: str, net: torch.nn.Module, opt: Any, sched: Any, selection: Any,
+               log: list[dict[str, Any]]) -> tuple[RunState | None, int, int, float]:
+        """The run's state folder when ``args.state`` names one, its checkpoint loaded and SIGTERM heard, with the
+        (epoch, step, running loss) to go on from; (None, 1, 0, 0.0) for a run without one."""
+        if not getattr(args, "state", None):
+            return None, 1, 0, 0.0
+        state = cls(args.state / tag, args.checkpoint_minutes * 60)
+        epoch, step, run_loss = state.restore(net, opt, sched, selection, log)
+        state.listen()
+        if epoch > 1 or step:
+            print(f"[{tag}] resumed at epoch {epoch}, step {step}", flush=True)
+        return state, epoch, step, run_loss
+
     def listen(self) -> None:
         """SIGTERM and SIGINT ask the run to save and stop after its current step."""
 

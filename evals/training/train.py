@@ -75,13 +75,7 @@ def train(
     loss_fn = torch.nn.CrossEntropyLoss(weight=data.weights.to(device))
     selection = Selection(net)
     half = device.type == "cuda" or args.bf16  # bf16 autocast: always on a GPU, on request on the CPU
-    state = RunState(args.state / tag, args.checkpoint_minutes * 60) if getattr(args, "state", None) else None
-    first_epoch, done_steps, resumed_loss = 1, 0, 0.0
-    if state is not None:
-        first_epoch, done_steps, resumed_loss = state.restore(net, opt, sched, selection, log)
-        state.listen()
-        if first_epoch > 1 or done_steps:
-            print(f"[{tag}] resumed at epoch {first_epoch}, step {done_steps}", flush=True)
+    state, first_epoch, done_steps, resumed_loss = RunState.resume(args, tag, net, opt, sched, selection, log)
     net.train()
     t0 = time.time()
     for ep in range(first_epoch, epochs + 1):

@@ -48,6 +48,19 @@ def run_args(state: Path | None) -> argparse.Namespace:
     )  # fmt: skip
 
 
+def stops_at_step(n: int) -> type[RunState]:
+    """A run state that is sent SIGTERM after the ``n``-th step of the run that uses it."""
+    calls = {"n": 0}
+
+    class StopsOnce(RunState):
+        def due(self) -> bool:
+            calls["n"] += 1
+            self.stop_asked = self.stop_asked or calls["n"] == n
+            return super().due()
+
+    return StopsOnce
+
+
 def trained(net: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {n: p.detach().clone() for n, p in net.named_parameters() if p.requires_grad}
 
@@ -86,15 +99,7 @@ def test_a_stopped_run_started_again_ends_where_an_unstopped_run_ends(tmp_path: 
     torch.set_num_threads(1)
     whole, _, _, _ = train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "whole"), 2, None, [], "t")
 
-    calls = {"n": 0}
-
-    class StopsOnce(RunState):
-        def due(self) -> bool:  # a SIGTERM after the third step of the first run
-            calls["n"] += 1
-            self.stop_asked = self.stop_asked or calls["n"] == 3
-            return super().due()
-
-    monkeypatch.setattr(frozen, "RunState", StopsOnce)
+    monkeypatch.setattr(frozen, "RunState", stops_at_step(3))
     with pytest.raises(SystemExit) as stopped:
         train_cached(CLAIMS, CORPUS, {}, run_args(tmp_path / "split"), 2, None, [], "t")
     assert stopped.value.code == STOPPED
@@ -181,16 +186,8 @@ def test_an_uncached_run_stopped_and_started_again_ends_where_an_unstopped_run_e
         return argparse.Namespace(**{**vars(run_args(state)), "train_layers": 6})
 
     whole, _, _, _ = train(CLAIMS, CORPUS, {}, all_layers(tmp_path / "whole"), 2, None, [], "t")
-    calls = {"n": 0}
-
-    class StopsOnce(RunState):
-        def due(self) -> bool:  # a SIGTERM after the third step of the first run
-            calls["n"] += 1
-            self.stop_asked = self.stop_asked or calls["n"] == 3
-            return super().due()
-
     split_args = all_layers(tmp_path / "split")
-    monkeypatch.setattr(train_module, "RunState", StopsOnce)
+    monkeypatch.setattr(train_module, "RunState", stops_at_step(3))
     with pytest.raises(SystemExit) as stopped:
         train(CLAIMS, CORPUS, {}, split_args, 2, None, [], "t")
     assert stopped.value.code == STOPPED
