@@ -19,6 +19,7 @@ import numpy as np
 from agent.judge.calibration import logit
 from evals.experiments import REPO_ROOT
 from evals.training.bearing_replay import REPLAY, read_replay
+from evals.training.replay_readings import read_answers
 
 FOLDS = 5
 
@@ -72,10 +73,6 @@ def ask_report_main(doc: str, argv: list[str] | None, answers: Path, ask: Callab
         ask(args.limit, args.answers)
         return 0
     return report(args.answers, args.out, argv)
-
-
-def read_answers(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
 
 
 def study_rows(answers: Path, study: str) -> list[dict[str, Any]]:

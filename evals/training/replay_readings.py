@@ -20,11 +20,16 @@ SHOWN_OPPOSITE = IN_CONTEXT.with_name("shown_opposite.jsonl")
 DIRECTION_IN_CONTEXT = IN_CONTEXT.with_name("direction_in_context.jsonl")
 
 
+def read_answers(path: Path) -> list[dict[str, Any]]:
+    """A study's answers file (one JSON row per abstract), or none when it is not there yet."""
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
 def answered(rows: Sequence[dict[str, Any]], path: Path,
              patch: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
     """The replay's claims whose every abstract has an answer in ``path`` (one of evals/studies/in_context.py's
     files), each abstract patched with its answer; claims missing an answer are left out."""
-    got = {a["pair"]: a for a in map(json.loads, path.read_text().splitlines())} if path.is_file() else {}
+    got = {a["pair"]: a for a in read_answers(path)}
     out = []
     for r in rows:
         answers = [got[key] for d in r["docs"] if (key := f"{r['claim']}:{d['doc_id']}") in got]
