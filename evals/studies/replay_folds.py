@@ -87,11 +87,12 @@ def study_rows(answers: Path, study: str) -> list[dict[str, Any]]:
 Reading = Callable[[Mapping[str, Any], Mapping[str, Any]], tuple[float, float]]
 
 
-def joined(answers: Path) -> list[dict[str, Any]]:
-    """The replay's claims, each abstract with its three-way answer; claims missing an answer are left out."""
+def joined(answers: Path, replay: Path = REPLAY) -> list[dict[str, Any]]:
+    """The replay's claims (the judge's replay, or ``replay``: one read again by another verifier), each abstract
+    with its three-way answer; claims missing an answer are left out."""
     got = {a["pair"]: a for a in read_answers(answers)}
     rows = []
-    for r in read_replay(REPLAY):
+    for r in read_replay(replay):
         docs = [{**d, "pair": f"{r['claim']}:{d['doc_id']}", "answer": got.get(f"{r['claim']}:{d['doc_id']}")}
                 for d in r["docs"]]
         if docs and all(d["answer"] for d in docs):

@@ -170,11 +170,8 @@ def train_cached(
             run_loss, steps = run_loss + loss.item(), steps + 1
             if steps % 50 == 0:
                 print(f"[{tag}] ep{ep} step {steps} loss {run_loss / steps:.4f} {time.time() - t0:.0f}s", flush=True)
-            if state is not None and state.due():
-                state.save(net, opt, sched, selection, log, ep, steps, run_loss)
-                if state.stop_asked:
-                    print(f"[{tag}] stopped at epoch {ep}, step {steps}; saved in {state.folder}", flush=True)
-                    raise SystemExit(STOPPED)
+            if state is not None:
+                state.after_step(net, opt, sched, selection, log, ep, steps, run_loss, tag)
         entry: dict[str, Any] = {
             "phase": tag,
             "epoch": ep,

@@ -80,6 +80,17 @@ class RunState:
         (self.folder / PROGRESS).write_text(json.dumps(progress, indent=1))
         self.last_save = time.monotonic()
 
+    def after_step(self, net: torch.nn.Module, opt: Any, sched: Any, selection: Any, log: list[dict[str, Any]],
+                   epoch: int, step: int, run_loss: float, tag: str) -> None:
+        """Called after each training step: saves the run when a checkpoint is due, and exits with ``STOPPED`` once
+        saved if a stop was asked."""
+        if not self.due():
+            return
+        self.save(net, opt, sched, selection, log, epoch, step, run_loss)
+        if self.stop_asked:
+            print(f"[{tag}] stopped at epoch {epoch}, step {step}; saved in {self.folder}", flush=True)
+            raise SystemExit(STOPPED)
+
     def restore(self, net: torch.nn.Module, opt: Any, sched: Any, selection: Any, log: list[dict[str, Any]]
                 ) -> tuple[int, int, float]:
         """Loads the checkpoint into the fresh run, if there is one; returns (epoch, step, running loss) to go on

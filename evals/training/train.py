@@ -17,7 +17,7 @@ import torch
 from evals.training.data import Claim, Doc, Example
 from evals.training.label_metrics import metrics
 from evals.training.recipe import Selection, optimiser, start, training_data, update
-from evals.training.run_state import STOPPED, RunState
+from evals.training.run_state import RunState
 from tools.models.verifier import LABELS, Verifier
 from tools.models.verifier_net import CrossEncoderNet
 
@@ -98,11 +98,8 @@ def train(
                     f"[{tag}] ep{ep} step {steps}/{len(bl)} loss {run_loss / steps:.4f} {time.time() - t0:.0f}s",
                     flush=True,
                 )
-            if state is not None and state.due():
-                state.save(net, opt, sched, selection, log, ep, steps, run_loss)
-                if state.stop_asked:
-                    print(f"[{tag}] stopped at epoch {ep}, step {steps}; saved in {state.folder}", flush=True)
-                    raise SystemExit(STOPPED)
+            if state is not None:
+                state.after_step(net, opt, sched, selection, log, ep, steps, run_loss, tag)
         entry: dict[str, Any] = {
             "phase": tag,
             "epoch": ep,

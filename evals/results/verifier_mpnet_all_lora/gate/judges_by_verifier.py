@@ -14,9 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[4]))
 
 from agent.settings.app import get_settings  # noqa: E402
-from evals.studies import replay_folds  # noqa: E402
 from evals.studies.in_context import ANSWERS, DIRECTION, JUDGES, SHOWN, VOTES, with_beside  # noqa: E402
-from evals.studies.replay_folds import judges_compared, side_aucs  # noqa: E402
+from evals.studies.replay_folds import joined, judges_compared, side_aucs  # noqa: E402
 
 NAMES = ("gate on the shown sentences, of the claim and its opposite, the higher",
          "the same, with the verifier's vote in the direction")  # fmt: skip
@@ -26,8 +25,7 @@ def main() -> None:
     out = {}
     for arg in sys.argv[1:]:
         name, path = arg.split("=", 1)
-        replay_folds.REPLAY = Path(path)  # ``joined`` reads the replay named here
-        rows = with_beside(replay_folds.joined(ANSWERS), ANSWERS, SHOWN, DIRECTION)
+        rows = with_beside(joined(ANSWERS, Path(path)), ANSWERS, SHOWN, DIRECTION)
         docs = [d for r in rows for d in r["docs"]]
         judges = {k: JUDGES[k] for k in NAMES}
         evidence = [d for d in docs if d["gold"] is not None]
