@@ -124,16 +124,18 @@ def fake_llm(behaviour: str) -> Iterator[FakeLLM]:
 class ScriptedLLMServer:
     """A loopback OpenAI-compatible chat server that answers by the rules of agent/llm/scripted.py (`when`, `reply`,
     `choose`, `top_logprobs`, `delay_s`), plain or streamed, for tests of several processes sharing one LLM server
-    (LLM_PROVIDER=openai, LLM_BASE_URL). `rules` may be replaced while it serves; `release()` ends every `delay_s`
-    wait at once. `requests` counts the chat requests it received; `together` holds, for each request that came while
-others were being answered, the prompts of all of them."""
+    (LLM_PROVIDER=openai, LLM_BASE_URL). A rule may also name `meet`, a list of texts: a request it answers is held
+    until the requests being answered together contain each text, or for `delay_s` at most, so that a test arranges two
+    processes' requests to overlap instead of hoping they do; once they have met, the rule holds no request. `rules` may be replaced while it serves; `release()` ends
+    every wait at once. `requests` counts the chat requests it received; `together` holds, for each request that came
+    while others were being answered, the prompts of all of them."""
 
     def __init__(self, rules: list[dict[str, Any]]) -> None:
         self.rules = rules
         self.requests = 0
         self.together: list[list[str]] = []
         self._in_flight: dict[int, str] = {}
-        self._count = threading.Lock()
+        self._count = threading.Condition()
         self._released = threading.Event()
         fake = self
 
@@ -148,6 +150,7 @@ others were being answered, the prompts of all of them."""
                     fake._in_flight[id(request)] = prompt
                     if len(fake._in_flight) > 1:
                         fake.together.append(list(fake._in_flight.values()))
+                    fake._count.notify_all()
                 try:
                     reply, top = fake.pick(request)
                     if request.get("stream"):
@@ -172,13 +175,33 @@ others were being answered, the prompts of all of them."""
 
     def release(self) -> None:
         self._released.set()
+        with self._count:
+            self._count.notify_all()
+
+    def wait(self, rule: dict[str, Any]) -> None:
+        """Hold a request for `delay_s`, or, for a rule with `meet`, until the requests in flight contain each of its
+        texts or have contained them at some moment before (at most `delay_s`); `release()` ends either wait."""
+        delay = float(rule.get("delay_s", 0))
+        meet = list(rule.get("meet", []))
+        if not meet:
+            self._released.wait(delay)
+            return
+        with self._count:
+            self._count.wait_for(
+                lambda: self._released.is_set()
+                or any(
+                    all(any(text in p for p in prompts) for text in meet)
+                    for prompts in [*self.together, list(self._in_flight.values())]
+                ),
+                timeout=delay,
+            )
 
     def pick(self, request: dict[str, Any]) -> tuple[str, dict[str, float]]:
         """The first rule whose `when` is in the request's messages: its reply and first-token probabilities."""
         text = "\n".join(str(m.get("content") or "") for m in request.get("messages", []))
         for rule in list(self.rules):
             if "when" not in rule or rule["when"] in text:
-                self._released.wait(float(rule.get("delay_s", 0)))
+                self.wait(rule)
                 if "choose" in rule:
                     statement = re.search(r"^Statement A: (.*)$", text, re.MULTILINE)
                     return ("A" if statement and rule["choose"] in statement.group(1) else "B"), {}

@@ -53,7 +53,7 @@ CLAIM_C = "Autism is caused by the MMR vaccine."  # new claims: a claim checked 
 CLAIM_KILLED = "The MMR vaccine is a cause of autism."
 EARLY = "Judged:"  # the verdict and its sources, on screen while the LLM writes the answer
 SLOW_S = 600  # the answer's delay while A is killed: far longer than the test waits
-READ_S = 2  # each reading's delay while two checks run at once: a check's readings outlast sending the other
+MEET_S = 60  # the longest a reading of one check waits for a reading of the other check to be in flight with it
 FLAG = re.compile(r"^(Sentence 1 is unsupported|Flag on sentence 1 is wrong)$")
 
 
@@ -270,12 +270,15 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
     assert exported.returncode == 0, exported.stderr
     assert first in exported.stdout and len(exported.stdout.splitlines()) == 1, exported.stdout
 
-    # the same user on both instances checks at once: both are answered. The LLM takes its time over each reading of
-    # a paper, so the two checks read at once on the one LLM server (two checks at once, LLM_PARALLEL=2)
+    # the same user on both instances checks at once: both are answered, and the one LLM server answers them at once
+    # (LLM_PARALLEL=2). The server holds each reading of a paper until a reading of the other check is in flight too,
+    # so the overlap does not hang on how fast this machine runs the two checks; were the shared admission queue to
+    # let one check in at a time, no reading would meet another and `together` would stay empty
     for page in (page_a, page_b):
         page.goto(d.nginx.url)
         page.locator("#chat-input").wait_for(timeout=TIMEOUT_MS)
-    d.llm.rules = [{**r, "delay_s": READ_S} if r == BEARS else r for r in SCRIPT]
+    meet = [CLAIM_B[:-1], CLAIM_C[:-1]]
+    d.llm.rules = [{**r, "meet": meet, "delay_s": MEET_S} if r == BEARS else r for r in SCRIPT]
     send(page_a, CLAIM_B)
     send(page_b, CLAIM_C)
     assert "Verdict:" in answer_text(page_b) and "Verdict:" in answer_text(page_a)
