@@ -126,9 +126,10 @@ class ScriptedLLMServer:
     `choose`, `top_logprobs`, `delay_s`), plain or streamed, for tests of several processes sharing one LLM server
     (LLM_PROVIDER=openai, LLM_BASE_URL). A rule may also name `meet`, a list of texts: a request it answers is held
     until the requests being answered together contain each text, or for `delay_s` at most, so that a test arranges two
-    processes' requests to overlap instead of hoping they do; once they have met, the rule holds no request. `rules` may be replaced while it serves; `release()` ends
-    every wait at once. `requests` counts the chat requests it received; `together` holds, for each request that came
-    while others were being answered, the prompts of all of them."""
+    processes' requests to overlap instead of hoping they do; once they have met, the rule holds no request. `rules`
+    may be replaced while it serves; `release()` ends every wait at once. `requests` counts the chat requests it
+    received; `together` holds, for each request that came while others were being answered, the prompts of all of
+    them."""
 
     def __init__(self, rules: list[dict[str, Any]]) -> None:
         self.rules = rules

@@ -112,7 +112,7 @@ def test_the_time_budget_cuts_a_slow_source(tmp_path):
     sources = [REGISTRY["europepmc"], REGISTRY["s2"]]
     t0 = time.perf_counter()
     out = asyncio.run(search_live(sources, QUERIES[:1], settings.live, tmp_path, local=True, transport=transport))
-    assert time.perf_counter() - t0 < 3
+    assert time.perf_counter() - t0 < 10  # the slow source's 10 s were not waited for, however slow this machine
     assert out.notes == ["Semantic Scholar unavailable (no answer within 0.5 s); answered from the other sources."]
     assert list(out.ranked) == [f"europepmc|{QUERIES[0]}"]
 

@@ -126,7 +126,7 @@ def test_probe_is_concurrent_bounded_and_remembered(monkeypatch):
     urls = [f"https://host{i}.test/api" for i in range(4)]
     t0 = time.perf_counter()
     assert reach.reachable(urls, timeout=0.3) == dict.fromkeys(urls, False)
-    assert time.perf_counter() - t0 < 1.0  # one deadline for all four, not four timeouts in a row
+    assert time.perf_counter() - t0 < 4 * 0.3  # one deadline for all four: four timeouts in a row take 1.2 s at least
     assert len(calls) == 4
     reach.reachable(urls, timeout=0.3)  # remembered: no second probe
     assert len(calls) == 4
