@@ -273,7 +273,7 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
     # the same user on both instances checks at once: both are answered, and the one LLM server answers them at once
     # (LLM_PARALLEL=2). The server holds each reading of a paper until a reading of the other check is in flight too,
     # so the overlap does not hang on how fast this machine runs the two checks; were the shared admission queue to
-    # let one check in at a time, no reading would meet another and `together` would stay empty
+    # let one check in at a time, no reading would meet another: each waits its MEET_S and the answers time out
     for page in (page_a, page_b):
         page.goto(d.nginx.url)
         page.locator("#chat-input").wait_for(timeout=TIMEOUT_MS)
