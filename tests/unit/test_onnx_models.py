@@ -21,7 +21,7 @@ from tools.models.embedder import DIM, Embedder, get_embedder
 from tools.models.minilm import base_model_path
 from tools.models.onnx_models import verifier_model
 from tools.models.onnx_runtime import load_tokenizer
-from tools.models.verifier import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, Verifier
+from tools.models.verifier import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, SENTENCE_ARTIFACT_DIR, Verifier
 from tools.text.premise import abstract_premise
 
 LONG = " ".join(["Interleukin-6 signalling in the inflamed synovium of patients with rheumatoid arthritis"] * 20)
@@ -89,8 +89,11 @@ def test_onnx_fp32_verifier_matches_torch(torch_probs: np.ndarray) -> None:
 
 
 @pytest.mark.torch
-def test_onnx_int8_verifier_stays_close_to_torch(torch_probs: np.ndarray) -> None:
-    probs = np.asarray(Verifier(backend="onnx", precision="int8").predict_proba(PAIRS))
+def test_onnx_int8_verifier_stays_close_to_torch() -> None:
+    """The int8 recipe on the MiniLM sentence verifier. The mpnet claim verifier loses more in int8 (dev macro-F1
+    0.632 -> 0.599, evals/results/verifier_mpnet_all_lora_e3/onnx_quality.md), so the run time reads both in fp32."""
+    torch_probs = np.asarray(Verifier(SENTENCE_ARTIFACT_DIR, backend="torch").predict_proba(PAIRS))
+    probs = np.asarray(Verifier(SENTENCE_ARTIFACT_DIR, backend="onnx", precision="int8").predict_proba(PAIRS))
     assert np.abs(probs - torch_probs).max() < 0.1
     clear = torch_probs.max(axis=1) > 0.6  # a confident torch label survives quantisation
     assert np.array_equal(probs.argmax(axis=1)[clear], torch_probs.argmax(axis=1)[clear])
@@ -98,7 +101,7 @@ def test_onnx_int8_verifier_stays_close_to_torch(torch_probs: np.ndarray) -> Non
 
 def test_a_changed_verifier_exports_again(tmp_path: Path) -> None:
     art = tmp_path / "artifact"
-    shutil.copytree(ARTIFACT_DIR, art)
+    shutil.copytree(SENTENCE_ARTIFACT_DIR, art)  # the smaller network: each export is a MiniLM's, not an mpnet's
     first = verifier_model(art, "fp32", tmp_path / "cache")
     assert first.path.is_file() and first.path == verifier_model(art, "fp32", tmp_path / "cache").path
     from safetensors.numpy import load_file, save_file

@@ -70,11 +70,15 @@ def test_the_sentence_negated_by_hand_is_contradicted(
     assert sentence_verifier.predict([(negated, premise(title, sentence, place=place))])[0].label == "contradicts"
 
 
-def test_the_claim_verifier_reads_some_of_them_as_contradicting_themselves() -> None:
+def test_the_claim_verifier_leaves_a_sentence_a_real_chance_of_contradicting_itself(
+    sentence_verifier: Verifier,
+) -> None:
     """Why answer sentences get their own verifier: the claim verifier, trained on SciFact's negated claims (mostly
-    CONTRADICT claims), reads a negation in the hypothesis as contradiction."""
+    CONTRADICT claims), gives a sentence with a negation that repeats its own source a real chance of contradicting
+    it (p 0.28-0.44 on three of these four); the sentence verifier, trained on such self-pairs, does not."""
     pairs = [(s.removeprefix("CONCLUSIONS "), premise(t, s, place=p)) for t, p, s, _ in FINDINGS]
-    assert any(r.label == "contradicts" for r in get_verifier().predict(pairs))
+    assert sum(r.p_contradicts > 0.2 for r in get_verifier().predict(pairs)) >= 2
+    assert all(r.p_contradicts < 0.1 for r in sentence_verifier.predict(pairs))
 
 
 def test_the_artifact_is_calibrated_small_and_its_own(sentence_verifier: Verifier) -> None:

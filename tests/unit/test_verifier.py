@@ -52,12 +52,8 @@ def test_order_is_kept_across_batches(verifier: Verifier) -> None:
 # probabilities). evals/results/verifier_trials.md lists every trial's answers. Strict: when a better verifier gets
 # one right, its name must leave this set.
 KNOWN_MISSES: dict[str, str] = {
-    "poor prognosis vs better outcomes": "read as supports (p 0.69): the topic, not the direction",
-    "no effect vs protects": "read as supports (p 0.46 vs contradicts 0.28)",
-    "less likely vs lower risk": "paraphrased direction read as contradicts (p 0.61)",
-    "reduced risk vs reduces": "a supporting finding read as nei (p 0.47)",
-    "increased risk vs reduces": "an opposite finding read as nei (p 0.54)",
-    "no association vs causes": "read as nei (p 0.59 vs contradicts 0.26)",
+    "did not reduce fever": "the negated finding read as supports (p 0.73 vs contradicts 0.25)",
+    "background concern is no finding": "a background statement of the concern read as supports (p 0.82)",
 }
 # The least a probe's label may win by (calibrated probability, fp32): far above the float rounding by which CPUs
 # differ (about 1e-5, evals/results/cpu_portability.md), so each label asserted here is the same on any x86-64 CPU.
@@ -95,9 +91,12 @@ def test_contrast_probes(probe_probs: dict[str, list[float]], probe: Probe, requ
     assert LABELS[max(range(3), key=lambda k: probs[k])] == probe.expected
 
 
-# Probes whose label the int8 graph (VERIFIER_PRECISION=int8) reads otherwise than fp32, with the reason. Not strict:
-# int8 reads "no association vs causes" as contradicts 0.44 vs nei 0.41, a margin that a CPU's kernels can close.
-INT8_CHANGES = {"no association vs causes": "fp32 reads nei by 0.33; int8 moves it by up to 0.18"}
+# Probes whose label the int8 graph (VERIFIER_PRECISION=int8) reads otherwise than fp32, with the reason; their
+# probabilities may move by more than the bound. Not strict: a CPU's int8 kernels can move a label either way.
+INT8_CHANGES = {
+    "poor prognosis vs better outcomes": "fp32 reads contradicts 0.64; int8 reads supports 0.52, the drop that "
+    "evals/studies/onnx_quality.py measures on dev (macro-F1 0.632 -> 0.599)",
+}
 
 
 def test_int8_keeps_the_fp32_labels_of_the_probes(probe_probs: dict[str, list[float]]) -> None:
@@ -105,17 +104,13 @@ def test_int8_keeps_the_fp32_labels_of_the_probes(probe_probs: dict[str, list[fl
     assert int8.variant == "onnx-int8"
     changed = set()
     for (name, fp32), q in zip(probe_probs.items(), int8.predict_proba([p.pair() for p in PROBES]), strict=True):
-        assert max(abs(a - b) for a, b in zip(fp32, q, strict=True)) < 0.25, name
         if max(range(3), key=lambda k: q[k]) != max(range(3), key=lambda k: fp32[k]):
             changed.add(name)
+        elif name not in INT8_CHANGES:
+            assert max(abs(a - b) for a, b in zip(fp32, q, strict=True)) < 0.25, name
     assert changed <= set(INT8_CHANGES)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the labels are right (supports / contradicts / nei) but the margin is small: the supporting sentence "
-    "gets p_supports 0.50 vs p_contradicts 0.39 after calibration, its negation 0.39 vs 0.56",
-)
 def test_a_finding_outscores_its_negation(verifier: Verifier) -> None:
     """The aspirin pair read as the run time reads it: the supporting sentence scores above the one that says the
     opposite, and an unrelated abstract is nei."""
@@ -125,7 +120,6 @@ def test_a_finding_outscores_its_negation(verifier: Verifier) -> None:
     assert unr.label == "nei" and unr.p_nei > sup.p_nei
 
 
-@pytest.mark.xfail(strict=True, reason="'markedly higher incidence' is read as nei (p 0.40 vs contradicts 0.34)")
 def test_more_obvious_pairs(verifier: Verifier) -> None:
     cohort = "We followed a cohort of 50,000 adults for ten years."
     findings = (
@@ -139,12 +133,13 @@ def test_more_obvious_pairs(verifier: Verifier) -> None:
     assert con.score < sup.score
 
 
-def test_calibrated_probabilities_come_from_the_artifact(verifier: Verifier) -> None:
-    """The temperature fitted on held-out train claims is read from the artifact and softens the logits."""
+def test_probabilities_are_the_logits_over_the_artifacts_temperature(verifier: Verifier) -> None:
+    """The probabilities are softmax(logits / T), T read from the artifact's config. The claim verifier's T is 1: the
+    judge is fitted on its probabilities as they are (the sentence verifier's T = 2.0 is tested with it)."""
     import json
 
     config = json.loads((ARTIFACT_DIR / "verifier_config.json").read_text())
-    assert verifier.temperature == config["temperature"] != 1.0
+    assert verifier.temperature == config["temperature"]
     logits = verifier.logits([SUPPORT])[0]
     scaled = [math.exp(x / verifier.temperature) for x in logits]
     want = [x / sum(scaled) for x in scaled]

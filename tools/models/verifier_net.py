@@ -1,6 +1,6 @@
-"""The stance verifier's PyTorch network: the MiniLM-L6 cross-encoder that training fine-tunes (evals/training/),
-the compact delta artifact it is saved as (tools.models.verifier_artifact), and the network rebuilt from that artifact
-(the ``torch`` backend of tools.models.verifier and the source of its ONNX export)."""
+"""The stance verifiers' PyTorch network: the cross-encoder (MiniLM-L6 or mpnet-base) that training fine-tunes
+(evals/training/), the compact delta artifact it is saved as (tools.models.verifier_artifact), and the network rebuilt
+from that artifact (the ``torch`` backend of tools.models.verifier and the source of its ONNX export)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from tools.models.verifier_artifact import (  # noqa: E402
 
 
 class CrossEncoderNet(nn.Module):
-    """BERT encoder (MiniLM-L6) + masked mean pooling + dropout + linear head over 3 classes."""
+    """An encoder (MiniLM-L6's BERT, or MPNet) + masked mean pooling + dropout + linear head over 3 classes."""
 
     def __init__(self, encoder: nn.Module, hidden: int, n_labels: int = 3, dropout: float = 0.1) -> None:
         super().__init__()
