@@ -25,6 +25,7 @@ from evals.scifact.claim_level import GOLD_CLASSES
 STUDIES = ["bearing_question", "neither_choice", "in_context", "generated_context"]
 RESULTS = REPO_ROOT / "evals" / "results"
 ZEN4, AVX2 = "2-core AMD EPYC, AVX-512", "2-core AMD EPYC, AVX2 only"
+AMX = "2-core Intel Xeon, AMX"
 # The committed dev runs: the judge each ran, the machine, and the run's report (its predictions file lies beside
 # it); a run of the first N claims is read back on those claims only.
 DEV_RUNS: list[tuple[str, str, Path]] = [
@@ -35,10 +36,12 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
      RESULTS / "opposite_gate_15s" / "scifact_dev_judgement.json"),
     ("the same with LLM_QUESTIONS=true", AVX2,
      RESULTS / "llm_questions_dev60" / "scifact_dev_judgement_limit60.json"),
-    ("the same judge, DIRECTION_SECONDS=15 binding only while others wait: every paper read (shipped)", AVX2,
+    ("the same judge, DIRECTION_SECONDS=15 binding only while others wait: every paper read", AVX2,
      RESULTS / "idle_reading" / "scifact_dev_judgement.json"),
-    ("the same, with the verifier's vote in the direction (not shipped)", AVX2,
+    ("the same, with the MiniLM verifier's vote in the direction (not shipped)", AVX2,
      RESULTS / "verifier_vote" / "scifact_dev_judgement.json"),
+    ("the mpnet verifier as the gate's first reader, with its vote in the direction (shipped)", AMX,
+     RESULTS / "mpnet_verifier" / "scifact_dev_judgement.json"),
 ]
 
 
