@@ -19,6 +19,10 @@ from ui.terminal.cli import main
 SLICE = 200
 N_CLAIMS = 3
 REFUTED_CLAIM_ID = 51
+# The scripted LLM is sure that each paper it is shown reports a finding on the claim, so which papers count is decided
+# by retrieval and the real verifier's screening (ask_floor), not by where a lukewarm Yes (BEARS, P 0.7) meets the
+# gate's fitted threshold
+SURE_BEARS = {**BEARS, "top_logprobs": {"Yes": 0.95, "No": 0.05}}
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +42,7 @@ def scifact_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             [
                 {"when": "search questions", "reply": json.dumps({"questions": [], "opposite_claim": ""})},
                 STOP_SEARCHING, CONTEXT_RULE,
-                BEARS, CHOOSE_NOT, {
+                SURE_BEARS, CHOOSE_NOT, {
                     "when": "<evidence>",
                     "reply": "The first source addresses the claim directly [1]. Others add detail [2].",
                 },

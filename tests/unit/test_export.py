@@ -19,7 +19,7 @@ from agent.provenance import RunInfo, run_info
 from agent.result import CheckResult, Source
 from agent.service import run_claim
 from agent.state import AnswerSentence, Correction, SilentSource, SourceAssessment, Verdict
-from tests.conftest import decompose_rule
+from tests.conftest import decompose_rule, direction_rules
 from ui.export.formats import FORMATS, bib_escape, bib_unescape, export_text, file_name
 from ui.export.references import references
 from ui.shared.consensus import consensus_line
@@ -218,6 +218,7 @@ def test_file_names_and_unknown_formats():
 def test_export_of_a_real_check(make_deps):
     deps = make_deps(
         [decompose_rule([], "The MMR vaccine does not cause autism."),
+         *direction_rules("The MMR vaccine causes autism.", supports=False),
          {"when": "<evidence>", "reply": "Large studies found no link between MMR and autism [1]."}],
         verifier_rules={"not associated": "contradicts", "no relationship": "contradicts"},
     )

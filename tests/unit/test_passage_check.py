@@ -67,6 +67,7 @@ def _deps(index: Any, tmp_path: Path) -> Deps:
     )
     llm = ScriptedChatModel(rules=[
         *direction_rules("Daily coffee intake was associated with less advanced liver fibrosis."),
+        *direction_rules("Vitamin D3 reduces the risk of fractures in older adults.", supports=False),
         {"when": "Which statement does the evidence support?", "choose": " not "},  # any other: read "against"
         {"when": "<evidence>", "reply": "The studies disagree [1]."},
         {"reply": "{}"},
