@@ -169,6 +169,10 @@ def direction_rules(
 BEARS = {
     "when": "Does the evidence report a finding on whether", "reply": "Yes", "top_logprobs": {"Yes": 0.7, "No": 0.3}
 }
+# An LLM sure that each paper it is shown reports a finding on the claim: which papers count is then decided by
+# retrieval and the real verifier's screening (ask_floor), not by where BEARS's lukewarm Yes meets the gate's fitted
+# threshold, which moves with each refit of agent/judge/judge_calibration.json.
+SURE_BEARS = {**BEARS, "top_logprobs": {"Yes": 0.95, "No": 0.05}}
 
 
 # A scripted LLM that reads every source as against the claim: in the contrastive choice it picks the statement that

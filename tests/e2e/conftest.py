@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, FIXTURES
+from tests.conftest import CHOOSE_NOT, CONTEXT_RULE, FIXTURES, SURE_BEARS
 from tests.e2e.server import ChatServer
 
 CHROMIUM = "/usr/bin/chromium"
@@ -57,7 +57,7 @@ SCRIPT = [
         "when": "found too little",
         "reply": json.dumps({"action": "search", "queries": ["measles mumps rubella vaccination autism cohort"]}),
     },
-    BEARS, CHOOSE_NOT, CONTEXT_RULE,
+    SURE_BEARS, CHOOSE_NOT, CONTEXT_RULE,
     # one sentence per paper: paper 2's rules on the verdict instead of reporting a finding, and so does its rewrite
     {"when": "<draft>", "reply": "The verdict is that vaccines are dangerous for children."},
     {

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, STOP_SEARCHING
+from tests.conftest import CHOOSE_NOT, CONTEXT_RULE, STOP_SEARCHING, SURE_BEARS
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import answer_text, log_in, opens, send
@@ -93,7 +93,7 @@ def hostile_server(chat_env: dict[str, str], tracker: FakeSource, tmp_path_facto
         json.dumps(
             [
                 {"when": "Follow-up from the user", "reply": json.dumps({"action": "answer", "answer": followup})},
-                BEARS, CHOOSE_NOT, CONTEXT_RULE,
+                SURE_BEARS, CHOOSE_NOT, CONTEXT_RULE,
                 {"when": "<draft>", "reply": "The verdict is that MMR vaccination is safe."},
                 {"when": "<evidence>", "reply": answer},
                 STOP_SEARCHING,

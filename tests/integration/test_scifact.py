@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.settings.app import get_settings
-from tests.conftest import BEARS, CHOOSE_NOT, CONTEXT_RULE, STOP_SEARCHING, scifact_or_skip, write_scifact_slice
+from tests.conftest import CHOOSE_NOT, CONTEXT_RULE, STOP_SEARCHING, SURE_BEARS, scifact_or_skip, write_scifact_slice
 from tests.settings_env import BUILT_MODELS
 from tools.text.opposite import negation
 from ui.terminal.cli import main
@@ -19,10 +19,6 @@ from ui.terminal.cli import main
 SLICE = 200
 N_CLAIMS = 3
 REFUTED_CLAIM_ID = 51
-# The scripted LLM is sure that each paper it is shown reports a finding on the claim, so which papers count is decided
-# by retrieval and the real verifier's screening (ask_floor), not by where a lukewarm Yes (BEARS, P 0.7) meets the
-# gate's fitted threshold
-SURE_BEARS = {**BEARS, "top_logprobs": {"Yes": 0.95, "No": 0.05}}
 
 
 @pytest.fixture(scope="module")

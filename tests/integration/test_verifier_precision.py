@@ -13,10 +13,10 @@ from evals.training.data import build_eval_pairs, load_data
 from tests.conftest import scifact_or_skip
 from tools.models.verifier import ARTIFACT_DIR, SENTENCE_ARTIFACT_DIR, Verifier
 
-# int8 changes the labels of pairs at the decision boundary, and how many depends on the CPU's integer kernels (MiniLM
-# v5: 4.0 % of all 899 dev pairs on an AVX-512 EPYC, evals/results/onnx_quality.md; 16 of this sample's 300 on an AVX2-only
-# one, every one with an fp32 margin under 0.11). A label fp32 reads with this margin between its two likeliest
-# classes is one int8 must keep on any CPU.
+# int8 changes the labels of pairs at the decision boundary, and how many depends on the CPU's integer kernels
+# (MiniLM v5: 4.0 % of all 899 dev pairs on an AVX-512 EPYC, evals/results/onnx_quality.md; 16 of this sample's 300
+# on an AVX2-only one, every one with an fp32 margin under 0.11). A label fp32 reads with this margin between its two
+# likeliest classes is one int8 must keep on any CPU.
 CLEAR_MARGIN = 0.2
 
 
