@@ -35,7 +35,7 @@ import psycopg
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import BEARS, FIXTURES
+from tests.conftest import FIXTURES, SURE_BEARS
 from tests.e2e.conftest import CLAIM, SCRIPT, SECRETS, USER
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import answer_text, log_in, send
@@ -278,7 +278,7 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
         page.goto(d.nginx.url)
         page.locator("#chat-input").wait_for(timeout=TIMEOUT_MS)
     meet = [CLAIM_B[:-1], CLAIM_C[:-1]]
-    d.llm.rules = [{**r, "meet": meet, "delay_s": MEET_S} if r == BEARS else r for r in SCRIPT]
+    d.llm.rules = [{**r, "meet": meet, "delay_s": MEET_S} if r == SURE_BEARS else r for r in SCRIPT]
     send(page_a, CLAIM_B)
     send(page_b, CLAIM_C)
     assert "Verdict:" in answer_text(page_b) and "Verdict:" in answer_text(page_a)
