@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli import CLAIM, assert_one_line_error, cli_env, indexed_env, run  # noqa: F401
+from tests.conftest import BEARS, SURE_BEARS
+from tests.integration.test_cli import CLAIM, SCRIPT, assert_one_line_error, cli_env, indexed_env, run  # noqa: F401
 from tests.live_fakes import FakeSource, europepmc_page, europepmc_record
 from tests.ports import free_port
 
@@ -30,6 +31,16 @@ PAGE = europepmc_page(
 )
 
 
+@pytest.fixture(scope="module")
+def live_env(indexed_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:  # noqa: F811
+    """The CLI's environment with an LLM sure that each paper it is shown reports a finding on the claim: which papers
+    count (the fetched abstract among them) is then retrieval's and the real verifier's doing, not where a lukewarm
+    scripted Yes meets the gate's fitted threshold."""
+    script = tmp_path_factory.mktemp("live_script") / "script.json"
+    script.write_text(json.dumps([SURE_BEARS if rule == BEARS else rule for rule in SCRIPT]))
+    return {**indexed_env, "LLM_SCRIPT": str(script)}
+
+
 def closed_port_url() -> str:
     return f"http://127.0.0.1:{free_port()}/rest"
 
@@ -47,9 +58,9 @@ def ask(env: dict[str, str], *extra: str) -> dict:
     return json.loads(proc.stdout)
 
 
-def test_ask_with_europepmc_cites_the_fetched_abstract_and_indexes_it(indexed_env: dict[str, str]):  # noqa: F811
+def test_ask_with_europepmc_cites_the_fetched_abstract_and_indexes_it(live_env: dict[str, str]):
     with FakeSource({"/search": (200, PAGE, {})}).running() as fake:
-        env = {**indexed_env, "EUROPEPMC_BASE_URL": f"{fake.url}/rest", "CONTACT_EMAIL": "tester@example.org"}
+        env = {**live_env, "EUROPEPMC_BASE_URL": f"{fake.url}/rest", "CONTACT_EMAIL": "tester@example.org"}
         result = ask(env, "--sources", "europepmc", "--search-rounds", "1")
     assert source_notes(result) == []
     path, params = fake.requests[0]
@@ -71,21 +82,21 @@ def test_ask_with_europepmc_cites_the_fetched_abstract_and_indexes_it(indexed_en
     assessment = next(a for a in result["assessments"] if a["doc_id"] == DOC_ID)
     assert assessment["reputation_inputs"] == src["reputation_inputs"]
 
-    live_docs = Path(indexed_env["DATA_DIR"]) / "index" / "live_docs.jsonl"
+    live_docs = Path(live_env["DATA_DIR"]) / "index" / "live_docs.jsonl"
     stored = [json.loads(line) for line in live_docs.read_text().splitlines()]
     assert [d["doc_id"] for d in stored] == [DOC_ID] and stored[0]["pmid"] == "34000001"
 
     # the fake server is gone: the local index alone now finds the paper (a new process, so read from disk)
-    offline = ask(indexed_env, "--sources", "local")
+    offline = ask(live_env, "--sources", "local")
     assert DOC_ID in {src["doc_id"] for src in offline["sources"]}
     assert source_notes(offline) == []
 
-    readable = run(["ask", CLAIM, "--sources", "local"], indexed_env)
+    readable = run(["ask", CLAIM, "--sources", "local"], live_env)
     assert "weight " in readable.stdout and "via europepmc" in readable.stdout
 
 
-def test_unreachable_source_yields_one_note_and_still_answers(indexed_env: dict[str, str]):  # noqa: F811
-    env = {**indexed_env, "EUROPEPMC_BASE_URL": closed_port_url()}
+def test_unreachable_source_yields_one_note_and_still_answers(live_env: dict[str, str]):
+    env = {**live_env, "EUROPEPMC_BASE_URL": closed_port_url()}
     result = ask(env, "--sources", "local,europepmc")
     assert source_notes(result) == [
         "The network is unreachable: Europe PMC did not answer within 2 s; answered from the local index."
@@ -94,18 +105,18 @@ def test_unreachable_source_yields_one_note_and_still_answers(indexed_env: dict[
     assert result["timings"]["retrieve"] < 5
 
 
-def test_failing_source_degrades_to_the_others(indexed_env: dict[str, str]):  # noqa: F811
+def test_failing_source_degrades_to_the_others(live_env: dict[str, str]):
     with FakeSource({"/search": (500, "{}", {})}).running() as fake:
-        env = {**indexed_env, "EUROPEPMC_BASE_URL": f"{fake.url}/rest", "LIVE_TRIES": "2", "LIVE_QUERIES": "1"}
+        env = {**live_env, "EUROPEPMC_BASE_URL": f"{fake.url}/rest", "LIVE_TRIES": "2", "LIVE_QUERIES": "1"}
         result = ask(env, "--sources", "local,europepmc")
     assert len(fake.requests) == 2
     assert source_notes(result) == ["Europe PMC unavailable (HTTP 500 after 2 tries); answered from the other sources."]
     assert result["sources"] and result["answer"]
 
 
-def test_default_auto_offline_is_fast_and_said_once(indexed_env: dict[str, str]):  # noqa: F811
+def test_default_auto_offline_is_fast_and_said_once(live_env: dict[str, str]):
     closed = closed_port_url()
-    env = {**indexed_env, "SOURCES": "auto", "EUROPEPMC_BASE_URL": closed, "NCBI_BASE_URL": closed,
+    env = {**live_env, "SOURCES": "auto", "EUROPEPMC_BASE_URL": closed, "NCBI_BASE_URL": closed,
            "OPENALEX_BASE_URL": closed, "S2_BASE_URL": closed}
     result = ask(env)
     assert source_notes(result) == ["No live literature source is reachable (offline?); answered from the local index."]
@@ -113,5 +124,5 @@ def test_default_auto_offline_is_fast_and_said_once(indexed_env: dict[str, str])
 
 
 @pytest.mark.parametrize("value", ["scopus", "local,,nope", ""])
-def test_bad_sources_option_is_one_clear_line(indexed_env: dict[str, str], value: str):  # noqa: F811
-    assert_one_line_error(run(["ask", CLAIM, "--sources", value], indexed_env), 2, "--sources: ")
+def test_bad_sources_option_is_one_clear_line(live_env: dict[str, str], value: str):
+    assert_one_line_error(run(["ask", CLAIM, "--sources", value], live_env), 2, "--sources: ")
