@@ -42,7 +42,6 @@ TORCH_MODULES = [
     "unit/test_verifier_frozen.py",
     "unit/test_verifier_resume.py",
     "unit/test_onnx_mpnet.py",
-    "unit/test_nli_pretrain.py",
     "integration/test_verifier_precision.py",
 ]
 collect_ignore = [] if TORCH else TORCH_MODULES

@@ -1,10 +1,11 @@
 """Rerank (as in VerT5erini): the independent verifier reads the sentences of the top fused abstracts; an abstract's
 evidence score is its best sentence's P(supports) + P(contradicts), mixed with its fused score.
 
-Chosen by measurement (evals/studies/rerank_experiments.py on the 122 SciFact train claims the verifier never saw,
-evals/results/rerank_experiments_heldout.md): the 3 sentences closest to the claim of each of the top 10 abstracts,
-fused weight 0.6 (settings RERANK_TOP / RERANK_SENTENCES / RERANK_ALPHA). With verifier v3 that moved Recall@3 from
-0.850 to 0.887 and Recall@5 from 0.895 to 0.914 there; all sentences cost about 3x the verifier time.
+Chosen by measurement (the rerank study, retired: evals/studies/README.md, on the 122 SciFact train claims the
+verifier never saw, evals/results/rerank_experiments_heldout.md): the 3 sentences closest to the claim of each of
+the top 10 abstracts, fused weight 0.6 (settings RERANK_TOP / RERANK_SENTENCES / RERANK_ALPHA). With verifier v3
+that moved Recall@3 from 0.850 to 0.887 and Recall@5 from 0.895 to 0.914 there; all sentences cost about 3x the
+verifier time.
 
 Off by default (RERANK_TOP=0): on all 300 dev claims it raised Recall@3 only from 0.888 to 0.894, and it lowered
 abstract Label-Only F1 under 47 of the 48 labelling rules tried on those held-out claims (the abstracts it lifts

@@ -17,16 +17,31 @@ import argparse
 import json
 import statistics
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.scifact.records import PREDICTIONS_SUFFIX, replay_records
-from evals.studies.direction_report import opposite_pairs
 from evals.training.bearing_replay import DATA_DIR
 
 RUN_NAME = "scifact_dev_judgement"
+
+
+def opposite_pairs(claims: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
+    """Dev claims that SciFact's annotators judged against the same abstract with opposite labels: a claim and its
+    negation or reversal (51 / 53 on ALDH1, 742 / 743 on macrolides, ...)."""
+    by_doc: dict[str, list[tuple[int, str]]] = {}
+    for c in claims:
+        for doc, sets in c["evidence"].items():
+            by_doc.setdefault(doc, []).append((int(c["id"]), sets[0]["label"]))
+    pairs = set()
+    for labelled in by_doc.values():
+        for a, la in labelled:
+            for b, lb in labelled:
+                if a < b and la != lb:
+                    pairs.add((a, b))
+    return sorted(pairs)
 
 
 def p95(values: list[float]) -> float:

@@ -3,11 +3,14 @@ Label-Only P/R/F1, each from its study's out-of-fold labels on the judge's repla
 beside the committed SciFact dev runs of the judges that have one (the claim-level table, Label-Only P/R/F1 and
 seconds a claim, each read back from its run's files).
 
-    python -m evals.studies.judge_variants [--out evals/results]
+    python -m evals.studies.judge_variants [--out evals/results] [--save-dev-sides]
 
-It reads the studies' committed reports (evals/results/<study>.json, written by `python -m evals.studies.<study>
-report`) and the dev run's predictions (`claimtrace eval scifact`); it asks no LLM. A study run on fewer claims than
-the others (a partial `ask`) is on other folds, and its row says how many claims it holds.
+It reads the studies' committed reports (evals/results/<study>.json, written by each study's `report`; the studies
+are retired, evals/studies/README.md names the commit that holds each), the dev runs' reports (`claimtrace eval
+scifact`) and each run's claim-level tables from evals/results/judge_variants_dev.json, which `--save-dev-sides`
+writes from the runs' predictions files (only the shipped run's is kept); a run not in it is read back from its
+predictions. It asks no LLM. A study run on fewer claims than the others (a partial `ask`) is on other folds, and
+its row says how many claims it holds.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ STUDIES = ["bearing_question", "neither_choice", "in_context", "generated_contex
 RESULTS = REPO_ROOT / "evals" / "results"
 ZEN4, AVX2 = "2-core AMD EPYC, AVX-512", "2-core AMD EPYC, AVX2 only"
 AMX = "2-core Intel Xeon, AMX"
-# The committed dev runs: the judge each ran, the machine, and the run's report (its predictions file lies beside
-# it); a run of the first N claims is read back on those claims only.
+# The committed dev runs: the judge each ran, the machine, and the run's report; a run of the first N claims is read
+# back on those claims only.
 DEV_RUNS: list[tuple[str, str, Path]] = [
     ("the gate asks of the claim alone, DIRECTION_SECONDS=8", ZEN4, RESULTS / "scifact_dev_judgement.json"),
     ("the gate asks of the claim and its opposite, the higher, DIRECTION_SECONDS=8", AVX2,
@@ -43,6 +46,10 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
     ("the mpnet verifier as the gate's first reader, with its vote in the direction (shipped)", AMX,
      RESULTS / "mpnet_verifier" / "scifact_dev_judgement.json"),
 ]
+# Each dev run's claim-level tables (on its claims, and a full run's on the first claims of each shorter run), read
+# once from the runs' predictions: {"runs": {report file under evals/results: {"all" or N: {"claims_in_run",
+# "claims"}}}}.
+DEV_SIDES = RESULTS / "judge_variants_dev.json"
 
 
 def rows_of(results: Path) -> list[dict[str, Any]]:
@@ -68,32 +75,54 @@ def scifact_claims(split: str, limit: int | None) -> list[dict[str, Any]]:
     return list(load_claims(get_settings().stores.corpus_mirror, split, limit))
 
 
+def saved_sides(path: Path = DEV_SIDES) -> dict[str, dict[str, Any]]:
+    """The claim-level tables saved in ``path`` per run's report file (none when it is absent)."""
+    return json.loads(path.read_text())["runs"] if path.is_file() else {}
+
+
 def dev_rows(runs: list[tuple[str, str, Path]] = DEV_RUNS,
-             claims_of: Callable[[str, int | None], list[dict[str, Any]]] = scifact_claims) -> list[dict[str, Any]]:
-    """One row per committed dev run: its claim-level table read back from its predictions, its Label-Only P/R/F1 and
-    seconds a claim from its report; a full run also gets a row on the first N claims of each shorter run (--limit N),
-    so that every run has a row comparable with every other."""
+             claims_of: Callable[[str, int | None], list[dict[str, Any]]] = scifact_claims,
+             saved: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One row per committed dev run: its claim-level table from the saved tables (``saved``, by default
+    judge_variants_dev.json's) or, for a run they do not hold, read back from its predictions; its Label-Only P/R/F1
+    and seconds a claim from its report. A full run also gets a row on the first N claims of each shorter run
+    (--limit N), so that every run has a row comparable with every other."""
     from evals.scifact.claim_level import claim_sides
     from evals.scifact.records import PREDICTIONS_SUFFIX, read_records
 
+    saved = saved_sides() if saved is None else saved
     reports = [(judge, machine, report, json.loads(report.read_text())) for judge, machine, report in runs
                if report.is_file()]
     shorter = sorted({res["run"]["limit"] for *_, res in reports if res["run"].get("limit") is not None}, reverse=True)
     rows = []
     for judge, machine, report, res in reports:
         run = res["run"]
-        records = read_records(report.parent / f"scifact_{run['split']}_judgement{PREDICTIONS_SUFFIX}")
         file = report.relative_to(RESULTS).as_posix() if report.is_relative_to(RESULTS) else str(report)
+        tables = saved.get(file, {})
+        records: list[dict[str, Any]] | None = None
         limits = [run["limit"]] if run.get("limit") is not None else [None, *shorter]
         for limit in limits:
-            claims = claims_of(run["split"], limit)
+            table = tables.get("all" if limit is None else str(limit))
+            if table is None:
+                if records is None:
+                    records = read_records(report.parent / f"scifact_{run['split']}_judgement{PREDICTIONS_SUFFIX}")
+                claims = claims_of(run["split"], limit)
+                table = {"claims_in_run": len(claims), "claims": claim_sides(records, claims)}
             # Label-Only and the time are of the whole run: a row on its first claims has neither
             whole = limit == run.get("limit")
-            rows.append({"judge": judge, "machine": machine, "file": file, "claims_in_run": len(claims),
-                         "claims": claim_sides(records, claims),
+            rows.append({"judge": judge, "machine": machine, "file": file, "limit": limit, **table,
                          "label_only": res["abstract"]["label_only"] if whole else None,
                          "seconds_per_claim": res["cost"].get("seconds_per_claim") if whole else None})
     return sorted(rows, key=lambda r: -r["claims_in_run"])  # rows on the same claims together, in DEV_RUNS' order
+
+
+def sides_of(dev: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The dev rows' claim-level tables as judge_variants_dev.json keeps them."""
+    runs: dict[str, dict[str, Any]] = {}
+    for r in dev:
+        runs.setdefault(r["file"], {})["all" if r["limit"] is None else str(r["limit"])] = {
+            "claims_in_run": r["claims_in_run"], "claims": r["claims"]}
+    return runs
 
 
 def side_cells(claims: dict[str, Any]) -> list[str]:
@@ -108,7 +137,8 @@ def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str
         "",
         f"`{command}` — commit {git_commit()}. Each row is one judge of one study on the judge's replay of held-out "
         "SciFact train claims: its gate, direction and threshold fitted on four folds of claims, labelling the fifth "
-        "(evals/studies/replay_folds.py). The verdict's side is the sign of the mean score of the papers that count. "
+        "(replay_folds, a retired study module: evals/studies/README.md). The verdict's side is the sign of the mean "
+        "score of the papers that count. "
         "Rows of a study with fewer claims than the others are on other folds: compare them with the shipped row "
         "of their own study. A row marked shipped names the judge shipped when its study ran (the gate asking of "
         "the claim alone); the judge shipped now is in_context's \"gate on the shown sentences, of the claim and its "
@@ -154,13 +184,20 @@ def markdown(rows: list[dict[str, Any]], dev: list[dict[str, Any]], command: str
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results")
+    p.add_argument("--save-dev-sides", action="store_true",
+                   help=f"write the dev runs' claim-level tables to {DEV_SIDES.relative_to(REPO_ROOT)} (a run it does "
+                   "not hold yet is read from its predictions file)")
     args = p.parse_args(argv)
     rows = rows_of(args.out)
     if not rows:
         print(f"no study report under {args.out}: run a study's report first", file=sys.stderr)
         return 2
     command = "python -m evals.studies.judge_variants" + ("" if argv is None else " " + " ".join(argv))
-    (args.out / "judge_variants.md").write_text(markdown(rows, dev_rows(), command))
+    dev = dev_rows()
+    if args.save_dev_sides:
+        DEV_SIDES.write_text(json.dumps({"command": command, "git_commit": git_commit(), "runs": sides_of(dev)},
+                                        indent=2) + "\n")
+    (args.out / "judge_variants.md").write_text(markdown(rows, dev, command))
     print(f"{len(rows)} judges -> {args.out / 'judge_variants.md'}")
     return 0
 

@@ -1,8 +1,9 @@
 """Where the LLM's reading of an answer sentence's direction should flag it (SENTENCE_DIRECTION_BELOW,
 agent/answer/sentence_direction.py), from the LLM's recorded choices on SciFact pairs: a claim and one of its rationale
-sentences, the claim set against its rule-made opposite, both orders (evals/studies/direction_judge.py collects
-them, through the product's own call). A claim its rationale supports stands for an answer sentence its source
-supports; a claim its rationale contradicts, for a sentence that reverses its source in words of its own.
+sentences, the claim set against its rule-made opposite, both orders (the retired direction_judge study collected
+them, through the product's own call: evals/studies/README.md). A claim its rationale supports stands for an answer
+sentence its source supports; a claim its rationale contradicts, for a sentence that reverses its source in words of
+its own.
 
 The threshold is the highest that flags at most ``MAX_FALSE_FLAGS`` of the supported pairs of the held-out train
 claims; dev is read once, at that threshold. No LLM call: the choices are in evals/results/direction_judge_cache.

@@ -1,5 +1,6 @@
-"""The LLM's contrastive choices on SciFact pairs, as evals/studies/direction_judge.py collects them: the answer cache
-(one JSONL row per question asked, keyed by what was asked) and the pairs each set holds. The judge's calibration
+"""The LLM's contrastive choices on SciFact pairs, as the direction-judge study (retired, evals/studies/README.md)
+collected them: the answer cache (one JSONL row per question asked, keyed by what was asked) and the pairs each
+set holds. The judge's calibration
 (evals/training/judge_calibration.py) fits on the held-out set; the study reports on dev."""
 
 from __future__ import annotations

@@ -25,12 +25,12 @@ the verifier's strongest 1 - P(nei), the LLM's P(Yes, it bears) and its P(claim)
 * The floor below which the LLM is not asked: the highest verifier P(bears) that keeps at least 97 % of the held-out
   evidence abstracts above it.
 
-The gate's LLM reading is the replay's P(Yes) on the shown sentences, or with ``--gate-reads context`` the P(Yes)
-on the abstract around them that evals/studies/in_context.py recorded for the same abstracts. With
-``--gate-asks-opposite`` it is the mean of the claim's and its opposite's P(Yes) (``--gate-combines max``: the
-higher), as the in-context study recorded them for the reading named. The direction's LLM reading is the replay's
-P(claim) on the shown sentences, or with ``--direction-reads context`` the P(claim) on the abstract around them that
-the in-context study recorded. The fitted file names the readings, and the judge reads the same.
+The gate's LLM reading is the replay's P(Yes) on the shown sentences, or with ``--gate-reads context`` the P(Yes) on
+the abstract around them that the in-context study (retired; evals/studies/README.md) recorded for the same
+abstracts. With ``--gate-asks-opposite`` it is the mean of the claim's and its opposite's P(Yes) (``--gate-combines
+max``: the higher), as the in-context study recorded them for the reading named. The direction's LLM reading is the
+replay's P(claim) on the shown sentences, or with ``--direction-reads context`` the P(claim) on the abstract around
+them that the in-context study recorded. The fitted file names the readings, and the judge reads the same.
 
 Dev is never read here. Every trial is written to evals/results/judge_calibration_heldout.json.
 """
@@ -181,12 +181,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.gate_reads == "context" or args.gate_asks_opposite:
         rows = gate_reading(rows, args.gate_reads, args.gate_asks_opposite, args.gate_combines)
         if not rows:
-            print("no answers for this reading: run python -m evals.studies.in_context ask first", file=sys.stderr)
+            print("no recorded answers for this reading in evals/results/in_context/ (the in-context study, retired: "
+                  "evals/studies/README.md)", file=sys.stderr)
             return 2
     if args.direction_reads == "context":
         rows = direction_reading(rows)
         if not rows:
-            print("no direction answers in context: run python -m evals.studies.in_context ask first",
+            print("no recorded direction answers in context in evals/results/in_context/ (evals/studies/README.md)",
                   file=sys.stderr)
             return 2
     docs = [d for r in rows for d in r["docs"]]

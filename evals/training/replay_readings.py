@@ -1,6 +1,7 @@
-"""The judge's replay (evals/training/bearing_replay.py) read as another judge reads it: the LLM's answers that
-evals/studies/in_context.py recorded for the same abstracts (the bearing question on the abstract around the
-evidence, or on the shown sentences of the claim and of its opposite; the direction on the abstract around the
+"""The judge's replay (evals/training/bearing_replay.py) read as another judge reads it: the LLM's answers that the
+in-context study (retired, evals/studies/README.md) recorded for the same abstracts (the bearing question on the
+abstract around the evidence, or on the shown sentences of the claim and of its opposite; the direction on the
+abstract around the
 evidence), put in place of the replay's own, for evals/training/judge_calibration.py to fit."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def read_answers(path: Path) -> list[dict[str, Any]]:
 
 def answered(rows: Sequence[dict[str, Any]], path: Path,
              patch: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
-    """The replay's claims whose every abstract has an answer in ``path`` (one of evals/studies/in_context.py's
+    """The replay's claims whose every abstract has an answer in ``path`` (one of the in-context study's
     files), each abstract patched with its answer; claims missing an answer are left out."""
     got = {a["pair"]: a for a in read_answers(path)}
     out = []

@@ -8,7 +8,16 @@ import json
 from pathlib import Path
 
 from evals.scifact.records import write_records
-from evals.studies.judge_variants import dev_rows, main, markdown, rows_of
+from evals.studies.judge_variants import (
+    DEV_RUNS,
+    RESULTS,
+    dev_rows,
+    main,
+    markdown,
+    rows_of,
+    saved_sides,
+    sides_of,
+)
 
 CELL = {"claims": 3, "right": 1, "wrong": 1, "none": 1}
 JUDGE = {"llm_calls_per_abstract": 3, "label_only": {"precision": 0.6, "recall": 0.3, "f1": 0.4},
@@ -54,7 +63,7 @@ def test_a_full_dev_run_is_read_back_whole_and_on_the_shorter_runs_claims(tmp_pa
     runs = [("full judge", "here", full / "scifact_dev_judgement.json"),
             ("short judge", "here", short / "scifact_dev_judgement_limit2.json"),
             ("never run", "here", tmp_path / "absent" / "scifact_dev_judgement.json")]
-    rows = dev_rows(runs, claims_of=lambda split, limit: claims[:limit])
+    rows = dev_rows(runs, claims_of=lambda split, limit: claims[:limit], saved={})
     assert [(r["judge"], r["claims_in_run"]) for r in rows] == [("full judge", 4), ("full judge", 2),
                                                                  ("short judge", 2)]
     whole, first = rows[0]["claims"], rows[1]["claims"]
@@ -65,3 +74,32 @@ def test_a_full_dev_run_is_read_back_whole_and_on_the_shorter_runs_claims(tmp_pa
     assert f"| full judge | [{full / 'scifact_dev_judgement.json'}]({full / 'scifact_dev_judgement'}.md) | here | 4 |" \
         in text
     assert "| 0.500 | 0.250 | 0.333 | 12.3 |" in text and "| – | – | – | – |" in text
+
+
+def test_saved_tables_stand_in_for_the_predictions(tmp_path: Path) -> None:
+    """A run whose claim-level tables are saved is read from them: no predictions file, no SciFact claims; saving the
+    rows again gives the same tables."""
+    (tmp_path / "run").mkdir()
+    report = tmp_path / "run" / "scifact_dev_judgement.json"
+    report.write_text(json.dumps({"run": {"split": "dev", "limit": None}, "abstract": {"label_only": {}},
+                                  "cost": {"seconds_per_claim": 1.0}}))
+    saved = {str(report): {"all": {"claims_in_run": 300, "claims": JUDGE["claims"]}}}
+
+    def no_claims(split: str, limit: int | None) -> list[dict[str, object]]:
+        raise AssertionError("the saved table is read, not the claims")
+
+    rows = dev_rows([("judge", "here", report)], claims_of=no_claims, saved=saved)
+    assert [(r["claims_in_run"], r["claims"]) for r in rows] == [(300, JUDGE["claims"])]
+    assert sides_of(rows) == saved
+
+
+def test_every_committed_dev_run_is_read_from_its_saved_tables() -> None:
+    """The committed dev runs keep their reports, not their predictions (only the shipped run's): every row of theirs
+    comes from evals/results/judge_variants_dev.json, without SciFact's claims."""
+
+    def no_claims(split: str, limit: int | None) -> list[dict[str, object]]:
+        raise AssertionError(f"a dev run's table on {limit or 'all'} claims is not saved")
+
+    rows = dev_rows(claims_of=no_claims)
+    assert {r["file"] for r in rows} == {report.relative_to(RESULTS).as_posix() for _, _, report in DEV_RUNS}
+    assert sides_of(rows) == saved_sides()

@@ -247,21 +247,3 @@ def test_the_chat_answer_says_contexts_are_coming_then_shows_each_or_why_not(mak
     assert md("could not be written (RuntimeError: the verifier broke)") in stream.message.updates[-1]
     assert "is writing a short context" not in stream.message.updates[-1]
 
-
-def test_the_study_asks_the_gate_with_the_context_before_the_shown_sentences(make_deps: Any):
-    """evals.studies.generated_context: the context the product would write, recorded with its cost, and the bearing
-    question of the claim and of its opposite on the shown sentences with it first (a dropped one: them alone)."""
-    from evals.studies.generated_context import ContextReader, read_with_context, with_context
-
-    deps = deps_with_contexts(make_deps, [{"when": "Does the evidence report a finding", "reply": "Yes",
-                                          "top_logprobs": {"Yes": 0.7, "No": 0.3}}])
-    shown = [Evidence(n=1, doc_id="101", title=MMR, sentence=mmr_sentences(deps)[3], sentence_index=3)]
-    reader = ContextReader()
-    text = reader(deps, "101", shown)
-    assert text.startswith(f"The study (a context written from its abstract): {KEPT}\n") and shown[0].sentence in text
-    answer = read_with_context(reader, deps.llm, text, {"text": CLAIM, "opposite": "It does not."})
-    assert answer["context"] == KEPT and answer["note"] == "" and answer["context_completion_tokens"] >= 0
-    assert answer["p_bears"] == answer["p_bears_opposite"] == 0.7
-    asked = [str(c[-1].content) for c in deps.llm.calls[-2:]]
-    assert all(KEPT in q for q in asked) and "It does not." in asked[1]
-    assert with_context("the sentences", "") == "the sentences"

@@ -95,7 +95,7 @@ def test_contrast_probes(probe_probs: dict[str, list[float]], probe: Probe, requ
 # probabilities may move by more than the bound. Not strict: a CPU's int8 kernels can move a label either way.
 INT8_CHANGES = {
     "poor prognosis vs better outcomes": "fp32 reads contradicts 0.64; int8 reads supports 0.52, the drop that "
-    "evals/studies/onnx_quality.py measures on dev (macro-F1 0.632 -> 0.599)",
+    "the onnx_quality study measured on dev (macro-F1 0.632 -> 0.599)",
 }
 
 
