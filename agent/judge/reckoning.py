@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent.grouping import grouped
-from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, counted, weight_in_words
+from agent.judge.scoring import GRADE_SCORE, NOT_ENOUGH, UNDECIDED, counted, percent, weight_in_words
 from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict
@@ -28,10 +28,20 @@ def supported_side(p_claim: float) -> str:
     return "supports the claim" if p_claim > 0.5 else "supports the opposite"
 
 
+def side_words(p_claim: float, who: str = "") -> str:
+    """Which statement a source supports, in words, from its P(claim) (the calibrated probability that the evidence
+    supports the claim rather than its opposite) and how sure the reading is of it (the probability of the side it
+    takes): "97% sure it supports the opposite", or with ``who`` read it, "the LLM is 97% sure it supports the
+    opposite"."""
+    sure = f"{percent(max(p_claim, 1 - p_claim))} sure it {supported_side(p_claim)}"
+    return f"{who} is {sure}" if who else sure
+
+
 def direction_words(a: SourceAssessment) -> str:
-    """How the source's side was read: by the LLM against the opposite (P(claim)), or by the verifier alone."""
+    """How the source's side was read: by the LLM against the opposite (or by whichever judge set its P(claim)), or
+    by the verifier alone."""
     if a.p_claim is not None:
-        return f"{supported_side(a.p_claim)} (P(claim) {a.p_claim:.2f}, read by the LLM)"
+        return side_words(a.p_claim, "the LLM" if a.judged_by == "verifier+llm" else "")
     return "read by the verifier alone"
 
 
@@ -72,9 +82,10 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
         else:
             why = "its weight is 0 (retracted)" if a.reputation <= 0 else "its stance is too weak to grade"
             if GRADE_SCORE[a.label] == 0 and a.p_claim is not None:
-                why = f"the LLM cannot tell which way it points (P(claim) {a.p_claim:.2f})"
+                sure = percent(max(a.p_claim, 1 - a.p_claim))
+                why = f"the LLM cannot tell which way it points: it is only {sure} sure it {supported_side(a.p_claim)}"
             elif a.bearing is not None and GRADE_SCORE[a.label] == 0:
-                why = f"it bears on the claim with probability {a.bearing:.2f}, too little to count"
+                why = f"it is {percent(a.bearing)} likely to bear on the claim, too little to count"
             left.append({**row, "why": why})
     left += [
         {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim",
@@ -88,18 +99,15 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
         if rows
         else "No paper counts, so there is no weighted grade. "
     ) + RULE
-    sure = (
-        f"Confidence {v.confidence:.2f} against the threshold {min_confidence:.2f}: "
-        + ("below it, so the verdict is “Cannot decide”." if v.label == UNDECIDED else "at or above it.")
-    )
+    threshold = checked_threshold(result, min_confidence)
     return {
         "kind": "why",
         "summary": verdict_sentence(v, result.assessments, result.silent),
         "counted": rows,
         "rule": rule,
-        "confidence": sure,
+        "confidence": threshold_words(v, threshold),
         "not_counted": left,
-        "change": change_words(v, min_confidence),
+        "change": change_words(v, threshold),
     }
 
 
@@ -107,6 +115,46 @@ RULE = (
     "Papers on one side only: “Generally …” at ±0.66 or beyond, else “Weakly …”. Papers on both sides: “Generally "
     "…” beyond ±0.66, “Disputed but leaning …” between ±0.33 and ±0.66, else “Generally controversial”."
 )
+
+
+def checked_threshold(result: CheckResult, configured: float) -> float:
+    """The least confidence the check gave a verdict at: the one it ran with where its run info records it (a thread
+    keeps checks made before the setting changed), else the configured one."""
+    recorded = result.run.settings.get("judge", {}).get("min_confidence")
+    return float(recorded) if isinstance(recorded, int | float) and not isinstance(recorded, bool) else configured
+
+
+def _figure(value: float, other: float) -> str:
+    """A figure at two decimals, with four where two would show it equal to ``other`` when it is not."""
+    shown = f"{value:.2f}"
+    return f"{shown} ({value:.4f})" if shown == f"{other:.2f}" and value != other else shown
+
+
+def threshold_words(v: Verdict, min_confidence: float) -> str:
+    """The verdict's confidence against the least confidence a verdict is given at, and what that means for its
+    label (agent.judge.verdict.abstain): below it, a verdict that takes a side or finds a dispute becomes “Cannot
+    decide”; “Not enough evidence” stands whatever the confidence."""
+    below = v.confidence < min_confidence
+    head = (
+        f"Confidence {_figure(v.confidence, min_confidence)} against the threshold "
+        f"{min_confidence:.2f}: {'below it' if below else 'at or above it'}"
+    )
+    if v.label == NOT_ENOUGH:
+        means = (
+            f"; the threshold applies only to a verdict that takes a side or finds a dispute, so “{NOT_ENOUGH}” "
+            "stands either way."
+        )
+    elif v.label == UNDECIDED:
+        leaning = f" rather than “{v.leaning}”" if v.leaning else ""
+        means = (
+            f", so the verdict is “{UNDECIDED}”{leaning}." if below
+            else f", though the check gave “{UNDECIDED}” at the threshold it ran with."
+        )
+    elif below:
+        means = f", though the check gave “{v.label}” at the threshold it ran with."
+    else:
+        means = f", so the verdict is “{v.label}” rather than “{UNDECIDED}”."
+    return head + means
 
 
 def change_words(v: Verdict, min_confidence: float) -> str:

@@ -120,6 +120,17 @@ def weight_in_words(inputs: Mapping[str, Any]) -> str:
     return ", ".join(parts) or "no metadata: full weight"
 
 
+def percent(p: float) -> str:
+    """A probability as a reader's percentage, as the consensus line writes them: "97%"; never "0%" or "100%" for
+    what is only nearly so."""
+    shown = round(100 * p)
+    if shown == 0 and p > 0:
+        return "under 1%"
+    if shown == 100 and p < 1:
+        return "over 99%"
+    return f"{shown}%"
+
+
 def describe_reputation(weight: float | None, inputs: Mapping[str, Any] | None) -> str:
     """One line for the user: the weight and what it came from."""
     if weight is None:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from agent.judge.calibration import JudgeCalibration, load_calibration
 from agent.judge.rationale import get_selector
-from agent.judge.scoring import grade, reputation
+from agent.judge.scoring import grade, percent, reputation
 from agent.state import Evidence, SilentSource, SourceAssessment, numbered
 from tools.corpus import Abstract
 from tools.models.verifier import VerifierResult
@@ -28,7 +28,7 @@ class JudgeRule:
     stance_min_prob: float  # 0: the verifier's argmax alone decides
     labelled_docs: int  # 0: no limit
     gate: JudgeCalibration | None = None  # the evidence gate; None: any sentence that bears puts its abstract in
-    llm_reads: bool = False  # the LLM reads every abstract the verifier does not rule out (agent/nodes/direction.py)
+    llm_reads: bool = False  # the reader and the LLM read every abstract the verifier does not rule out
 
     def bears(self, res: VerifierResult) -> bool:
         return res.label != "nei" and max(res.p_supports, res.p_contradicts) >= self.stance_min_prob
@@ -138,8 +138,7 @@ def judge_sources(
                     reputation=weight,
                     reputation_inputs=inputs,
                     bearing=bearing,
-                    reason="The verifier finds no sentence reporting a finding on the claim"
-                    + (f" (P(about the claim) {bearing:.2f})." if bearing is not None else "."),
+                    reason=no_finding_reason(bearing),
                 )
             )
     return Judgement(
@@ -149,6 +148,15 @@ def judge_sources(
         unlabelled=len(by_doc) - len(judged),
         no_stance=round(min((res.p_nei for res in results), default=1.0), 4),
     )
+
+
+def no_finding_reason(bearing: float | None) -> str:
+    """Why an abstract none of whose sentences bears on the claim does not count, in a reader's words; the figure is
+    the verifier's P(the abstract bears on the claim), which the result keeps as its number (``bearing``)."""
+    said = "The verifier finds no sentence reporting a finding on the claim"
+    if bearing is None:
+        return said + "."
+    return f"{said} (it rates the paper {percent(bearing)} likely to bear on the claim)."
 
 
 def verifier_direction(res: VerifierResult) -> float:
@@ -162,4 +170,5 @@ def judge_rule(settings: Any) -> JudgeRule:
     direction (EVIDENCE_GATE=false: any bearing sentence does)."""
     j = settings.judge
     gate = load_calibration() if j.gate else None
-    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=gate, llm_reads=j.direction == "llm")
+    reads = j.direction != "verifier"
+    return JudgeRule(j.sentences_per_doc, j.stance_min_prob, j.labelled_docs, gate=gate, llm_reads=reads)

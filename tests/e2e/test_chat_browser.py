@@ -75,6 +75,15 @@ def opens(page: Any, label: str, shows: str, scope: Any = None) -> None:
     expect(page.locator("#side-view-content")).to_contain_text(shows, ignore_case=True, timeout=30_000)
 
 
+def turn_ended(page: Any, timeout: int = ANSWER_TIMEOUT_MS) -> None:
+    """Wait until the turn whose reply is on screen has ended: Chainlit's composer shows a stop button while a turn's
+    handler runs (from the task_start it sends before the turn's first reply to the task_end it sends after its last
+    update, a check's generated contexts included) and the send button again after it, so every message and update
+    of the turn has come. Call it once something of the turn is on screen (before that, no stop button is no sign)."""
+    expect(page.locator("#stop-button")).to_have_count(0, timeout=timeout)
+    expect(page.locator("#chat-submit")).to_have_count(1, timeout=timeout)
+
+
 def answer_text(page: Any, settled: bool = False) -> str:
     """The text of the latest answer, without its consensus chart (drawn lazily: "Loading..." until plotly.js runs;
     tests/e2e/test_consensus_browser.py reads the chart); ``settled``: once every paper's generated context is

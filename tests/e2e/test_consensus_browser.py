@@ -5,11 +5,15 @@ leaves loopback (no CDN, no font or map service), nor when the thread is reopene
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
@@ -17,6 +21,9 @@ from tests.e2e.test_chat_browser import answer_text, log_in, send
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 CHART = ".inline-plotly-container"
+# each bar segment of the chart: [its top, rounded; its width]
+BARS = """el => [...el.querySelectorAll('.barlayer .point path')].map(p => {
+              const b = p.getBBox(); return [Math.round(b.y), b.width]; })"""
 ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # the chat escapes ASCII punctuation in shown text
 
 
@@ -48,20 +55,24 @@ def test_consensus_chart_and_badges_render_offline(browser: Any, server: ChatSer
     sources, *counts = map(int, line.groups()[:4])
     assert sources == sum(counts) >= 2 and sum(map(int, line.groups()[4:])) == 100
 
-    # the chart: one plotly svg, three traces (support, contradict, no evidence) over two bars
+    # the chart: one plotly svg, three traces (support, contradict, no evidence) over two bars. plotly.js draws its
+    # frame first and the traces, axes, title and legend after it: each is waited for, not read at the frame's sight
     chart = page.locator(CHART).last
     chart.locator("svg.main-svg").first.wait_for(timeout=60_000)
-    assert chart.locator(".barlayer .trace").count() == 3
+    expect(chart.locator(".barlayer .trace")).to_have_count(3, timeout=30_000)
+    expect(chart.locator(".ytick text")).to_have_count(2, timeout=30_000)
     assert sorted(chart.locator(".ytick text").all_text_contents()) == ["unweighted", "weighted"]
-    widths = chart.evaluate(
-        """el => [...el.querySelectorAll('.barlayer .point path')].map(p => {
-              const b = p.getBBox(); return [Math.round(b.y), b.width]; })"""
+    expect(chart.locator(".gtitle")).to_have_text(f"Consensus over {sources} papers", timeout=30_000)
+    expect(chart.locator(".legendtext")).to_have_text(
+        [f"support ({counts[0]})", f"contradict ({counts[1]})", f"no evidence ({counts[2]})"], timeout=30_000
     )
+    # the bars drawn: two rows of segments of non-zero width (on a timeout, the assertion below says what was drawn)
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(f"el => new Set(({BARS})(el).filter(([, w]) => w > 0).map(([y]) => y)).size === 2",
+                               arg=chart.element_handle(), timeout=30_000)
+    widths = chart.evaluate(BARS)
     rows = {y for y, width in widths if width > 0}
     assert len(rows) == 2, widths  # two bars, each made of the segments of the sides that have sources
-    assert chart.locator(".gtitle").text_content() == f"Consensus over {sources} papers"
-    legend = chart.locator(".legendtext").all_text_contents()
-    assert legend == [f"support ({counts[0]})", f"contradict ({counts[1]})", f"no evidence ({counts[2]})"]
 
     # the badges, beside the sources they describe: a design chip in each source's line (the tiny corpus: a cohort
     # study and a meta-analysis)

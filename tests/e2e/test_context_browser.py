@@ -7,6 +7,7 @@ checked by the real sentence verifier: the one kept is a sentence of its own abs
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,16 +49,19 @@ def test_the_answer_comes_first_and_each_paper_gets_its_context(browser: Any, sl
     expect(answer).not_to_contain_text(WRITING_CONTEXTS, timeout=60_000)
     final = answer_text(page)
     assert KEPT in final
-    # the side panel of the cohort's paper shows its context; a paper whose context was dropped says why
+    # the side panel of the cohort's paper shows its context; a paper whose context was dropped says why. The
+    # answer names each paper's button; Chainlit sends the buttons one by one after the answer's text, so all of
+    # them are waited for before any is counted on
+    papers = sorted({int(n) for n in re.findall(r"Source (\d+)", final)})
+    assert papers == list(range(1, len(papers) + 1)) and papers, final
+    message = answer.locator("xpath=..")
+    expect(message.get_by_role("button", name=re.compile(r"^Source \d+$"))).to_have_count(len(papers), timeout=30_000)
     panel = page.locator("#side-view-content")
     texts = []
-    for n in range(1, 4):
-        button = page.get_by_role("button", name=f"Source {n}", exact=True)
-        if not button.count():
-            break
+    for n in papers:
         # the panel's heading names the paper: the previous paper's panel also says "with its neighbours", so
         # waiting for that alone can read the panel before it has changed
-        opens(page, f"Source {n}", f"[{n}]")
+        opens(page, f"Source {n}", f"[{n}]", scope=message)
         expect(panel).to_contain_text("of the abstract, with its neighbours")
         texts.append(panel.inner_text())
     assert any(GENERATED in t and KEPT in t for t in texts)  # the cohort's paper

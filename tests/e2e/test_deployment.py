@@ -54,7 +54,7 @@ CLAIM_KILLED = "The MMR vaccine is a cause of autism."
 EARLY = "Judged:"  # the verdict and its sources, on screen while the LLM writes the answer
 SLOW_S = 600  # the answer's delay while A is killed: far longer than the test waits
 MEET_S = 60  # the longest a reading of one check waits for a reading of the other check to be in flight with it
-FLAG = re.compile(r"^(Sentence 1 is unsupported|Flag on sentence 1 is wrong)$")
+FLAG = re.compile(r"^(Report sentence 1 as unsupported|Report the flag on sentence 1 as wrong)$")
 
 
 def nginx_bin() -> str | None:
@@ -321,7 +321,12 @@ def test_two_instances_behind_nginx(browser: Any, deployment: Deployment):
         sent = rows(d.database, 'SELECT output FROM steps WHERE "threadId" = %s AND type = %s', thread, "user_message")
         assert [o for (o,) in sent if o in claims] == claims, (thread, sent)
     assert rows(d.database, "SELECT COUNT(*) FROM feedback") == [(1,)]
-    assert rows(d.database, "SELECT COUNT(*) FROM claimtrace_admission") == [(0,)]  # A's slots went with it
+    # A's slots went with it; the re-run's answer comes while it still holds its own slot, which it frees before
+    # writing the papers' contexts (ui.chat.app.queued_turn): the empty table is waited for
+    deadline = time.monotonic() + 60
+    while rows(d.database, "SELECT COUNT(*) FROM claimtrace_admission") != [(0,)] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert rows(d.database, "SELECT COUNT(*) FROM claimtrace_admission") == [(0,)]
     from langgraph.checkpoint.postgres import PostgresSaver
 
     from agent.followup.graph import build_thread_graph

@@ -10,6 +10,7 @@ from typing import Any
 import bibtexparser
 import rispy
 from markdown_it import MarkdownIt
+from playwright.sync_api import expect
 
 from agent.result import CheckResult
 from tests.e2e.conftest import CLAIM
@@ -30,7 +31,8 @@ def test_export_button_downloads_every_format(browser: Any, server: ChatServer):
     message.wait_for(timeout=60_000)
     step = page.locator("[data-step-type]").filter(has_text=EXPORTED).last
     links = step.locator("a[href*='/project/file/']")
-    links.first.wait_for(timeout=30_000)
+    # Chainlit sends a message's files one by one after its text: wait for all four, not for the first of them
+    expect(links).to_have_count(len(FORMATS), timeout=30_000)
     files: dict[str, str] = {}
     for i in range(links.count()):
         name = str(links.nth(i).get_attribute("download"))

@@ -6,6 +6,7 @@ passage starter lists its claims."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, answer_text, log_in
+from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, answer_text, log_in, turn_ended
 from ui.chat.first_screen import NAME, PASSAGE, REFUTED, STARTERS
 from ui.chat.progress import PARENT
 from ui.chat.steps import STEP_NAMES
@@ -39,16 +40,16 @@ def test_first_screen_shows_the_name_what_it_reads_and_four_starters(
     log_in(page, server.url)
     welcome = page.locator("#welcome-screen")
     welcome.wait_for(timeout=60_000)
-    text = welcome.inner_text()
-    assert NAME in text and "local index of scientific abstracts" in text and "your own library" in text
+    # the profile's description and the starters come from the server after the screen is drawn: each is waited for
+    for shown in (NAME, "local index of scientific abstracts", "your own library"):
+        expect(welcome).to_contain_text(shown, use_inner_text=True, timeout=30_000)
     buttons = page.locator("#starters button")
-    expect(buttons).to_have_count(4, timeout=30_000)
-    assert [b.inner_text().strip() for b in buttons.all()] == [s.label for s in STARTERS]
-    assert page.title() == NAME
-    assert page.locator("#chat-input").get_attribute("placeholder") == "Type a scientific claim, or paste a passage"
+    expect(buttons).to_have_text([s.label for s in STARTERS], use_inner_text=True, timeout=30_000)  # four, in order
+    expect(page).to_have_title(NAME)
+    expect(page.locator("#chat-input")).to_have_attribute("placeholder", "Type a scientific claim, or paste a passage")
     # the icon on the first screen, the favicon and the logos are claimtrace's own files from ui/chat/public/
     icon = welcome.locator("img").first
-    assert (icon.get_attribute("src") or "").endswith("/public/favicon.svg")
+    expect(icon).to_have_attribute("src", re.compile(r"/public/favicon\.svg$"), timeout=30_000)
     expect(icon).to_have_js_property("complete", True)
     assert icon.evaluate("img => img.naturalWidth") > 0
     for path in ("/favicon", "/logo?theme=light", "/logo?theme=dark"):
@@ -68,13 +69,13 @@ def test_a_starter_checks_its_claim_and_the_answer_comes_before_the_steps(
     button.click()
     text = answer_text(page)
     assert "Verdict:" in text and "Sources" in text
-    page.wait_for_timeout(1000)  # let the last step updates arrive
-    assert page.locator("#welcome-screen").count() == 0
+    turn_ended(page)  # every step update of the check has come
+    expect(page.locator("#welcome-screen")).to_have_count(0)
 
     parent = step(page, PARENT)
     expect(parent).to_have_count(1)
-    assert parent.inner_text().strip() == PARENT  # no "Used" before it
-    assert parent.get_attribute("aria-expanded") == "false"
+    expect(parent).to_have_text(PARENT, use_inner_text=True)  # no "Used" before it
+    expect(parent).to_have_attribute("aria-expanded", "false")
     for name in ("retrieve", "assess", "verdict", "answer"):  # the steps inside are not drawn while it is closed
         expect(step(page, STEP_NAMES[name])).to_have_count(0)
     # closed, it is one line, under the answer
@@ -88,7 +89,7 @@ def test_a_starter_checks_its_claim_and_the_answer_comes_before_the_steps(
     page.screenshot(path=str(shots(tmp_path) / "check_steps_closed.png"), full_page=True)
 
     parent.click()
-    assert parent.get_attribute("aria-expanded") == "true"
+    expect(parent).to_have_attribute("aria-expanded", "true")
     for name in ("retrieve", "assess", "verdict", "answer"):  # each step of the check, as it was
         expect(step(page, STEP_NAMES[name]).first).to_be_visible(timeout=10_000)
     page.screenshot(path=str(shots(tmp_path) / "check_steps_open.png"), full_page=True)
@@ -101,6 +102,5 @@ def test_the_passage_starter_lists_its_claims(browser: Any, server: ChatServer):
     expect(button).to_be_enabled(timeout=60_000)
     button.click()
     listing = page.locator(".message-content").filter(has_text="checkable claims").last
-    listing.wait_for(timeout=ANSWER_TIMEOUT_MS)
-    assert "This text states 3 checkable claims" in listing.inner_text()
+    expect(listing).to_contain_text("This text states 3 checkable claims", timeout=ANSWER_TIMEOUT_MS)
     page.get_by_role("button", name="Check 3 claims", exact=True).last.wait_for(timeout=30_000)

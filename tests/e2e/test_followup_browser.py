@@ -8,6 +8,8 @@ are checked as typed."""
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +17,10 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM, REWRITTEN, TWINS
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, opens, send
+from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, opens, send, turn_ended
 from tests.e2e.test_full_disk import copied, thread_results
 
 VITAMIN_D = "Vitamin D supplementation reduces fracture risk in older adults."
-WATCH_MS = 4000  # how long the test watches an opened panel after an answer, for anything that would re-point it
 
 
 def answers(page: Any) -> Any:
@@ -30,12 +31,22 @@ def wait_for_answers(page: Any, n: int) -> None:
     expect(answers(page)).to_have_count(n, timeout=ANSWER_TIMEOUT_MS)
 
 
-def checked_claims(server: ChatServer, page: Any, tmp_path: Path) -> list[str]:
-    """The claims of the thread's checks, as stored (the thread id is the page's /thread/<id>)."""
-    match = re.search(r"/thread/([0-9a-f-]+)", page.url)
-    assert match, page.url
-    db = copied(Path(server.env["DATA_DIR"]) / "threads.sqlite", tmp_path / f"copy{len(list(tmp_path.iterdir()))}")
-    return [r["claim"] for r in thread_results(db, match.group(1))]
+def checked_claims(server: ChatServer, page: Any, tmp_path: Path, n: int, timeout_s: float = 30.0) -> list[str]:
+    """The claims of the thread's checks, as stored (the thread id is the page's /thread/<id>), once the store holds
+    ``n`` of them: the answer on screen is the first sign of a check, and its checkpoint is written beside it."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        match = re.search(r"/thread/([0-9a-f-]+)", page.url)
+        assert match, page.url
+        copy = tmp_path / f"copy{len(list(tmp_path.iterdir()))}"
+        try:
+            claims = [r["claim"] for r in thread_results(copied(Path(server.env["DATA_DIR"]) / "threads.sqlite", copy),
+                                                         match.group(1))]  # fmt: skip
+        except sqlite3.DatabaseError:  # copied in the middle of a write: read it again
+            claims = []
+        if len(claims) >= n or time.monotonic() > deadline:
+            return claims
+        time.sleep(0.2)
 
 
 def message_of(answer: Any) -> Any:
@@ -57,8 +68,10 @@ def test_a_new_claim_is_checked_as_typed_and_the_side_panel_follows_the_user(
 
     send(page, VITAMIN_D)
     wait_for_answers(page, 2)
-    assert checked_claims(server, page, tmp_path) == [CLAIM, VITAMIN_D]  # the user's words, not a rewrite
-    page.wait_for_timeout(WATCH_MS)
+    assert checked_claims(server, page, tmp_path, 2) == [CLAIM, VITAMIN_D]  # the user's words, not a rewrite
+    # the whole turn has come (the answer, then its papers' contexts written into it): whatever it would re-point the
+    # panel with is on screen, and the panel is still the one the user opened
+    turn_ended(page)
     expect(title).to_contain_text(CLAIM, timeout=1)  # the new answer leaves the panel the user opened as it was
     expect(content).to_contain_text("measles", ignore_case=True, timeout=1)
     expect(content).not_to_contain_text("vitamin d", ignore_case=True, timeout=1)
@@ -83,7 +96,7 @@ def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words_after_a_restart
     send(page, TWINS)
     page.get_by_text(f"I read your message as a new claim to check: “{REWRITTEN}”").wait_for(timeout=60_000)
     wait_for_answers(page, 2)
-    assert checked_claims(server, page, tmp_path) == [CLAIM, REWRITTEN]
+    assert checked_claims(server, page, tmp_path, 2) == [CLAIM, REWRITTEN]
     expect(offer).to_have_count(1)
 
     # the server is killed and restarted: the reopened thread offers the user's words again, as it does every button
@@ -95,7 +108,7 @@ def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words_after_a_restart
     wait_for_answers(page, 2)
     offer.click()
     wait_for_answers(page, 3)
-    assert checked_claims(server, page, tmp_path) == [CLAIM, REWRITTEN, TWINS]
+    assert checked_claims(server, page, tmp_path, 3) == [CLAIM, REWRITTEN, TWINS]
     expect(offer).to_have_count(0)  # offered until pressed, then gone
     opens(page, "Source 1", "measles", scope=message_of(answers(page).first))
 
@@ -105,6 +118,9 @@ def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words_after_a_restart
     for n in range(3):
         message = message_of(answers(page).nth(n))
         expect(message.get_by_role("button", name="Export")).to_have_count(1, timeout=30_000)
-        papers = set(re.findall(r"Source (\d+)", answers(page).nth(n).inner_text()))  # each paper the answer lists
+        shown = answers(page).nth(n).inner_text()
+        papers = set(re.findall(r"Source (\d+)", shown))  # each paper the answer lists
         expect(message.get_by_role("button", name=re.compile(r"^Source \d+$"))).to_have_count(len(papers))
+        uncounted = set(re.findall(r"Uncounted paper (\d+)", shown))  # each paper it read and did not count
+        expect(message.get_by_role("button", name=re.compile(r"^Uncounted paper \d+$"))).to_have_count(len(uncounted))
     expect(offer).to_have_count(0)

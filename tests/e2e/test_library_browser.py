@@ -26,7 +26,10 @@ from tests.integration.test_cli import run
 from tests.unit.test_library_manage import FETCHED, MINE
 from tools.index.live_docs import LIVE_DOCS, removed_log
 from ui.chat.session_files import FILES, MARK
+from ui.export.formats import FORMATS as EXPORT_FORMATS
 
+# the feedback button under answer sentence 1: reporting it as unsupported, or its flag as wrong (ui.chat.views)
+FEEDBACK_1 = re.compile(r"^(Report sentence 1 as unsupported|Report the flag on sentence 1 as wrong)$")
 ZINC = "Zinc lozenges shorten the duration of cold symptoms."
 GARLIC = "Eating garlic cures influenza within one night."
 MMR = "The MMR vaccine causes autism."
@@ -173,14 +176,17 @@ def test_a_thread_deleted_in_the_chat_is_gone(browser: Any, library_chat: ChatSe
     check(page, MMR)
     page.wait_for_url("**/thread/**", timeout=60_000)
     thread = page.url.rstrip("/").rsplit("/", 1)[1]
-    page.get_by_role("button", name=re.compile(r"^(Sentence 1 is unsupported|Flag on sentence 1 is wrong)$")).click()
+    page.get_by_role("button", name=FEEDBACK_1).click()
     message(page, "Thanks: recorded that on sentence 1")
     page.get_by_role("button", name="Export").last.click()
-    step(page, "Export of the check of").locator("a[href*='/project/file/']").first.wait_for(timeout=30_000)
+    # Chainlit keeps each file of the export as it sends it, one by one after the message's text: all four links on
+    # screen, all four files are kept
+    links = step(page, "Export of the check of").locator("a[href*='/project/file/']")
+    expect(links).to_have_count(len(EXPORT_FORMATS), timeout=30_000)
     before = counts(data, thread)
     assert all(before[k] for k in ("checkpoints", "threads", "steps", "feedback", "files")), before
     folder = next(m.parent for m in (data / "chainlit" / FILES).glob(f"*/{MARK}") if m.read_text() == thread)
-    assert len([p for p in folder.iterdir() if p.name != MARK]) >= 4  # the export's four files, at least
+    assert len([p for p in folder.iterdir() if p.name != MARK]) >= len(EXPORT_FORMATS)  # the export's files, at least
 
     item = page.locator(f"a[href$='/thread/{thread}']").first
     item.hover()

@@ -107,8 +107,11 @@ def files_holding(root: Path, secret: str) -> list[str]:
 
 def test_a_first_start_shows_a_generated_password_on_the_terminal_only(first_start: tuple[str, Path, Terminal]):
     url, data, terminal = first_start
-    found = re.search(r"Log in as 'claimtrace' with the password (\S+)", terminal.text)
-    assert found, terminal.text
+    # the server is ready; the terminal's reader thread may not have read the line yet: it is waited for
+    deadline = time.monotonic() + 30
+    while not (found := re.search(r"Log in as 'claimtrace' with the password (\S+)\s", terminal.text)):
+        assert time.monotonic() < deadline, terminal.text
+        time.sleep(0.1)
     password = found.group(1)
     with httpx.Client(base_url=url, timeout=30) as client:
         assert client.post("/login", data={"username": "claimtrace", "password": "claimtrace"}).status_code == 401

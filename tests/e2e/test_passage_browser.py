@@ -8,8 +8,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import expect
+
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, answer_text, log_in, send
+from ui.export.formats import FORMATS
 
 PASSAGE = (
     "Concerns about vaccines persist among parents. The MMR vaccine causes autism. "
@@ -29,29 +32,31 @@ def test_passage_claims_edited_checked_and_opened(browser: Any, server: ChatServ
     log_in(page, server.url)
     send(page, PASSAGE)
     listing = page.locator(".message-content").filter(has_text="checkable claims").last
-    listing.wait_for(timeout=60_000)
-    assert "This text states 3 checkable claims" in listing.inner_text()
-    assert "Concerns about vaccines persist among parents" in page.locator(".message-content").filter(
-        has_text="Not checked").last.inner_text()  # the background sentence, with its reason
+    expect(listing).to_contain_text("This text states 3 checkable claims", timeout=60_000)
+    expect(page.locator(".message-content").filter(has_text="Not checked").last).to_contain_text(
+        "Concerns about vaccines persist among parents")  # the background sentence, with its reason
     assert "Verdict:" not in page.content()  # nothing is checked before the user says so
 
     button(page, "Drop 3").click()  # the sleep claim
-    page.get_by_text("This text states 2 checkable claims").wait_for(timeout=30_000)
-    assert "dementia" not in listing.inner_text()
+    expect(listing).to_contain_text("This text states 2 checkable claims", timeout=30_000)
+    expect(listing).not_to_contain_text("dementia")
     button(page, "Edit 2").click()
     page.get_by_text("Send claim 2 as it should be checked").wait_for(timeout=30_000)
     send(page, REWORDED)
-    page.locator(".message-content").filter(has_text="(your wording)").last.wait_for(timeout=30_000)
-    assert REWORDED in listing.inner_text()
+    expect(listing).to_contain_text("(your wording)", timeout=30_000)
+    expect(listing).to_contain_text(REWORDED)
 
     button(page, "Check 2 claims").click()
     table = page.locator(".message-content").filter(has_text="The passage's claims").last
     table.wait_for(timeout=60_000)
-    button(page, "Export the passage").wait_for(timeout=ANSWER_TIMEOUT_MS)  # the last button: every check ended
-    rows = table.inner_text()
-    assert "provisional" not in rows and "The MMR vaccine causes autism" in rows and REWORDED in rows
+    # the last button, sent with the table's last update: every check ended
+    button(page, "Export the passage").wait_for(timeout=ANSWER_TIMEOUT_MS)
+    expect(table).not_to_contain_text("provisional")
+    expect(table).to_contain_text("The MMR vaccine causes autism")
+    expect(table).to_contain_text(REWORDED)
     report = page.locator(".message-content").filter(has_text="each claim marked by its verdict").last
-    assert "⟦1:" in report.inner_text() and "⟦2:" in report.inner_text()
+    expect(report).to_contain_text("⟦1:", timeout=30_000)  # the report comes after the table's last update
+    expect(report).to_contain_text("⟦2:")
 
     page.screenshot(path=str(shots / "passage_table.png"), full_page=True)
 
@@ -61,12 +66,13 @@ def test_passage_claims_edited_checked_and_opened(browser: Any, server: ChatServ
     assert "The MMR vaccine causes autism" in answer_text(page)
     send(page, "Why is the verdict what it is?")  # answered from the opened check's own figures
     why = page.locator(".message-content").filter(has_text="Weighted grade").last
-    why.wait_for(timeout=60_000)
-    assert "Measles-mumps-rubella vaccination and autism" in why.inner_text()
+    expect(why).to_contain_text("Measles-mumps-rubella vaccination and autism", timeout=60_000)
     assert "Coffee consumption" not in why.inner_text()
 
     button(page, "Export the passage").click()
-    page.get_by_text("claimtrace-passage.md").first.wait_for(timeout=30_000)
+    files = page.locator("[data-step-type]").filter(has_text="of the passage: a Markdown report").last
+    expect(files.locator("a[href*='/project/file/']")).to_have_count(len(FORMATS), timeout=30_000)  # sent one by one
+    expect(files).to_contain_text("claimtrace-passage.md")
 
     thread_url = page.url
     page.goto(thread_url)  # a reopened thread: the table's buttons come back

@@ -75,9 +75,10 @@ def test_two_instances_admit_at_most_the_slots_between_them_in_arrival_order(dat
         assert [t.places for t in turns] == [[], [], [1], [2], [3], [4]]
         await asyncio.sleep(SETTLE_S)
         assert log == ["a", "b"]  # the other instance's free capacity does not admit a third
-        for t in turns:
+        for k, t in enumerate(turns):  # each release lets the first in line in, who is waited for, not slept on
             t.release.set()
-            await asyncio.sleep(0.3)
+            if k + 2 < len(turns):
+                await until(turns[k + 2].started.is_set)
         await asyncio.wait_for(asyncio.gather(*(t.task for t in turns)), 30)
         assert log == list("abcdef") and inside[1] == 2
 
@@ -215,7 +216,11 @@ def test_a_call_of_one_instance_waits_while_a_check_of_another_reads_and_the_rea
     assert not a.others_waiting()  # its own running turn is no one waiting
     c = threading.Thread(target=call)
     c.start()
-    time.sleep(SETTLE_S)
+    deadline = time.monotonic() + 15
+    while not a.others_waiting():  # the other instance's call is in line: waited for, not slept on
+        assert time.monotonic() < deadline, "the other instance's call never waited"
+        time.sleep(0.05)
+    time.sleep(SETTLE_S)  # several polls of the waiting call, which must not get in while the reading runs
     assert log == []
     assert a.others_waiting() and b.others_waiting()
     release.set()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,19 @@ def test_unreachable_postgres_is_a_clear_error(tmp_path: Path):
         asyncio.run(open_checkpointer(settings))
 
 
+async def until_trying_the_lock(conn: Any, timeout_s: float = 30.0) -> None:
+    """Until another connection of the database has tried the checkpoint tables' setup lock (a waiting instance tries
+    it again every agent.store.checkpoint.LOCK_POLL_S); a failed try leaves the lock's query as its last."""
+    deadline = time.monotonic() + timeout_s
+    query = (
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+        "AND position('pg_try_advisory_lock' in query) > 0"
+    )
+    while not conn.execute(query).fetchone()[0]:
+        assert time.monotonic() < deadline, "no other instance tried the setup lock"
+        await asyncio.sleep(0.05)
+
+
 def test_an_instance_waiting_to_set_up_the_checkpoints_never_holds_up_the_one_setting_them_up(
     postgres: PostgresServer, tmp_path: Path
 ):
@@ -134,7 +148,7 @@ def test_an_instance_waiting_to_set_up_the_checkpoints_never_holds_up_the_one_se
         with psycopg.connect(url, autocommit=True) as first:
             first.execute("SELECT pg_advisory_lock(%s)", (CHECKPOINT_SCHEMA_LOCK,))  # the first instance's setup
             second = asyncio.create_task(open_checkpointer(settings))
-            await asyncio.sleep(1.0)  # the second now waits for the lock
+            await until_trying_the_lock(first)  # the second now waits for the lock: seen, not slept on
             first.execute("CREATE TABLE t (a int)")
             first.execute("SET statement_timeout = '10s'")
             await asyncio.to_thread(first.execute, "CREATE INDEX CONCURRENTLY t_a ON t (a)")

@@ -23,6 +23,7 @@ from tests.conftest import decompose_rule, direction_rules
 from ui.export.formats import FORMATS, bib_escape, bib_unescape, export_text, file_name
 from ui.export.references import references
 from ui.shared.consensus import consensus_line
+from ui.shared.untrusted import md
 from ui.terminal.export import FORMATS as CLI_FORMATS
 
 HOSTILE = "Evil <script>alert(1)</script> | *bold* ](javascript:alert(1)) {braces} 50% & Café #1 a_b $5 x^2 ~ \\end"
@@ -134,7 +135,7 @@ def test_markdown_report_shows_untrusted_text_literally():
     markdown = export_text(result, "md")
     text = "".join(t.content for t in tokens(markdown) if t.type == "text")
     for literal in (HOSTILE, CLAIM, "We <i>randomised</i> 2000 adults.", "Unrelated *x* <img src=x>",
-                    "a note with <b>html</b>", "Vitamin D is <em>magic</em> [9]."):
+                    "note with <b>html</b>", "Vitamin D is <em>magic</em> [9]."):  # a note starts with a capital
         assert literal in text, literal
     html = MarkdownIt("commonmark").enable("table").render(markdown)
     assert "<script>" not in html and "<img" not in html and "&lt;script&gt;" in html
@@ -237,3 +238,19 @@ def test_the_report_says_the_consensus_under_the_verdict():
     report = export_text(result, "md")
     verdict = report.split("## Verdict", 1)[1].split("### How the verdict is computed", 1)[0]
     assert f"- {consensus_line(consensus(result))}" in verdict and "Consensus over" in verdict
+
+
+def test_markdown_report_says_the_llms_reading_and_the_notes_in_words():
+    """A source the LLM read says which statement it supports and how sure the LLM is, in words, and a note has no
+    pipeline node's name in front; the JSON keeps the figures and the notes as written."""
+    result = hostile_result()
+    read = result.sources[0].model_copy(update={"p_claim": 0.03, "stance_confidence": 0.97})
+    result = result.model_copy(update={"sources": [read, *result.sources[1:]],
+                                       "notes": ["direction: 2 source(s) read do not count: not about the claim"]})
+    markdown = export_text(result, "md")
+    assert "| contradicts: 97% sure it supports the opposite |" in markdown
+    assert "- Stance: contradicts: 97% sure it supports the opposite; label: Mostly False" in markdown
+    assert "P(claim)" not in markdown and "direction:" not in markdown
+    assert f"- {md('2 source(s) read do not count: not about the claim')}" in markdown
+    data = json.loads(export_text(result, "json"))
+    assert data["sources"][0]["p_claim"] == 0.03 and data["notes"] == result.notes

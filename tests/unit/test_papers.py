@@ -57,7 +57,7 @@ def test_every_view_lists_a_paper_once_with_its_sentences(capsys: Any) -> None:
     sources = answer_markdown(dump).split("**Sources**")[1]
     assert sources.count("**[1]**") == 1 and sources.count("**[2]**") == 1
     assert "ALDH1 expression was found" in sources and "577 breast carcinomas" in sources
-    assert paper_detail(dump["sources"][:2], 2).count("==›") == 2
+    assert paper_detail(dump["sources"][:2], 2).count("(the sentence read in bold):") == 2  # each sentence's place
     print_readable(dump)
     printed = capsys.readouterr().out.split("Sources:")[1]
     assert printed.count("[1] ") == 1 and printed.count("[2] ") == 1 and FIRST in printed and SECOND in printed

@@ -134,3 +134,64 @@ def test_a_follow_ups_original_answer_opens_from_its_button(opened: list[tuple[s
     [(kind, (name, display, content, *_))] = opened
     assert (kind, name, display) == ("element", "Original answer of the follow-up", "side")
     assert "First \\<b\\>draft" in content  # the text the button carries is escaped as a stored answer is
+
+
+SILENT = [
+    {"doc_id": "9", "title": "Starch <b>after</b> bypass", "reputation": 0.4, "bearing": 0.3,
+     "reputation_inputs": {"design": "cohort"},
+     "reason": "Not counted, but close: the LLM cannot tell. Worth reading yourself.", "close": True},
+    {"doc_id": "8", "title": "Old study", "reputation": 0.2, "reason": ""},
+]  # fmt: skip
+
+
+def test_every_paper_read_and_not_counted_has_its_button_and_feedback_says_what_it_does() -> None:
+    from ui.chat import views
+
+    actions = in_chat(lambda: asyncio.sleep(0, views.answer_actions({**RESULT, "silent": SILENT}, 4)))
+    opens = [(a.name, a.label, a.payload) for a in actions if a.name == "open_silent"]
+    assert opens == [("open_silent", "Uncounted paper 1", {"result": 4, "silent": 1}),
+                     ("open_silent", "Uncounted paper 2", {"result": 4, "silent": 2})]  # fmt: skip
+    assert not [a for a in in_chat(lambda: asyncio.sleep(0, views.answer_actions(RESULT, 4)))
+                if a.name == "open_silent"]  # fmt: skip
+    # a button under an answer sentence says what a click does: sentence 1 is shown as supported, 2 and 3 flagged
+    feedback = [(a.label, a.payload["kind"]) for a in actions if a.name == "feedback"]
+    assert feedback == [("Report sentence 1 as unsupported", "unsupported"),
+                        ("Report the flag on sentence 2 as wrong", "flag_wrong"),
+                        ("Report the flag on sentence 3 as wrong", "flag_wrong")]  # fmt: skip
+
+
+def test_a_paper_read_and_not_counted_opens_with_why_and_its_text(
+    opened: list[tuple[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import chainlit as cl
+
+    from tools.corpus import Abstract
+    from ui.chat.panel import GONE, OPEN_SILENT, on_open_silent
+    from ui.shared.untrusted import md
+
+    doc = Abstract(doc_id="9", title="Starch <b>after</b> bypass", year=2018, doi="10.1/s",
+                   sentences=["We studied <i>starch</i>.", "Nothing changed."])  # fmt: skip
+
+    async def values(thread: str) -> dict[str, Any]:
+        return {"results": [{**RESULT, "silent": SILENT}]}
+
+    async def indexed(doc_id: str) -> Abstract | None:
+        return doc if doc_id == "9" else None
+
+    monkeypatch.setattr("ui.chat.panel.thread_values", values)
+    monkeypatch.setattr("ui.chat.panel.indexed_doc", indexed)
+
+    async def clicks() -> None:
+        for k in (1, 2, 3, "1", True):
+            await on_open_silent(cl.Action(name=OPEN_SILENT, payload={"result": 0, "silent": k}))
+
+    in_chat(clicks)
+    assert [kind for kind, _ in opened] == ["element", "element", "message", "message", "message"]
+    assert {content for kind, content in opened if kind == "message"} == {GONE}
+    (first, display, text, *_), (second, _, gone, *_) = (call for kind, call in opened if kind == "element")
+    assert (first, display) == ("Uncounted paper 1 of “X causes Y.”", "side")
+    assert second == "Uncounted paper 2 of “X causes Y.”"
+    assert "_Starch \\<b\\>after\\<\\/b\\> bypass_ (2018) · [link](https://doi.org/10.1/s) · `cohort study`" in text
+    assert f"_Read, not counted:_ {md(SILENT[0]['reason'])}" in text
+    assert "The abstract:\n\nWe studied \\<i\\>starch\\<\\/i\\>\\. Nothing changed\\." in text  # data, never HTML
+    assert "The index no longer holds this paper's text" in gone and "Old study" in gone

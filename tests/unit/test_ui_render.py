@@ -86,7 +86,10 @@ def test_source_detail_highlights_the_sentence_within_its_neighbours():
     src = source(1, sentence_index=2, neighbours=["A.", "B.", "C.", "D."])
     assert split_neighbours(src, 5) == (["A.", "B."], ["C.", "D."])
     detail = source_detail(src, 5)
-    assert r"A\. B\. **==› Evidence sentence 1\. ‹==** C\. D\." in detail
+    # the sentence read is in bold, as the panel's heading says: no marks of fake punctuation around it
+    assert r"A\. B\. **Evidence sentence 1\.** C\. D\." in detail
+    assert "Sentence 3 of the abstract, with its neighbours (the sentence read in bold):" in detail
+    assert "==" not in detail and "›" not in detail and "‹" not in detail
     assert "Sentence 3 of the abstract" in detail and r"_Supplementary context:_ The sentence before\." in detail
     assert open_name(1) not in detail  # the panel itself holds no link to itself
     first = source(2, sentence_index=0, neighbours=["N1.", "N2."])
@@ -242,9 +245,15 @@ def test_a_source_the_llm_read_says_which_statement_it_supports() -> None:
 
     against = {**source(1), "label": "Mostly False", "stance": "contradicts", "stance_confidence": 0.62,
                "p_claim": 0.14}
-    assert stance_text(against) == "Mostly False · supports the opposite (P(claim) 0.14, confidence 0.62)"
+    # in words, how sure the LLM is of the side it reads (the JSON keeps P(claim) and the confidence)
+    assert stance_text(against) == "Mostly False · 86% sure it supports the opposite"
     for_it = {**against, "label": "True", "stance": "supports", "p_claim": 0.91, "stance_confidence": 0.8}
-    assert stance_text(for_it) == "True · supports the claim (P(claim) 0.91, confidence 0.80)"
+    assert stance_text(for_it) == "True · 91% sure it supports the claim"
+    sure = {**against, "label": "False", "p_claim": 0.003}
+    assert stance_text(sure) == "False · over 99% sure it supports the opposite"  # never "100%"
+    listed = answer_markdown({**RESULT, "sources": [against]}).split("**Sources**")[1]
+    for shown in (stance_text(against), stance_text(for_it), listed):
+        assert "P(" not in shown and "confidence 0." not in shown
     unsure = {**against, "label": "No Evidence", "stance": "nei", "p_claim": 0.52, "stance_confidence": 0.4}
     assert stance_text(unsure) == "No Evidence · nei (0.40)"  # too weak to grade: no statement is named
     waiting = {**RESULT["verdict"], "provisional": True, "awaiting": "direction"}
@@ -258,7 +267,7 @@ def test_a_source_the_llm_read_says_which_statement_it_supports() -> None:
 def test_the_reckoning_shows_each_counted_paper_and_keeps_titles_literal():
     row = {"numbers": [1, 2], "title": "A | B *trial*", "label": "Mostly False", "grade": -0.66,
            "stance_confidence": 0.81, "weight": 0.35, "weight_inputs": "animal study ×0.35",
-           "direction": "supports the opposite (P(claim) 0.19, read by the LLM)"}  # fmt: skip
+           "direction": "the LLM is 81% sure it supports the opposite"}  # fmt: skip
     reply = {"kind": "why", "summary": "Weakly refuted (confidence 0.81): ...", "counted": [row],
              "rule": "Weighted grade = (-0.66×0.35) / 0.35 = -0.66.", "confidence": "Confidence 0.81 ...",
              "change": "A paper on the other side ...",
@@ -282,13 +291,16 @@ def test_papers_read_but_not_counted_are_listed_with_the_reason():
     md = answer_markdown({**RESULT, "silent": silent})
     listed = md[md.index("**Read, not counted**"):]
     assert "- _Starch \\<b\\>after\\<\\/b\\> bypass_ — Not counted" in listed  # a title is data, never HTML
-    assert "- _Old study_\n" in listed + "\n" and listed.index("Starch") < listed.index("Old study")
+    # each names the button that opens it in the side panel, as a counted source names its "Source n"
+    assert listed.splitlines()[1].endswith(" · Uncounted paper 1")
+    assert "- _Old study_ · Uncounted paper 2\n" in listed + "\n" and listed.index("Starch") < listed.index("Old study")
     assert "**Read, not counted**" not in answer_markdown(RESULT)
 
 
 def test_notes_are_shown_without_the_name_of_the_node_that_added_them():
     from agent.graph import NODE_NAMES
-    from ui.chat.render import NODES, note_line, note_text
+    from ui.chat.render import note_line
+    from ui.shared.notes import NODES, note_text
     from ui.shared.untrusted import md as md_escape
 
     assert list(NODES) == NODE_NAMES  # a new node's notes lose their prefix too
@@ -319,3 +331,23 @@ def test_notes_are_shown_without_the_name_of_the_node_that_added_them():
     assert note_line("verify: <b>x</b>") == f"_Note: {md_escape('<b>x</b>')}_"  # still escaped
     step = step_markdown("assess", {"notes": ["assess: 1 retrieved abstract(s) had no sentence bearing on the claim"]})
     assert step.endswith("_Note: 1 retrieved abstract\\(s\\) had no sentence bearing on the claim_")
+
+
+def test_the_terminal_prints_notes_and_the_llms_reading_in_words(capsys: Any) -> None:
+    """`claimtrace ask` prints a note without the name of the node that added it (the settings it names stay: the
+    terminal's reader runs claimtrace), and a source the LLM read with how sure the LLM is, in words; the JSON keeps
+    both as they are (tests/integration/test_cli.py reads it)."""
+    from ui.terminal.readable import print_readable
+
+    read = {**source(1), "label": "Mostly False", "stance_confidence": 0.97, "p_claim": 0.03, "page": None,
+            "design": None}  # fmt: skip
+    notes = ["direction: 2 source(s) read do not count: not about the claim",
+             "direction: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out"]  # fmt: skip
+    print_readable({**RESULT, "sources": [read], "notes": notes, "corrections": [], "timings": {"total": 1.0},
+                    "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}})  # fmt: skip
+    out = capsys.readouterr().out
+    assert "\nNote: 2 source(s) read do not count: not about the claim\n" in out
+    assert "\nNote: The LLM's time for reading direction (DIRECTION_SECONDS=8) ran out\n" in out
+    assert "direction:" not in out
+    assert "  [1] Study 1 (2019) — Mostly False · 97% sure it supports the opposite\n" in out
+    assert "P(claim)" not in out and "confidence 0.97" not in out

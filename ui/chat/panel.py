@@ -1,6 +1,7 @@
 """The side panel, opened only by the buttons under a message: "Source n" opens that check's paper [n] (each of its
-evidence sentences within its neighbours), "Original answer" the answer as first written and what self-correction
-changed. Nothing else points the panel, so it shows what the user opened last until the user opens or closes it.
+evidence sentences within its neighbours), "Uncounted paper k" the k-th paper it read and did not count (why, and its
+text as the index holds it), "Original answer" the answer as first written and what self-correction changed. Nothing
+else points the panel, so it shows what the user opened last until the user opens or closes it.
 
 Chainlit's client sets the panel itself whenever the display="side" elements it holds change (to all of them, under
 the newest one's name), and closes it whenever an element arrives while it holds none. So no message carries a side
@@ -13,7 +14,7 @@ element, may close the panel it has just set."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chainlit as cl
 from pydantic import ValidationError
@@ -21,12 +22,16 @@ from pydantic import ValidationError
 from agent.settings.app import get_settings
 from agent.state import Correction
 from tools.index.live_docs import with_removal_marks
-from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail
-from ui.chat.runtime import thread_values
+from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail, silent_detail, silent_name
+from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.session_files import mark_current_session
 from ui.shared.papers import by_paper
 
+if TYPE_CHECKING:
+    from tools.corpus import Abstract
+
 OPEN_SOURCE = "open_source"  # payload {"result": index of the check in the thread, "paper": n}
+OPEN_SILENT = "open_silent"  # payload {"result": index of the check in the thread, "silent": k, 1-based}
 OPEN_ORIGINAL = "open_original"  # payload {"result": index}, or a follow-up's {"original_answer", "corrections"}
 TITLE_CHARS = 90  # the longest claim a panel's title quotes whole
 GONE = "⚠️ That check is no longer in this thread."
@@ -46,6 +51,15 @@ def source_actions(sources: list[dict[str, Any]], index: int) -> list[cl.Action]
         cl.Action(name=OPEN_SOURCE, label=open_name(paper[0]["n"]), payload={"result": index, "paper": paper[0]["n"]},
                   tooltip="Open this paper's evidence, within its abstract, in the side panel")
         for paper in by_paper(sources)
+    ]
+
+
+def silent_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    """An "Uncounted paper k" button per paper the thread's check number ``index`` read and did not count."""
+    return [
+        cl.Action(name=OPEN_SILENT, label=silent_name(k), payload={"result": index, "silent": k},
+                  tooltip="Open this paper, and why it does not count, in the side panel")
+        for k in range(1, len(result.get("silent") or []) + 1)
     ]
 
 
@@ -100,6 +114,31 @@ def source_panel(result: dict[str, Any] | None, n: Any) -> tuple[str, str] | Non
 @cl.action_callback(OPEN_SOURCE)
 async def on_open_source(action: cl.Action) -> None:
     if (shown := source_panel(await _result(action.payload), action.payload.get("paper"))) is None:
+        await cl.Message(content=GONE).send()
+        return
+    await show(*shown)
+
+
+async def indexed_doc(doc_id: str) -> Abstract | None:
+    """The index's text of a document; None when the index no longer holds it."""
+    return (await chat_runtime()).deps.index.docs.get(doc_id)
+
+
+async def silent_panel(result: dict[str, Any] | None, k: Any) -> tuple[str, str] | None:
+    """The panel's title and text for the ``k``-th paper a thread's check read and did not count (1-based), as shown
+    now: a paper that has left the index since the check is marked with the day it left; None when the check holds
+    no such paper."""
+    silent = (result.get("silent") or []) if result else []
+    if result is None or not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= len(silent):
+        return None
+    (paper,) = with_removal_marks([silent[k - 1]], get_settings().stores.index_dir)
+    doc = None if paper.get("removed") else await indexed_doc(paper["doc_id"])
+    return f"{silent_name(k)} of {quoted(result['claim'])}", silent_detail(k, paper, doc)
+
+
+@cl.action_callback(OPEN_SILENT)
+async def on_open_silent(action: cl.Action) -> None:
+    if (shown := await silent_panel(await _result(action.payload), action.payload.get("silent"))) is None:
         await cl.Message(content=GONE).send()
         return
     await show(*shown)

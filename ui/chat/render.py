@@ -6,18 +6,21 @@ reasons and notes that quote them) goes through ui.shared.untrusted, so it shows
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
 from ui.shared.badges import badges_md
 from ui.shared.consensus import charted, consensus_line, consensus_of
+from ui.shared.notes import note_text
 from ui.shared.papers import by_paper
 from ui.shared.supplement import GENERATED, generated
 from ui.shared.untrusted import link, md
 from ui.shared.wording import REVISED, stance_text, verdict_words
+
+if TYPE_CHECKING:
+    from tools.corpus import Abstract
 
 FLAG_LABEL = {
     "contradicted": "contradicted by its sources",
@@ -35,33 +38,13 @@ def cite(text: str, citations: list[int]) -> str:
     return f"{md(body)} [{', '.join(map(str, citations))}]{md(end)}"
 
 
-# A pipeline node starts the notes it adds with its own name (agent.graph.NODE_NAMES: "assess: 2 retrieved ...",
-# "direction: ..."), which other code reads; the chat shows the note without it.
-NODES = (
-    "claim_queries", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict", "direction",
-    "decompose", "reformulate", "answer", "verify", "correct",
-)  # fmt: skip
-NODE_PREFIX = re.compile(rf"^(?:{'|'.join(NODES)}): ")
-
-
-# a setting named in brackets, with or without its value: "(DIRECTION_SECONDS=8)", "(LLM_TIMEOUT)"; the CLI and the
-# JSON keep it for whoever runs claimtrace, the chat's reader is not asked to know it
-SETTING = re.compile(r" ?\([A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[^()]*)?\)")
-
-
-def note_text(note: str) -> str:
-    """A note in a reader's words: without the name of the pipeline node that added it or of the settings it
-    names, starting with a capital. Plain text; the caller escapes it."""
-    text = SETTING.sub("", NODE_PREFIX.sub("", note, count=1))
-    return text[:1].upper() + text[1:]
-
-
 def note_line(note: str) -> str:
     """A note as the chat shows it under an answer or a step."""
     return f"_Note: {md(note_text(note))}_"
 
 
 ORIGINAL = "Original answer"  # the button that opens the answer before self-correction in the side panel
+SILENT_CHARS = 4000  # the most of a paper read and not counted that its side panel shows (a full text is long)
 
 
 def sentence_line(i: int, s: dict[str, Any]) -> str:
@@ -189,12 +172,16 @@ def paper_detail(paper: list[dict[str, Any]], window: int) -> str:
     return "\n\n---\n\n".join(source_detail(src, window) for src in paper) + written
 
 
+READ_IN_BOLD = "the sentence read in bold"  # how the side panel says which sentence is the evidence
+
+
 def source_detail(src: dict[str, Any], window: int) -> str:
-    """What opens for one [n]: the evidence sentence highlighted within its +-window neighbours."""
+    """What opens for one [n]: the evidence sentence, in bold, within its +-window neighbours."""
     before, after = split_neighbours(src, window)
-    body = " ".join([*map(md, before), f"**==› {md(src['sentence'])} ‹==**", *map(md, after)])
+    body = " ".join([*map(md, before), f"**{md(src['sentence'])}**", *map(md, after)])
     of = "full text" if src.get("page") else "abstract"
-    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the {of}, with its neighbours:", body]
+    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the {of}, with its neighbours "
+             f"({READ_IN_BOLD}):", body]
     if weight_line(src):
         parts.insert(1, weight_line(src))
     if src.get("context"):
@@ -238,10 +225,51 @@ def consensus_markdown(result: dict[str, Any]) -> str:
     return f"**{head}** {md(rest)}"
 
 
+def silent_name(k: int) -> str:
+    """The label of the button that opens the ``k``-th paper read and not counted (1-based, in the listed order) in
+    the side panel (ui.chat.panel); the answer names it beside the paper."""
+    return f"Uncounted paper {k}"
+
+
 def read_not_counted(silent: list[dict[str, Any]]) -> str:
-    """The papers read that do not count, each with why (not about the claim, or no finding the verifier reads)."""
-    rows = [f"- _{md(s['title'])}_" + (f" — {md(s['reason'])}" if s.get("reason") else "") for s in silent]
+    """The papers read that do not count, each with why (not about the claim, or no finding the verifier reads) and
+    the name of the button that opens it."""
+    rows = [
+        f"- _{md(s['title'])}_" + (f" — {md(s['reason'])}" if s.get("reason") else "") + f" · {silent_name(k)}"
+        for k, s in enumerate(silent, start=1)
+    ]
     return "**Read, not counted**\n" + "\n".join(rows)
+
+
+def silent_detail(k: int, paper: dict[str, Any], doc: Abstract | None) -> str:
+    """What opens for the ``k``-th paper read and not counted: its title, year, link, badges, why it does not count,
+    its weight, and its text as the index holds it (``doc``, a tools.corpus.Abstract; None when the index no longer
+    holds it). Every text of it is the source's: ``md``."""
+    year = f" ({doc.year})" if doc is not None and doc.year else ""
+    target = link(doc.link()) if doc is not None and doc.link() else None
+    opens = f" · [link]({target})" if target else ""
+    badges = with_badges({"retracted": doc is not None and doc.retracted, "notices": doc.notices if doc else [],
+                          "design": (paper.get("reputation_inputs") or {}).get("design")})
+    gone = f" · _{md(paper['removed'])}_" if paper.get("removed") else ""
+    parts = [f"**{silent_name(k)}** _{md(paper['title'])}_{year}{opens}{badges}{gone}",
+             f"_Read, not counted:_ {md(paper.get('reason') or 'no sentence bears on the claim')}"]
+    if weight_line(paper):
+        parts.append(weight_line(paper))
+    if doc is None:
+        parts.append("_The index no longer holds this paper's text._")
+        return "\n\n".join(parts)
+    of = "full text" if doc.pages else "abstract"
+    shown: list[str] = []
+    used = 0
+    for sentence in doc.sentences:
+        used += len(sentence) + 1
+        if shown and used > SILENT_CHARS:
+            break
+        shown.append(sentence)
+    more = len(doc.sentences) - len(shown)
+    parts.append(f"The {of}" + (f", its first {len(shown)} of {len(doc.sentences)} sentences:" if more else ":"))
+    parts.append(" ".join(map(md, shown)) + (" …" if more else ""))
+    return "\n\n".join(parts)
 
 
 def answer_markdown(result: dict[str, Any]) -> str:

@@ -94,7 +94,7 @@ def _direction(u: Update) -> str:
     rows = "\n".join(
         f"- doc {md(a['doc_id'])}: **{a['label']}** — {md(a['explanation'])}"
         for a in u.get("assessments", [])
-        if a.get("judged_by") == "verifier+llm"
+        if a.get("judged_by") in ("verifier+llm", "reader")
     )
     return opposite + rows
 

@@ -13,7 +13,7 @@ from agent.settings.app import get_settings
 from tools.index.live_docs import with_removal_marks
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
-from ui.chat.panel import followup_original_actions, original_actions, source_actions
+from ui.chat.panel import followup_original_actions, original_actions, silent_actions, source_actions
 from ui.chat.render import answer_markdown, followup_markdown, sentence_sources_markdown
 from ui.chat.why_view import why_markdown
 from ui.shared.consensus import charted, consensus_of
@@ -27,16 +27,31 @@ CHART = "consensus chart"  # the name of the consensus figure under an answer (n
 CHART_CONFIG = {"displayModeBar": False, "displaylogo": False}
 
 
+FEEDBACK_TIPS = {
+    "flag_wrong": "Tell claimtrace that this sentence is right although the verifier flagged it",
+    "unsupported": "Tell claimtrace that its sources do not support this sentence although it is not flagged",
+}
+
+
+def feedback_choice(k: int, flagged: bool) -> tuple[str, str]:
+    """The feedback kind a button under answer sentence ``k`` records, and its label, which says what a click does:
+    a flagged sentence's flag is reported as wrong, another sentence as unsupported."""
+    if flagged:
+        return "flag_wrong", f"Report the flag on sentence {k} as wrong"
+    return "unsupported", f"Report sentence {k} as unsupported"
+
+
 def answer_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
-    """The buttons under an answer: each source and the original answer (ui.chat.panel), each sentence's sources and
-    feedback, then Export (ui.chat.export_chat)."""
-    actions = [*source_actions(result["sources"], index), *original_actions(result, index)]
+    """The buttons under an answer: each source, each paper read and not counted, and the original answer
+    (ui.chat.panel), each sentence's sources and feedback, then Export (ui.chat.export_chat)."""
+    actions = [*source_actions(result["sources"], index), *silent_actions(result, index),
+               *original_actions(result, index)]
     for k, s in enumerate(result["sentences"], start=1):
         actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",
                                  payload={"result": index, "sentence": k}))
-        kind, label = ("flag_wrong", f"Flag on sentence {k} is wrong") if s["flagged"] else (
-            "unsupported", f"Sentence {k} is unsupported")
-        actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind}))
+        kind, label = feedback_choice(k, s["flagged"])
+        actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind},
+                                 tooltip=FEEDBACK_TIPS[kind]))
     return [*actions, export_action(index)]
 
 

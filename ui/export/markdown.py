@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.judge.consensus import consensus
+from agent.judge.reckoning import side_words
 from agent.judge.scoring import (
     CONTROVERSIAL,
     GRADES,
@@ -33,6 +34,7 @@ from tools.documents.design import DESIGN_NAMES
 from tools.index.live_docs import removal_mark
 from ui.export.references import Reference, references
 from ui.shared.consensus import consensus_line
+from ui.shared.notes import note_text
 from ui.shared.papers import by_paper
 from ui.shared.supplement import generated
 from ui.shared.untrusted import link, md
@@ -115,11 +117,11 @@ def _how_computed() -> str:
 
 
 def _stance(src: Source) -> str:
-    """The stance and its confidence; with the LLM's reading, which statement the evidence supports."""
-    confidence = f" ({src.stance_confidence:.2f})" if src.stance_confidence is not None else ""
+    """The stance and its confidence; read against the opposite, which statement the evidence supports and how sure
+    the reading is of it, in words (the JSON keeps the figures)."""
     if src.p_claim is not None:
-        which = "the claim" if src.p_claim > 0.5 else "the opposite"
-        return f"{src.stance}{confidence}: supports {which}, P(claim) {src.p_claim:.2f}"
+        return f"{src.stance}: {side_words(src.p_claim)}"
+    confidence = f" ({src.stance_confidence:.2f})" if src.stance_confidence is not None else ""
     return f"{src.stance}{confidence}"
 
 
@@ -232,7 +234,7 @@ def _answer(result: CheckResult) -> str:
     if result.original_answer:
         parts += ["### The answer as first written", md(result.original_answer)]
     if result.notes:
-        parts += ["### Notes", "\n".join(f"- {md(n)}" for n in result.notes)]
+        parts += ["### Notes", "\n".join(f"- {md(note_text(n, settings=True))}" for n in result.notes)]
     return "\n\n".join(parts)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent.judge.reckoning import supported_side
+from agent.judge.reckoning import side_words
 from agent.judge.scoring import NO_EVIDENCE
 from agent.judge.sentence import verdict_sentence
 from agent.state import SilentSource, SourceAssessment, Verdict
@@ -32,13 +32,13 @@ def verdict_words(
 
 
 def stance_text(src: dict[str, Any]) -> str:
-    """The source's label and stance: "Mostly False · supports the opposite (P(claim) 0.14, 0.81)" when the LLM read
-    its direction, "Mostly False · contradicts (0.81)" from the verifier alone, or, for a stance too weak to grade
-    (label No Evidence), "No Evidence: leans supports (0.45), too weak to count"."""
+    """The source's label and stance: "Mostly False · 86% sure it supports the opposite" when the LLM read its
+    direction against the opposite (in words: the figures stay the JSON's), "Mostly False · contradicts (0.81)" from
+    the verifier alone, or, for a stance too weak to grade (label No Evidence), "No Evidence: leans supports (0.45),
+    too weak to count"."""
     confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
     if src.get("p_claim") is not None and src.get("label") != NO_EVIDENCE:
-        side = supported_side(src["p_claim"])
-        return f"{src['label']} · {side} (P(claim) {src['p_claim']:.2f}, confidence {src['stance_confidence']:.2f})"
+        return f"{src['label']} · {side_words(src['p_claim'])}"
     if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
         return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"
     label = f"{src['label']} · " if src.get("label") else ""

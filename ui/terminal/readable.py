@@ -20,6 +20,7 @@ def print_readable(result: dict[str, Any]) -> None:
     from agent.judge.scoring import describe_reputation
     from ui.shared.badges import badges_plain
     from ui.shared.consensus import charted, consensus_line, consensus_of
+    from ui.shared.notes import note_text
     from ui.shared.papers import by_paper
     from ui.shared.supplement import generated
     from ui.shared.untrusted import plain
@@ -72,8 +73,8 @@ def print_readable(result: dict[str, Any]) -> None:
                 print(f"      {plain(weight)}")
             if src["url"]:
                 print(f"      {plain(src['url'])}")
-    for note in result["notes"]:
-        print(f"\nNote: {plain(note)}")
+    for note in result["notes"]:  # in a reader's words: the JSON keeps each note as the pipeline wrote it
+        print(f"\nNote: {plain(note_text(note, settings=True))}")
     t, llm = result["timings"], result["llm"]
     print(
         f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
@@ -93,6 +94,7 @@ def print_supplement(n: int, written: Supplement) -> None:
 def print_passage(check: PassageCheck) -> None:
     """The report of `claimtrace check-text`: the claims' table, the passage with each claim marked by its verdict,
     the citation audit, the sentences not checked (with why), the notes, then each claim's answer."""
+    from ui.shared.notes import note_text
     from ui.shared.passage import audit_text, marked_text, rows
     from ui.shared.untrusted import plain
 
@@ -115,7 +117,7 @@ def print_passage(check: PassageCheck) -> None:
         for s in check.skipped:
             print(f"  - {plain(s.sentence)} ({s.reason})")
     for note in check.notes:
-        print(f"\nNote: {plain(note)}")
+        print(f"\nNote: {plain(note_text(note, settings=True))}")
     for claim in check.claims:
         result = claim.result
         if result is not None and result.answer:
