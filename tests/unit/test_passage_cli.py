@@ -64,7 +64,7 @@ def test_text_without_findings_says_why(monkeypatch: pytest.MonkeyPatch, capsys:
     _stdin(monkeypatch, b"We aimed to study coffee. Patients were recruited in 2020. Coffee is popular.")
     assert main(["check-text", "-"]) == 0
     out = capsys.readouterr().out
-    assert "no sentence of the text states a checkable finding" in out
+    assert "No sentence of the text states a checkable finding" in out
     assert "We aimed to study coffee. (states an aim)" in out
 
 
