@@ -127,10 +127,11 @@ def finish_dense_index(
 
 
 def load_deps(settings: Settings) -> Deps:
-    """Index, the two verifiers and LLM for a session. Raises IndexMissingError / LLMUnavailableError."""
+    """Index, the two verifiers, the abstract reader and LLM for a session.
+    Raises IndexMissingError / LLMUnavailableError."""
     from agent.llm.client import make_chat_model
     from tools.index.local import CorpusIndex
-    from tools.models.verifier import get_sentence_verifier, get_verifier
+    from tools.models.verifier import get_reader, get_sentence_verifier, get_verifier
 
     use_settings(settings)
     index = CorpusIndex(settings.stores.index_dir, settings.stores.chroma_url)
@@ -140,6 +141,7 @@ def load_deps(settings: Settings) -> Deps:
         index=index,
         verifier=get_verifier(),
         sentence_verifier=get_sentence_verifier(),
+        reader=get_reader(),
     )
 
 

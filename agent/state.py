@@ -105,7 +105,7 @@ class SourceAssessment(BaseModel):
     verifier_p_claim: float | None = None
     # calibrated P(the evidence supports the claim rather than its opposite), set when the LLM judged the direction
     p_claim: float | None = None
-    judged_by: Literal["verifier", "verifier+llm"] = "verifier"
+    judged_by: Literal["verifier", "verifier+llm", "reader"] = "verifier"
 
 
 class SilentSource(BaseModel):
@@ -232,6 +232,7 @@ class ClaimState(TypedDict, total=False):
     opposite_source: str  # what made it: direction, negation (rules), llm or template
     directions: dict[str, float]  # "<doc_id>|<sentence indices>|<opposite>" -> the LLM's raw P(claim), asked once
     bearings: dict[str, float]  # "<doc_id>|<sentence indices>" -> the LLM's raw P(Yes, it bears), asked once
+    readings: dict[str, list[float]]  # doc_id -> the abstract reader's P(supports, refutes, nei), read once
     directed: bool  # the LLM has read the direction of the current assessments (or the judge did without it)
     verdict: Verdict
     summary: str  # the answer's first sentence: the verdict in words, from its figures (agent.judge.reckoning)
@@ -273,13 +274,16 @@ class StanceVerifier(Protocol):
 class Deps:
     """What nodes need besides the state: injected, so tests can swap each part. ``verifier`` reads evidence against
     the claim (the verdict); ``sentence_verifier`` reads each answer sentence against the evidence it cites
-    (verify, correct), the claim verifier when none is given."""
+    (verify, correct), the claim verifier when none is given; ``reader`` reads the claim against whole abstracts."""
 
     settings: Settings
     llm: BaseChatModel
     index: SearchIndex
     verifier: StanceVerifier
     sentence_verifier: StanceVerifier | None = None
+    # the abstract reader reads the claim against each paper's whole abstract before the LLM (agent.judge.reader);
+    # without one the LLM reads every paper
+    reader: StanceVerifier | None = None
 
     @property
     def answer_verifier(self) -> StanceVerifier:

@@ -79,6 +79,17 @@ def stance_of(score: float) -> Stance:
 
 
 @dataclass(frozen=True)
+class ReaderBand:
+    """Where the abstract reader decides alone (agent.judge.reader): it sets a paper aside below ``aside_below``
+    P(bears), and labels it from ``decide_from`` P(bears) when it is at least ``sure`` of the side; the defaults
+    stand for a missing fit."""
+
+    aside_below: float = 0.2
+    decide_from: float = 0.8
+    sure: float = 0.8
+
+
+@dataclass(frozen=True)
 class JudgeCalibration:
     # the verifier's gate: intercept, weight of logit(strongest sentence's 1 - P(nei))
     verifier_gate: tuple[float, float] = (0.0, 1.0)
@@ -104,6 +115,7 @@ class JudgeCalibration:
     # direction: P(claim) = sigmoid(bias + weight * logit(the LLM's P(claim)) [+ weight * logit(the verifier's
     # P(claim))]): two weights read the LLM alone, three add the verifier's vote
     direction_weights: tuple[float, ...] = (0.0, 1.0)
+    reader_band: ReaderBand = field(default_factory=ReaderBand)  # fitted by evals/training/reader_band.py
     fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and the held-out figures
 
     def verifier_bearing(self, strongest: float) -> float:
@@ -169,5 +181,6 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
         gate_combines=str(raw.get("gate_combines", "mean")),
         direction_reads=str(raw.get("direction_reads", "shown")),
         direction_weights=tuple(raw["direction_weights"]),
+        reader_band=ReaderBand(**raw["reader_band"]) if "reader_band" in raw else ReaderBand(),
         fitted=dict(raw.get("fitted", {})),
     )

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from typing import Any
 
 from langgraph.runtime import Runtime
 
+from agent.judge.aside import below_the_gate, close_to_the_gate, listing_order, set_aside
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import abstract_text, bears, choose, evidence_text, opposite_of
+from agent.judge.reader import Reading, read_abstracts, reader_decisions, unsure_note
+from agent.judge.scoring import percent
 from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
 from agent.nodes._timing import timed
@@ -41,8 +45,11 @@ def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> st
     return f"{key}|{opposite}" if opposite else key
 
 
-def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceAssessment:
-    """The assessment relabelled by the two-part judge."""
+def directed(
+    a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None
+) -> SourceAssessment:
+    """The assessment relabelled by the two-part judge (after the abstract reader, unsure of it, gave its
+    ``reading``)."""
     cal = load_calibration()
     judged = cal.stance(llm_p_claim, a.verifier_p_claim)
     statements = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
@@ -56,53 +63,23 @@ def directed(a: SourceAssessment, llm_p_claim: float, bearing: float) -> SourceA
             "stance_confidence": judged.confidence,
             "bearing": bearing,
             "judged_by": "verifier+llm",
-            "explanation": f"The evidence supports {supported} (P(claim) {judged.p_claim:.2f}, as {readers} read it; "
-            f"P(about the claim) {bearing:.2f}).",
+            "explanation": f"The evidence supports {supported}, as {readers} read it ({percent(judged.confidence)} "
+            f"sure of the side; {percent(bearing)} likely to report a finding on the claim)."
+            + (unsure_note(Reading(*reading)) if reading else ""),
         }
     )
 
 
-# a paper this close below the gate's threshold is pointed out to the user as one to read: the gate reads whether the
-# few sentences read report a finding on the claim, and SciFact's refuting papers often sit just below it
-CLOSE_TO_THE_GATE = 0.1
-
-
-def close_to_the_gate(bearing: float, threshold: float) -> bool:
-    """Whether a paper set aside by the gate is close enough below its threshold to be pointed out to the user."""
-    return bearing >= threshold - CLOSE_TO_THE_GATE
-
-
-def below_the_gate(bearing: float, threshold: float) -> str:
-    """Why a paper the LLM read does not count, in plain words; it says what the gate read (the sentences, not the
-    whole paper), and a paper close to the line is marked as worth the user's own reading."""
-    odds = f"(P(about the claim) {bearing:.2f}; papers count from {threshold:.2f})"
-    if close_to_the_gate(bearing, threshold):
-        return (f"Not counted, but close: the LLM cannot tell whether the sentences it read report a finding on the "
-                f"claim {odds}. Worth reading yourself.")  # fmt: skip
-    return f"Not counted: the LLM reads no finding on the claim in the sentences it read {odds}."
-
-
-def set_aside(
-    a: SourceAssessment, title: str, bearing: float, reason: str, unread: bool = False, close: bool = False
-) -> SilentSource:
-    """An assessed source that does not count after all: read (by the verifier only, when ``unread``), and why
-    not; ``close`` when the gate set it aside just below its threshold."""
-    return SilentSource(
-        doc_id=a.doc_id,
-        title=title,
-        reputation=a.reputation,
-        reputation_inputs=a.reputation_inputs,
-        bearing=bearing,
-        reason=reason,
-        unread=unread,
-        close=close,
+def outcome(state: ClaimState, judged: list[SourceAssessment], aside: list[SilentSource]) -> dict[str, Any]:
+    """The state after the reading: the judged sources, their sentences (stance as read; the sentences of a source
+    set aside leave the evidence, and the papers are numbered again) and the papers read and not counted."""
+    stances = {a.doc_id: stance_of(a.score) for a in judged if a.judged_by != "verifier"}
+    counted = {a.doc_id for a in judged}
+    evidence = numbered(
+        [ev.model_copy(update={"stance": stances.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])
+         if ev.doc_id in counted]
     )
-
-
-def listing_order(silent: list[SilentSource]) -> list[SilentSource]:
-    """The papers read and not counted in the order they are listed: those the gate set aside close to its threshold
-    first, the closest first (they are the ones worth the user's own reading), then the others as they came."""
-    return sorted(silent, key=lambda s: (not s.close, -(s.bearing or 0.0) if s.close else 0.0))
+    return {"assessments": judged, "evidence": evidence, "silent": listing_order([*state.get("silent", []), *aside])}
 
 
 def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: str) -> SourceAssessment | SilentSource:
@@ -117,7 +94,7 @@ def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: 
         title,
         bearing,
         f"Not read by the LLM: {why}. The verifier alone is not trusted to count it (it reads the paper as "
-        f"{leaning}, P(about the claim) {bearing:.2f}).",
+        f"{leaning}, {percent(bearing)} likely to report a finding on the claim).",
         unread=True,
     )
 
@@ -148,10 +125,23 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     judge = deps.settings.judge
     assessments = state.get("assessments", [])
-    if judge.direction != "llm" or not assessments:
+    if judge.direction == "verifier" or not assessments:
         return {"directed": True}
+    if judge.direction == "reader" and deps.reader is None:
+        return {"directed": True, "notes": ["direction: JUDGE_DIRECTION=reader, but no abstract reader is installed; "
+                                            "the sources keep the verifier's reading"]}
     cal = load_calibration() if judge.gate else JudgeCalibration(ask_floor=0.0, verifier_threshold=0.0)
     claim = state["claim"]
+    titles = {ev.doc_id: ev.title for ev in state.get("evidence", [])}
+    readings = dict(state.get("readings", {}))
+    reader = deps.reader if judge.reader or judge.direction == "reader" else None
+    if reader is not None:
+        new = [a.doc_id for a in assessments if a.doc_id not in readings]
+        readings |= {d: r.as_list() for d, r in read_abstracts(reader, deps, claim, new).items()}
+    by_reader = reader_decisions(assessments, readings, cal.reader_band, titles, alone=judge.direction == "reader")
+    if judge.direction == "reader":
+        return {"readings": readings, **outcome(state, by_reader.judged, by_reader.aside), "directed": True}
+    assessments = by_reader.unsure
     usage = Usage()
     update: dict[str, Any] = {}
     opposite = state.get("opposite", "")
@@ -162,15 +152,15 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     sentences: dict[str, list[Evidence]] = defaultdict(list)
     for ev in state.get("evidence", []):
         sentences[ev.doc_id].append(ev)
-    titles = {ev.doc_id: ev.title for ev in state.get("evidence", [])}
     bearings, asked = dict(state.get("bearings", {})), dict(state.get("directions", {}))
-    judged: list[SourceAssessment] = []
-    aside: list[SilentSource] = []
+    judged: list[SourceAssessment] = list(by_reader.judged)
+    aside: list[SilentSource] = list(by_reader.aside)
     left = 0
     error = state.get("llm_error", "")
     # one check reads with the LLM at a time in this process, each with its whole DIRECTION_SECONDS from when its
-    # turn comes, and other LLM work waits meanwhile (agent.llm.turns): the LLM answers one request at a time
-    with TURNS.reading():
+    # turn comes, and other LLM work waits meanwhile (agent.llm.turns): the LLM answers one request at a time; a
+    # check whose every paper the reader decided takes no turn
+    with TURNS.reading() if assessments else nullcontext():
         if not error:
             try:  # the budget is for reading, not for loading the model in a fresh process
                 wait_loaded(deps.settings)
@@ -209,7 +199,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         asked[key] = choice.p_claim
                         usage = usage + choice.usage
                     if key in asked:
-                        judged.append(directed(a, asked[key], bearing))
+                        judged.append(directed(a, asked[key], bearing, readings.get(a.doc_id)))
                         continue
             except LLMUnavailableError as e:
                 error = str(e)
@@ -238,24 +228,10 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     off_topic = sum(1 for s in aside if not s.unread)
     if off_topic:
         notes.append(f"direction: {off_topic} source(s) read do not count: not about the claim")
-    # the LLM's reading becomes the stance of the source's sentences; a source it did not read keeps the verifier's;
-    # the sentences of a source set aside leave the evidence, and the papers are numbered again
-    stances = {
-        a.doc_id: stance_of(a.score)
-        for a in judged
-        if a.judged_by == "verifier+llm"
-    }
-    counted = {a.doc_id for a in judged}
-    evidence = numbered(
-        [ev.model_copy(update={"stance": stances.get(ev.doc_id, ev.stance)}) for ev in state.get("evidence", [])
-         if ev.doc_id in counted]
-    )
-    silent = listing_order([*state.get("silent", []), *aside])
     return {
         **update,
-        "assessments": judged,
-        "evidence": evidence,
-        "silent": silent,
+        **outcome(state, judged, aside),
+        "readings": readings,
         "bearings": bearings,
         "directions": asked,
         "directed": True,

@@ -30,7 +30,7 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     unread = (
         sum(1 for a in state.get("assessments", []) if a.judged_by == "verifier" and a.score != 0)
         + sum(1 for s in state.get("silent", []) if s.unread)
-        if settings.judge.direction == "llm" and state.get("directed", False)
+        if settings.judge.direction != "verifier" and state.get("directed", False)
         else 0
     )
     again = (
@@ -46,10 +46,10 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
 
 
 def awaited(state: ClaimState, settings: Any) -> Literal["direction", "questions"] | None:
-    """What the check still has to do before its verdict is final: the LLM's reading of the sources' direction
-    (while the LLM answers), then the LLM's search questions (LLM_QUESTIONS)."""
+    """What the check still has to do before its verdict is final: the reading of the sources' direction (the
+    abstract reader's, and the LLM's while it answers), then the LLM's search questions (LLM_QUESTIONS)."""
     if (
-        settings.judge.direction == "llm"
+        settings.judge.direction != "verifier"
         and state.get("assessments")
         and not state.get("directed", False)
         and not state.get("llm_error")

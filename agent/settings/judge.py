@@ -26,9 +26,14 @@ class JudgeSettings(SettingsGroup):
     stance_min_prob: float = Field(0.0, ge=0.0, le=1.0)
     # at most this many abstracts get a label, strongest evidence first (0 = all)
     labelled_docs: int = Field(0, ge=0)
-    # who reads which way a source points: "llm" (the two-part judge: the verifier's evidence gate, then the LLM's
-    # choice between the claim and its opposite, agent/judge/direction.py) or "verifier" (the verifier alone)
-    direction: Literal["llm", "verifier"] = Field("llm", validation_alias="JUDGE_DIRECTION")
+    # who reads whether a source bears and which way it points: "llm" (the abstract reader first, agent/judge/reader.py,
+    # then the two-part judge on the papers it is unsure of: the gate, and the LLM's choice between the claim and its
+    # opposite, agent/judge/direction.py), "reader" (the abstract reader alone; the papers it is unsure of do not
+    # count) or "verifier" (the sentence-level verifier alone)
+    direction: Literal["llm", "reader", "verifier"] = Field("llm", validation_alias="JUDGE_DIRECTION")
+    # whether the abstract reader reads each paper before the LLM (with JUDGE_DIRECTION=llm); off, the LLM reads
+    # every paper the verifier does not rule out
+    reader: bool = Field(True, validation_alias="ABSTRACT_READER")
     # the evidence gate (agent.judge.calibration): an abstract counts only when its calibrated P(bears) reaches the
     # threshold fitted on held-out train claims; off, any sentence the verifier reads as bearing puts its abstract in
     gate: bool = Field(True, validation_alias="EVIDENCE_GATE")

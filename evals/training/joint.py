@@ -1,9 +1,8 @@
 """Joint abstract-level reading (``--joint``), as MultiVerS and ARSJoint read: the claim against the whole abstract
 at once -> supports / contradicts / nei for the abstract, instead of judging its sentences one by one.
 
-The premise is the title and the abstract's sentences in order. An abstract longer than ``MAX_CHARS`` loses
-sentences from its middle (methods, usually), never its first sentence or its conclusions, which is where
-findings are stated; the tokenizer would otherwise cut the end. Training examples per epoch: every (claim,
+The premise is the title and the abstract's sentences in order (tools.text.premise.whole_abstract, what the run time's
+reader reads). Training examples per epoch: every (claim,
 evidence abstract) with its label, the negated claims and the direction-flipped rationales of augment.py read in
 the whole abstract, and nei abstracts (cited without evidence, a BM25 neighbour the claim does not cite, a random
 abstract), resampled each epoch.
@@ -14,28 +13,20 @@ from a sentence-level verifier that reads every sentence of the abstract, the ba
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from evals.training.data import NEI, Claim, Doc, Example, doc_premise, rationale_sents
 from tools.text.opposite import flip_direction, negate_claim
-from tools.text.premise import premise
-
-MAX_CHARS = 1900  # about 430 MiniLM tokens: with the claim, inside the 512 the encoder reads
+from tools.text.premise import WHOLE_ABSTRACT_CHARS, premise, whole_abstract
 
 
-def abstract_text(doc: Doc, max_chars: int = MAX_CHARS) -> str:
-    """The whole abstract as one premise: "Title: s1 s2 ... sn", middle sentences dropped (marked "...") when it is
-    longer than ``max_chars``."""
-    sents = list(doc.sents)
-    body = " ".join(sents)
-    if len(body) > max_chars and len(sents) > 2:
-        keep_head, tail = sents[:1], sents[1:]
-        while tail and len(" ".join([*keep_head, "...", *tail])) > max_chars:
-            tail = tail[1:]
-        body = " ".join([*keep_head, "...", *tail]) if tail else " ".join(keep_head)
-    return premise(doc.title, body[: max_chars + 200])
+def abstract_text(doc: Doc, max_chars: int = WHOLE_ABSTRACT_CHARS) -> str:
+    """The whole abstract as one premise, exactly as the run time's reader reads it (tools.text.premise)."""
+    return whole_abstract(doc.title, doc.sents, max_chars)
 
 
 def _label(claim: Claim, doc_id: int) -> int:
@@ -63,8 +54,15 @@ def joint_augmentation(claims: list[Claim], corpus: dict[int, Doc]) -> list[Exam
 
 
 def joint_epoch_examples(
-    claims: list[Claim], corpus: dict[int, Doc], bm25_top: dict[int, list[int]], rng: random.Random
+    claims: list[Claim],
+    corpus: dict[int, Doc],
+    bm25_top: dict[int, list[int]],
+    rng: random.Random,
+    negatives: int = 1,
 ) -> list[Example]:
+    """One epoch's SciFact examples: every cited abstract with its label, ``negatives`` hard negatives per claim drawn
+    from the top abstracts BM25 ranks for it that SciFact does not cite (the ratio that sets precision against
+    recall, SciFact-Open), and a random abstract for every other claim."""
     ex: list[Example] = []
     doc_ids = list(corpus)
     for c in claims:
@@ -74,13 +72,33 @@ def joint_epoch_examples(
             if d not in c.evidence:
                 ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
         others = [d for d in bm25_top.get(c.id, []) if d not in c.evidence and d not in c.cited]
-        if others:
-            ex.append(Example(c.text, [abstract_text(corpus[rng.choice(others[:3])])], NEI))
+        pool = others[: max(3, 2 * negatives)]
+        for d in rng.sample(pool, min(negatives, len(pool))):
+            ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
         if rng.random() < 0.5:
             d = rng.choice(doc_ids)
             if d not in c.cited and d not in c.evidence:
                 ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
     return ex
+
+
+CF_CLAIM_LABELS = {"SUPPORTS": 0, "REFUTES": 1, "NOT_ENOUGH_INFO": NEI}  # DISPUTED claims are left out
+
+
+def climate_fever_passages(path: Path) -> list[Example]:
+    """CLIMATE-FEVER's claims against their whole evidence set (five Wikipedia sentences) read as one passage, with
+    the claim's label: supports, refutes, or not enough information (does not bear)."""
+    out: list[Example] = []
+    with path.open() as f:
+        for line in f:
+            r = json.loads(line)
+            label = CF_CLAIM_LABELS.get(r["claim_label"])
+            sents = [ev["evidence"].strip() for ev in r["evidences"] if ev["evidence"].strip()]
+            if label is None or not sents:
+                continue
+            passage = premise(r["evidences"][0]["article"].strip(), " ".join(sents))
+            out.append(Example(r["claim"].strip(), [passage], label))
+    return out
 
 
 def joint_eval_pairs(

@@ -9,6 +9,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import torch
@@ -29,7 +30,8 @@ from evals.training.data import (
     make_epoch_examples,
     sample_per_label,
 )
-from evals.training.joint import joint_augmentation, joint_epoch_examples
+from evals.training.joint import climate_fever_passages, joint_augmentation, joint_epoch_examples
+from tools.models.verifier_artifact import DELTA_FILE, factor
 from tools.models.verifier_net import CrossEncoderNet, build_base_net
 
 
@@ -47,7 +49,7 @@ class Start(NamedTuple):
 
 def start(args: argparse.Namespace) -> Start:
     """Seeds torch, builds the base (``--base``), starts the head from ``--init-head`` when given (an NLI head in
-    the verifier's label order, evals/training/nli_pretrain.py) and freezes all but the top ``--train-layers``."""
+    the verifier's label order) and freezes all but the top ``--train-layers``."""
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     net, tok = build_base_net(args.base)
@@ -57,6 +59,8 @@ def start(args: argparse.Namespace) -> Start:
     body, head = freeze_below(net, args.train_layers)
     if getattr(args, "lora_rank", 0):
         body = add_lora(net, args.train_layers, args.lora_rank)
+        if getattr(args, "init_from", None):
+            init_from_artifact(net, args.init_from)
     return Start(rng, net, tok, base_state, body, head)
 
 
@@ -84,6 +88,29 @@ def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.n
     for n, p in net.named_parameters():
         p.requires_grad_(n.startswith("head.") or "lora_" in n)
     return [p for n, p in net.named_parameters() if "lora_" in n]
+
+
+def init_from_artifact(net: CrossEncoderNet, artifact_dir: Path) -> None:
+    """Starts the LoRA adapters and the head from a shipped verifier artifact of the same base and rank (its stored
+    factors, the scaling unfolded from the second), so that a new reading starts from a trained one."""
+    from safetensors.numpy import load_file
+
+    raw = load_file(str(artifact_dir / DELTA_FILE))
+    modules = dict(net.named_modules())
+    params = dict(net.named_parameters())
+    with torch.no_grad():
+        for key, t in raw.items():
+            kind, name = key.split(".", 1)
+            if kind == "full":
+                params[name].copy_(torch.from_numpy(t.astype("float32")))
+            elif kind == "lora_a":
+                m: Any = modules[name.removesuffix(".weight")]
+                (adapter,) = m.lora_A.keys()
+                m.lora_A[adapter].weight.copy_(torch.from_numpy(factor(raw, "lora_a", name)))
+                b = factor(raw, "lora_b", name) / m.scaling[adapter]
+                m.lora_B[adapter].weight.copy_(torch.from_numpy(b))
+            elif kind not in ("lora_b", "lora_a_scale", "lora_b_scale"):
+                raise ValueError(f"{artifact_dir}: {key} cannot start a LoRA run (only LoRA factors and the head)")
 
 
 def update(
@@ -183,13 +210,27 @@ def joint_training_data(
     args: argparse.Namespace,
     tag: str,
 ) -> TrainingData:
-    """Abstract-level examples (evals/training/joint.py); the contrast flags add their abstract-level pairs, and the
-    extra stance data (sentences, not abstracts) is left out."""
+    """Abstract-level examples (evals/training/joint.py): SciFact's cited abstracts with ``--joint-negatives`` hard
+    negatives per claim, the contrast flags' abstract-level pairs, CLIMATE-FEVER's evidence sets read as passages
+    (``--climate-fever``, drawn per epoch by ``--cf-per-epoch``) and Evidence Inference's trial findings
+    (``--nli-mix``, drawn by ``--ei-per-epoch``; the rest of the NLI mix is sentence pairs and is left out)."""
     aug = joint_augmentation(claims, corpus) if args.negation_aug or args.premise_flips else []
-    print(f"[{tag}] joint reading: {len(aug)} contrast pairs; extra stance data not used", flush=True)
+    cf = climate_fever_passages(args.climate_fever) if args.climate_fever else []
+    ei = load_nli_mix(args.nli_mix)[0] if getattr(args, "nli_mix", None) else []
+    print(
+        f"[{tag}] joint reading: {len(aug)} contrast pairs, "
+        f"CLIMATE-FEVER passages {dict(Counter(e.label for e in cf))}, "
+        f"Evidence Inference findings {dict(Counter(e.label for e in ei))}",
+        flush=True,
+    )
+    negatives = getattr(args, "joint_negatives", 1)
 
     def epoch_examples(ep: int) -> list[Example]:
-        return joint_epoch_examples(claims, corpus, bm25_top, random.Random(args.seed + ep - 1)) + aug
+        ep_rng = random.Random(args.seed + ep - 1)
+        extra = (sample_per_label(cf, args.cf_per_epoch, ep_rng) if cf else []) + (
+            sample_per_label(ei, args.ei_per_epoch, ep_rng) if ei else []
+        )
+        return joint_epoch_examples(claims, corpus, bm25_top, ep_rng, negatives) + aug + extra
 
     return with_weights(epoch_examples, tag)
 

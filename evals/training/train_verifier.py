@@ -25,7 +25,7 @@ Recipe
   rule can negate it, the negated sentence against the same premise (contradicts) (augment.py): what the product's
   verify step asks of an answer sentence that repeats its evidence.
 * Trial levers: ``--base DIR`` starts from another sentence-transformers folder (e.g. all-mpnet-base-v2, or the
-  NLI-pre-trained encoder of nli_pretrain.py with ``--init-head DIR/nli_head.pt`` to keep its head) and
+  NLI-pre-trained encoder of the retired nli_pretrain study with ``--init-head DIR/nli_head.pt`` to keep its head) and
   ``--cache-lower`` trains only the top ``--train-layers`` layers on the cached output of the frozen ones
   (frozen.py); ``--joint`` reads the claim against the whole abstract for an abstract-level label (joint.py).
 * The long run of a 110M base: ``--lora-rank N`` trains rank-N LoRA adapters (peft) on the top layers instead of
@@ -116,7 +116,7 @@ def main() -> None:
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
     corpus, train_claims, dev_claims = load_data(data_dir)
-    bm25_top = bm25_neighbours(corpus, train_claims)
+    bm25_top = bm25_neighbours(corpus, train_claims, k=max(5, 2 * args.joint_negatives + 3))
 
     fit, held = split_heldout(train_claims, args.heldout_frac, args.seed)
     hp, hl, _, _ = eval_sets(held, corpus, bm25_top, args)
@@ -156,7 +156,7 @@ def main() -> None:
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
             "lower_layers_cached": bool(args.cache_lower),
-            "head_start": "NLI head (evals.training.nli_pretrain)" if args.init_head else "random",
+            "head_start": "NLI head (--init-head)" if args.init_head else "random",
         },
         base_path=args.base,
     )

@@ -29,12 +29,24 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
         "--init-head",
         type=Path,
         default=None,
-        help="start the head from these weights (nli_head.pt of evals.training.nli_pretrain) instead of random",
+        help="start the head from these weights (an NLI head in the verifier's label order) instead of random",
     )
     ap.add_argument(
         "--joint",
         action="store_true",
         help="joint abstract-level reading: the claim against the whole abstract (evals/training/joint.py)",
+    )
+    ap.add_argument(
+        "--joint-negatives",
+        type=int,
+        default=1,
+        help="with --joint: hard negatives per claim, drawn from the abstracts BM25 ranks first that it does not cite",
+    )
+    ap.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        help="with --lora-rank: start the adapters and the head from this verifier artifact (same base and rank)",
     )
     ap.add_argument(
         "--cache-lower",

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import prompts
+from agent.judge.aside import CLOSE_TO_THE_GATE, below_the_gate, close_to_the_gate, listing_order
 from agent.judge.calibration import JudgeCalibration, load_calibration
 from agent.judge.direction import bears, choose, letter_share, opposite_of, yes_share
 from agent.llm.scripted import ScriptedChatModel
-from agent.nodes.direction import CLOSE_TO_THE_GATE, below_the_gate, close_to_the_gate, listing_order
 from agent.result import CheckResult
 from agent.service import run_claim
 from agent.state import SilentSource
@@ -278,9 +278,9 @@ def test_a_source_the_llm_reads_as_off_topic_is_read_but_never_counts(make_deps)
 def test_a_paper_just_below_the_gate_is_pointed_out_to_read_and_one_far_below_is_not() -> None:
     far, close = below_the_gate(0.08, 0.35), below_the_gate(0.31, 0.35)
     assert far.startswith("Not counted: the LLM reads no finding on the claim in the sentences it read")
-    assert "(P(about the claim) 0.08; papers count from 0.35)" in far and "yourself" not in far
+    assert "(8% likely to report a finding on the claim; papers count from 35%)" in far and "yourself" not in far
     assert close.startswith("Not counted, but close:") and close.endswith("Worth reading yourself.")
-    assert "0.31" in close and "0.35" in close
+    assert "31%" in close and "35%" in close and "P(" not in close
     # the line is the threshold less CLOSE_TO_THE_GATE, whatever the threshold
     assert "close" in below_the_gate(0.40 - CLOSE_TO_THE_GATE, 0.40)
     assert "close" not in below_the_gate(0.40 - CLOSE_TO_THE_GATE - 0.01, 0.40)

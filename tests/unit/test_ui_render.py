@@ -285,7 +285,7 @@ def test_papers_read_but_not_counted_are_listed_with_the_reason():
     silent = [
         {"doc_id": "9", "title": "Starch <b>after</b> bypass", "reputation": 0.4, "bearing": 0.08,
          "reason": "Not counted: the LLM reads no finding on the claim in the sentences it read "
-                   "(P(about the claim) 0.08; papers count from 0.30)."},
+                   "(8% likely to report a finding on the claim; papers count from 30%)."},
         {"doc_id": "8", "title": "Old study", "reputation": 0.2},
     ]
     md = answer_markdown({**RESULT, "silent": silent})

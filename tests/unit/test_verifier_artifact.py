@@ -54,6 +54,24 @@ def test_write_and_read_keep_every_kind_of_tensor(tmp_path: Path) -> None:
         assert np.abs(back[key] - t).max() <= tolerance
 
 
+def test_int8_lora_factors_rebuild_the_delta_within_their_row_steps(tmp_path: Path) -> None:
+    """The reader's LoRA factors stored as int8 with a scale per row: the rebuilt delta B @ A stays within what a
+    half step of each factor's rows can move it, and the file holds int8 factors."""
+    from safetensors.numpy import load_file
+
+    rng = np.random.default_rng(2)
+    a = rng.normal(0, 0.05, size=(4, 32)).astype(np.float32)
+    b = rng.normal(0, 0.01, size=(24, 4)).astype(np.float32)
+    write_delta(tmp_path / DELTA_FILE, {"lora_a.m.weight": a, "lora_b.m.weight": b}, lora_int8=True)
+    raw = load_file(str(tmp_path / DELTA_FILE))
+    assert raw["lora_a.m.weight"].dtype == np.int8 and raw["lora_b_scale.m.weight"].shape == (24, 1)
+    back = read_delta(tmp_path / DELTA_FILE)["delta.m.weight"]
+    step_a, step_b = np.abs(a).max(axis=1) / 127, np.abs(b).max(axis=1) / 127
+    bound = (np.abs(b) @ np.broadcast_to(step_a[:, None], a.shape) + step_b[:, None] * np.abs(a).sum(0)) / 2
+    assert np.all(np.abs(back - b @ a) <= bound + 1e-6)
+    assert not np.allclose(back, 0.0)
+
+
 def test_an_unknown_tensor_kind_is_refused(tmp_path: Path) -> None:
     from safetensors.numpy import save_file
 

@@ -31,6 +31,7 @@ from tools.models.verifier_artifact import (
     ARTIFACT_DIR,
     CONFIG_FILE,
     DELTA_FILE,
+    READER_ARTIFACT_DIR,
     SENTENCE_ARTIFACT_DIR,
     VerifierArtifactError,
     base_dir,
@@ -187,11 +188,12 @@ def verifier_model(artifact_dir: Path, precision: Precision, cache_dir: Path | N
 
 def export_all(cache_dir: Path | None = None, artifact_dirs: Sequence[Path] | None = None) -> list[Path]:
     """Export (if not cached yet) every graph the run time loads with the current settings (the embedder, the claim
-    verifier and the sentence verifier); the set-up step calls this so that the first question does not pay for
-    it. Returns the files."""
+    verifier, the abstract reader where it is installed, and the sentence verifier); the set-up step calls this so
+    that the first question does not pay for it. Returns the files."""
     s = runtime_settings()
     cache = cache_dir or s.cache_dir
-    verifiers = artifact_dirs or (ARTIFACT_DIR, SENTENCE_ARTIFACT_DIR)
+    reader = (READER_ARTIFACT_DIR,) if (READER_ARTIFACT_DIR / CONFIG_FILE).is_file() else ()
+    verifiers = artifact_dirs or (ARTIFACT_DIR, *reader, SENTENCE_ARTIFACT_DIR)
     return [
         embedder_model(s.embedder_precision, cache).path,
         *(verifier_model(d, s.verifier_precision, cache).path for d in verifiers),

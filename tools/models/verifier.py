@@ -1,6 +1,7 @@
 """Stance verifiers: cross-encoders fine-tuned on SciFact train (supports / contradicts / nei). The claim verifier
 (``get_verifier``, all-mpnet-base-v2 with LoRA on all 12 layers) reads the claim against each source sentence; the
-sentence verifier (``get_sentence_verifier``, all-MiniLM-L6-v2) reads each answer sentence against what it cites.
+abstract reader (``get_reader``, the same base and recipe) reads the claim against a whole abstract; the sentence
+verifier (``get_sentence_verifier``, all-MiniLM-L6-v2) reads each answer sentence against what it cites.
 
 Input pair = (hypothesis, premise): the hypothesis is a claim or an answer sentence, the premise is evidence
 text placed in its abstract (tools.text.premise: title, section and position, the sentence before). The premise is
@@ -32,6 +33,7 @@ from tools.models.verifier_artifact import (
     DEFAULT_MAX_LEN,
     DELTA_FILE,
     LABELS,
+    READER_ARTIFACT_DIR,
     SENTENCE_ARTIFACT_DIR,
     Stance,
     VerifierArtifactError,
@@ -48,6 +50,7 @@ __all__ = [
     "Verifier",
     "VerifierArtifactError",
     "VerifierResult",
+    "get_reader",
     "get_sentence_verifier",
     "get_verifier",
 ]
@@ -181,3 +184,13 @@ def get_sentence_verifier() -> Verifier:
     sentence that repeats a finding with a negation ("was not associated") is not read as contradicting it."""
     s = runtime_settings()
     return _cached(SENTENCE_ARTIFACT_DIR, s.model_backend, s.verifier_precision)
+
+
+def get_reader() -> Verifier | None:
+    """The abstract reader (``tools/models/reader/``): the claim verifier's recipe trained to read the claim against
+    a whole abstract (tools.text.premise.whole_abstract) at once, as MultiVerS and ARSJoint read, and say whether it
+    supports the claim, refutes it or does not bear on it. None where the artifact is not installed."""
+    if not (READER_ARTIFACT_DIR / CONFIG_FILE).is_file():
+        return None
+    s = runtime_settings()
+    return _cached(READER_ARTIFACT_DIR, s.model_backend, s.verifier_precision)

@@ -27,6 +27,7 @@ LABELS: tuple[Stance, Stance, Stance] = ("supports", "contradicts", "nei")
 ARTIFACT_DIR = Path(__file__).resolve().parent / "verifier"
 # the verifier of answer sentences: the same network trained also on each evidence sentence against itself
 SENTENCE_ARTIFACT_DIR = ARTIFACT_DIR.parent / "sentence_verifier"
+READER_ARTIFACT_DIR = ARTIFACT_DIR.parent / "reader"
 DELTA_FILE = "verifier_delta.safetensors"
 CONFIG_FILE = "verifier_config.json"
 DEFAULT_MAX_LEN = 160
@@ -100,15 +101,33 @@ def unpack_delta(packed: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return groups.reshape(rows, 2 * half)
 
 
-def write_delta(path: Path, tensors: dict[str, np.ndarray]) -> None:
+def pack_factor(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A LoRA factor as int8 with one fp16 scale per row (its largest magnitude / 127): half the bytes of fp16."""
+    scale = (np.abs(t).max(axis=1, keepdims=True) / 127.0).astype(np.float16)
+    s = scale.astype(np.float32)
+    q = np.divide(t.astype(np.float32), s, out=np.zeros(t.shape, dtype=np.float32), where=s > 0)
+    return np.clip(np.rint(q), -127, 127).astype(np.int8), scale
+
+
+def factor(raw: dict[str, np.ndarray], kind: str, name: str) -> np.ndarray:
+    """A stored LoRA factor (``lora_a`` or ``lora_b``) as float32: fp16 as stored, or int8 times its row scales."""
+    t = raw[f"{kind}.{name}"].astype(np.float32)
+    scale = raw.get(f"{kind}_scale.{name}")
+    return t * scale.astype(np.float32) if scale is not None else t
+
+
+def write_delta(path: Path, tensors: dict[str, np.ndarray], lora_int8: bool = False) -> None:
     """Write ``delta.NAME`` / ``full.NAME`` float tensors: the deltas of matrices whose rows split into groups packed
-    to 4 bits, every other tensor as fp16."""
+    to 4 bits, LoRA factors (``lora_a`` / ``lora_b``) as int8 with row scales when ``lora_int8``, every other tensor
+    as fp16."""
     from safetensors.numpy import save_file
 
     out: dict[str, np.ndarray] = {}
     for key, t in tensors.items():
         kind, name = key.split(".", 1)
-        if kind == "delta" and t.ndim == 2 and t.shape[1] % GROUP == 0:
+        if lora_int8 and kind in ("lora_a", "lora_b"):
+            out[key], out[f"{kind}_scale.{name}"] = pack_factor(t)
+        elif kind == "delta" and t.ndim == 2 and t.shape[1] % GROUP == 0:
             out[f"delta4.{name}"], out[f"delta4_scale.{name}"] = pack_delta(t)
         else:
             out[key] = np.ascontiguousarray(t, dtype=np.float16)
@@ -127,9 +146,9 @@ def read_delta(path: Path) -> dict[str, np.ndarray]:
         if kind == "delta4":
             out[f"delta.{name}"] = unpack_delta(t, raw[f"delta4_scale.{name}"])
         elif kind == "lora_b":
-            out[f"delta.{name}"] = t.astype(np.float32) @ raw[f"lora_a.{name}"].astype(np.float32)
+            out[f"delta.{name}"] = factor(raw, "lora_b", name) @ factor(raw, "lora_a", name)
         elif kind in ("delta", "full"):
             out[key] = t.astype(np.float32)
-        elif kind not in ("delta4_scale", "lora_a"):
+        elif kind not in ("delta4_scale", "lora_a", "lora_a_scale", "lora_b_scale"):
             raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")
     return out

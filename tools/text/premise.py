@@ -115,3 +115,22 @@ def abstract_premise(
     first = order[0]
     context = before(sentences, first, max_chars) if with_context else ""
     return premise(title, " ".join(sentences[i] for i in order), place=where(sentences, first), context=context)
+
+
+# Characters of a whole abstract the reader reads: about 430 tokens, inside the 512 its encoder reads with the claim.
+WHOLE_ABSTRACT_CHARS = 1900
+
+
+def whole_abstract(title: str, sentences: Sequence[str], max_chars: int = WHOLE_ABSTRACT_CHARS) -> str:
+    """What the abstract reader (tools.models.verifier.get_reader) reads against the claim: "Title: s1 s2 ... sn".
+    An abstract longer than ``max_chars`` loses sentences after its first (background and methods, usually), marked
+    "...", never its last ones, where findings and conclusions are stated: the tokenizer would otherwise cut the end.
+    The claim is never cut."""
+    sents = list(sentences)
+    body = " ".join(sents)
+    if len(body) > max_chars and len(sents) > 2:
+        keep_head, tail = sents[:1], sents[1:]
+        while tail and len(" ".join([*keep_head, "...", *tail])) > max_chars:
+            tail = tail[1:]
+        body = " ".join([*keep_head, "...", *tail]) if tail else " ".join(keep_head)
+    return premise(title, body[: max_chars + 200])

@@ -1,0 +1,157 @@
+"""The abstract reader's part in the judge: before the LLM is asked anything, a trained cross-encoder reads the claim
+against each paper's whole abstract (tools.models.verifier.get_reader; tools.text.premise.whole_abstract), as the
+SciFact leaders read (MultiVerS, ARSJoint), and gives P(supports), P(refutes) and P(does not bear).
+
+It decides the papers it is sure of, by its band (``ReaderBand``, fitted on held-out SciFact train claims by
+evals/training/reader_band.py and kept in agent/judge/judge_calibration.json):
+
+* P(bears) = 1 - P(does not bear) below ``aside_below``: the paper is set aside, read and not counted;
+* P(bears) at or above ``decide_from`` and the side it takes (supports against refutes) at least ``sure``: the paper
+  counts with the reader's label;
+* otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/direction.py);
+  with JUDGE_DIRECTION=reader nobody else reads it, and it is set aside as unsure.
+
+Each source says in words which reader decided it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from agent.judge.aside import set_aside
+from agent.judge.calibration import ReaderBand
+from agent.judge.scoring import grade, percent
+from agent.state import Deps, SilentSource, SourceAssessment, StanceVerifier
+from tools.models.verifier import VerifierResult
+from tools.text.premise import whole_abstract
+
+Decision = Literal["aside", "counts", "unsure"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The reader's three probabilities for one paper."""
+
+    p_supports: float
+    p_refutes: float
+    p_nei: float
+
+    @classmethod
+    def of(cls, r: VerifierResult) -> Reading:
+        return cls(round(r.p_supports, 4), round(r.p_contradicts, 4), round(r.p_nei, 4))
+
+    @property
+    def bears(self) -> float:
+        """P(the abstract reports a finding on the claim, either way)."""
+        return round(1.0 - self.p_nei, 4)
+
+    @property
+    def p_claim(self) -> float:
+        """P(it supports the claim rather than refutes it)."""
+        both = self.p_supports + self.p_refutes
+        return round(self.p_supports / both, 4) if both > 0 else 0.5
+
+    @property
+    def confidence(self) -> float:
+        """P(the side it takes), supports against refutes."""
+        return max(self.p_claim, 1.0 - self.p_claim)
+
+    def as_list(self) -> list[float]:
+        return [self.p_supports, self.p_refutes, self.p_nei]
+
+
+def decide(reading: Reading, band: ReaderBand) -> Decision:
+    if reading.bears < band.aside_below:
+        return "aside"
+    if reading.bears >= band.decide_from and reading.confidence >= band.sure:
+        return "counts"
+    return "unsure"
+
+
+def read_abstracts(reader: StanceVerifier, deps: Deps, claim: str, doc_ids: list[str]) -> dict[str, Reading]:
+    """The reader's reading of each paper's whole abstract against the claim, in one batch."""
+    docs = deps.index.docs
+    known = [d for d in doc_ids if d in docs]
+    pairs = [(claim, whole_abstract(docs[d].title, docs[d].sentences)) for d in known]
+    return {d: Reading.of(r) for d, r in zip(known, reader.predict(pairs, batch_size=8), strict=True)}
+
+
+def reader_label(a: SourceAssessment, reading: Reading) -> SourceAssessment:
+    """The assessment labelled by the reader alone."""
+    p = reading.p_claim
+    score = round(2 * p - 1, 4)
+    side = "supports the claim" if p >= 0.5 else "refutes the claim"
+    return a.model_copy(
+        update={
+            "label": grade(score),
+            "score": score,
+            "p_claim": p,
+            "stance_confidence": round(reading.confidence, 4),
+            "bearing": reading.bears,
+            "judged_by": "reader",
+            "explanation": f"Decided by the abstract reader, which read the whole abstract: it {side} "
+            f"({percent(reading.confidence)} sure of the side; {percent(reading.bears)} sure the paper reports a "
+            "finding on the claim).",
+        }
+    )
+
+
+def aside_reason(reading: Reading) -> str:
+    """Why the reader sets a paper aside, in words."""
+    return (
+        f"Not counted: the abstract reader read the whole abstract and finds no finding on the claim "
+        f"({percent(reading.p_nei)} sure)."
+    )
+
+
+def unsure_reason(reading: Reading) -> str:
+    """Why a paper the reader is unsure of does not count when nobody else reads it (JUDGE_DIRECTION=reader)."""
+    lean = "supporting the claim" if reading.p_claim >= 0.5 else "refuting the claim"
+    return (
+        f"Not counted, but worth reading yourself: the abstract reader is unsure of it (it leans to {lean}, "
+        f"{percent(reading.confidence)} sure of the side, {percent(reading.bears)} sure it reports a finding on the "
+        "claim)."
+    )
+
+
+def unsure_note(reading: Reading) -> str:
+    """What a source the LLM reads after the reader says of the reader."""
+    return f" The abstract reader was unsure of it ({percent(reading.bears)} sure it reports a finding on the claim)."
+
+
+class ReaderDecisions(NamedTuple):
+    """The sources the reader decided (counted, or set aside) and those it leaves to the LLM."""
+
+    judged: list[SourceAssessment]
+    aside: list[SilentSource]
+    unsure: list[SourceAssessment]
+
+
+def reader_decisions(
+    assessments: list[SourceAssessment],
+    readings: dict[str, list[float]],
+    band: ReaderBand,
+    titles: dict[str, str],
+    alone: bool,
+) -> ReaderDecisions:
+    """Each source the reader read, decided by its band; with ``alone`` (JUDGE_DIRECTION=reader) the sources it is
+    unsure of are set aside too, marked worth the user's own reading. Sources it did not read are left unsure."""
+    out = ReaderDecisions([], [], [])
+    for a in assessments:
+        raw = readings.get(a.doc_id)
+        if raw is None:
+            out.unsure.append(a)
+            continue
+        reading = Reading(*raw)
+        fate = decide(reading, band)
+        title = titles.get(a.doc_id, a.doc_id)
+        if fate == "counts":
+            out.judged.append(reader_label(a, reading))
+        elif fate == "aside":
+            out.aside.append(set_aside(a, title, reading.bears, aside_reason(reading)))
+        elif alone:
+            out.aside.append(set_aside(a, title, reading.bears, unsure_reason(reading), close=True))
+        else:
+            out.unsure.append(a)
+    return out

@@ -1,0 +1,189 @@
+"""Fits where the abstract reader decides alone (agent.judge.reader.ReaderBand) on the judge's held-out replay: the
+SciFact train claims that neither the verifiers nor the reader trained on (evals/training/data.split_heldout, 15 %,
+seed 13), with every retrieved abstract the LLM read (evals/training/bearing_replay.py).
+
+    python -m evals.training.reader_band read [--artifact tools/models/reader]   # the reader reads each abstract
+    python -m evals.training.reader_band fit [--write]                           # the band, and the table
+
+``read`` adds the reader's P(supports, refutes, nei) of each replayed abstract (claim against the whole abstract,
+tools.text.premise.whole_abstract) to ``evals/results/reader/replay_reader.jsonl``. ``fit`` tries every band of a
+grid: the reader sets aside below ``aside_below``, labels from ``decide_from`` when at least ``sure`` of the side,
+and leaves the rest to the two-part judge as shipped (its gate and direction, the LLM's recorded answers). It keeps
+the band with the most settled claims on the right side whose wrong sides do not exceed the judge's own and whose
+Label-Only precision does not fall below it, the fewest papers left to the LLM on a tie; the same band serves the
+reader alone (JUDGE_DIRECTION=reader: what it is unsure of does not count). ``--write`` puts it in
+agent/judge/judge_calibration.json. Dev is never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent.judge.calibration import CALIBRATION_FILE, ReaderBand, load_calibration
+from agent.judge.reader import Reading, decide
+from evals.experiments import git_commit
+from evals.training.bearing_replay import DATA_DIR, REPLAY, read_replay
+from evals.training.data import load_data, split_heldout
+from evals.training.judge_calibration import Labeller, label_only
+from evals.training.replay_readings import gate_reading
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "evals" / "results" / "reader"
+READINGS = OUT / "replay_reader.jsonl"
+GRID_ASIDE = (0.05, 0.1, 0.2, 0.3, 0.4)
+GRID_DECIDE = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+GRID_SURE = (0.6, 0.7, 0.8, 0.9, 0.95)
+
+
+def read(artifact: Path, out: Path = READINGS) -> int:
+    from tools.models.verifier import Verifier
+    from tools.text.premise import whole_abstract
+
+    corpus, _, _ = load_data(DATA_DIR)
+    reader = Verifier(artifact)
+    rows = read_replay(REPLAY)
+    pairs = [(r["text"], whole_abstract(corpus[int(d["doc_id"])].title, corpus[int(d["doc_id"])].sents))
+             for r in rows for d in r["docs"]]
+    probs = iter(reader.predict_proba(pairs, batch_size=8))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w") as f:
+        for r in rows:
+            for d in r["docs"]:
+                f.write(json.dumps({"claim": r["claim"], "doc_id": d["doc_id"],
+                                    "reader": [round(p, 4) for p in next(probs)]}) + "\n")
+    print(f"{len(pairs)} abstracts of {len(rows)} held-out claims read by {artifact}")
+    return 0
+
+
+def gold_sides() -> dict[int, int]:
+    """Held-out claim id -> +1 (supported), -1 (refuted), 0 (no evidence in the corpus)."""
+    _, train, _ = load_data(DATA_DIR)
+    out: dict[int, int] = {}
+    for c in split_heldout(train, 0.15, 13)[1]:
+        labels = {lab for sets in c.evidence.values() for _, lab in sets}
+        out[c.id] = 0 if not labels else (1 if labels == {0} else -1 if labels == {1} else 0)
+    return out
+
+
+def claim_table(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confidence: float,
+                gold: dict[int, int]) -> dict[str, Any]:
+    """Per gold class, claims whose verdict (the product's rule, every paper weighed alike) takes the right side,
+    the wrong side, or none."""
+    from agent.judge.scoring import GRADE_SCORE, verdict_sign
+    from agent.judge.verdict import decide as verdict
+    from agent.state import SourceAssessment
+
+    t = {k: {"right": 0, "wrong": 0, "none": 0} for k in ("supported", "refuted", "no_evidence")}
+    for r in rows:
+        labelled = []
+        for d in r["docs"]:
+            got = labeller(d)
+            if got is not None:
+                labelled.append(SourceAssessment(doc_id=d["doc_id"], label=got[0], score=GRADE_SCORE[got[0]],
+                                                 reputation=1.0, explanation="", stance_confidence=got[1]))
+        sign = verdict_sign(verdict(labelled, 0, 1.0, min_confidence).label)
+        g = gold[int(r["claim"])]
+        cell = t["supported" if g > 0 else "refuted" if g < 0 else "no_evidence"]
+        cell["none" if sign == 0 else "right" if sign == g else "wrong"] += 1
+    settled = sum(sum(t[k].values()) for k in ("supported", "refuted"))
+    right = t["supported"]["right"] + t["refuted"]["right"]
+    return {**t, "settled": settled, "right_of_settled": round(right / settled, 3) if settled else 0.0,
+            "right": right, "wrong_side": t["supported"]["wrong"] + t["refuted"]["wrong"],
+            "no_evidence_sided": t["no_evidence"]["wrong"]}
+
+
+def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
+    """A judge on replayed abstracts: today's two-part judge (``band`` None), the reader first with the LLM on what
+    it is unsure of, or the reader alone."""
+    from agent.judge.scoring import grade
+
+    cal = load_calibration()
+
+    def judge(d: dict[str, Any]) -> tuple[str, float] | None:
+        if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
+            return None
+        if band is not None:
+            reading = Reading(*d["reader"])
+            fate = decide(reading, band)
+            if fate == "aside" or (fate == "unsure" and alone):
+                return None
+            if fate == "counts":
+                return grade(2 * reading.p_claim - 1), reading.confidence
+        if not cal.passes(cal.bearing(d["bearing"], d["llm_p_bears"])):
+            return None
+        st = cal.stance(d["llm_p_claim"], d["verifier_p_claim"])
+        return st.label, st.confidence
+
+    return judge
+
+
+def llm_reads(rows: Sequence[dict[str, Any]], band: ReaderBand) -> int:
+    """Papers the reader leaves to the LLM (past the verifier's floor)."""
+    cal = load_calibration()
+    return sum(1 for r in rows for d in r["docs"] if cal.worth_asking(cal.verifier_bearing(d["bearing"]))
+               and decide(Reading(*d["reader"]), band) == "unsure")
+
+
+def trial(rows: Sequence[dict[str, Any]], judge: Labeller, min_confidence: float,
+          gold: dict[int, int]) -> dict[str, Any]:
+    return {"claims": claim_table(rows, judge, min_confidence, gold),
+            "label_only": label_only(rows, judge, min_confidence)}
+
+
+def fit(write: bool) -> int:
+    from agent.settings.app import get_settings
+
+    readings = {(int(x["claim"]), x["doc_id"]): x["reader"] for x in map(json.loads, READINGS.read_text().splitlines())}
+    rows = gate_reading(read_replay(REPLAY), "shown", True, "max")  # as the shipped gate reads
+    for r in rows:
+        for d in r["docs"]:
+            d["reader"] = readings[(int(r["claim"]), d["doc_id"])]
+    gold = gold_sides()
+    min_conf = get_settings().judge.min_confidence
+    today = trial(rows, labellers(None, False), min_conf, gold)
+    trials = []
+    for a in GRID_ASIDE:
+        for f in GRID_DECIDE:
+            for s in GRID_SURE:
+                band = ReaderBand(a, f, s)
+                with_llm = trial(rows, labellers(band, False), min_conf, gold)
+                trials.append({"band": band.__dict__, "llm_reads": llm_reads(rows, band), **with_llm,
+                               "alone": trial(rows, labellers(band, True), min_conf, gold)})
+    ok = [t for t in trials if t["claims"]["wrong_side"] <= today["claims"]["wrong_side"]
+          and t["label_only"]["precision"] >= today["label_only"]["precision"]]
+    best = max(ok or trials, key=lambda t: (t["claims"]["right"], -t["claims"]["no_evidence_sided"], -t["llm_reads"]))
+    papers = sum(1 for r in rows for d in r["docs"])
+    report = {"command": "python -m evals.training.reader_band fit" + (" --write" if write else ""),
+              "git_commit": git_commit(), "claims": len(rows), "abstracts": papers, "today": today,
+              "chosen": best, "rule_met": bool(ok), "trials": trials}
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "band_heldout.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps({k: report[k] for k in ("today", "chosen", "rule_met")}, indent=1))
+    if write:
+        raw = json.loads(CALIBRATION_FILE.read_text())
+        raw["reader_band"] = best["band"]
+        raw.setdefault("fitted", {})["reader_band"] = {
+            "command": report["command"], "git_commit": report["git_commit"],
+            "held_out_claims": best["claims"], "label_only": best["label_only"], "llm_reads": best["llm_reads"]}
+        CALIBRATION_FILE.write_text(json.dumps(raw, indent=2) + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("read")
+    r.add_argument("--artifact", type=Path, default=REPO / "tools" / "models" / "reader")
+    f = sub.add_parser("fit")
+    f.add_argument("--write", action="store_true", help="put the band in agent/judge/judge_calibration.json")
+    args = p.parse_args(argv)
+    return read(args.artifact) if args.cmd == "read" else fit(args.write)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

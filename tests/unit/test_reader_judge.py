@@ -1,0 +1,120 @@
+"""The abstract reader in the judge (agent/judge/reader.py, agent/nodes/direction.py): it reads the claim against the
+whole abstract first and decides what it is sure of; the LLM reads only the papers it is unsure of, and nobody does
+with JUDGE_DIRECTION=reader. With the scripted model, a rule reader and the tiny corpus."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from agent.judge.calibration import ReaderBand, load_calibration
+from agent.judge.reader import Reading, decide
+from agent.result import CheckResult
+from agent.service import run_claim
+from tests.conftest import direction_rules
+from tools.models.verifier import VerifierResult
+from tools.text.premise import whole_abstract
+
+ALDH1_WORSE = "ALDH1 expression is associated with worse breast cancer outcomes."
+VERIFIER = {"poor prognosis": "supports"}
+BAND = load_calibration().reader_band
+
+
+class RuleReader:
+    """Test stand-in for the trained reader: fixed probabilities (supports, refutes, nei) for every abstract that
+    contains a key, "does not bear" for the rest; it records what it read."""
+
+    def __init__(self, rules: dict[str, tuple[float, float, float]]) -> None:
+        self.rules = rules
+        self.seen: list[tuple[str, str]] = []
+
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> list[VerifierResult]:
+        out = []
+        for claim, abstract in pairs:
+            self.seen.append((claim, abstract))
+            ps, pr, pn = next((p for key, p in self.rules.items() if key in abstract), (0.01, 0.01, 0.98))
+            label = max(zip(("supports", "contradicts", "nei"), (ps, pr, pn), strict=True), key=lambda t: t[1])[0]
+            out.append(VerifierResult(label, ps, pr, pn))  # type: ignore[arg-type]
+        return out
+
+
+SURE_SUPPORT = (0.97, 0.02, 0.01)
+SURE_REFUTE = (0.02, 0.97, 0.01)
+UNSURE = (0.45, 0.05, 0.5)
+
+
+def llm_read_anything(deps: Any) -> bool:
+    """Whether the LLM was asked whether a paper bears on the claim, or which way it points."""
+    asks = (f"Claim: {ALDH1_WORSE}\n\nDoes the evidence report", f"Statement A: {ALDH1_WORSE}")
+    return any(a in str(c[-1].content) for c in deps.llm.calls for a in asks)
+
+
+def with_reader(make_deps: Any, rules: dict[str, tuple[float, float, float]], llm: list[dict[str, Any]],
+                direction: str = "llm") -> Any:
+    answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See.")]  # the answer's sentence kept
+    deps = make_deps([*llm, *answer], VERIFIER)
+    deps.reader = RuleReader(rules)
+    deps.settings = deps.settings.with_values(judge={"direction": direction})
+    return deps
+
+
+def test_the_band_decides_aside_counts_and_unsure() -> None:
+    band = ReaderBand(aside_below=0.2, decide_from=0.8, sure=0.8)
+    assert decide(Reading(0.05, 0.05, 0.9), band) == "aside"
+    assert decide(Reading(0.9, 0.05, 0.05), band) == "counts"
+    assert decide(Reading(0.5, 0.45, 0.05), band) == "unsure"  # it bears, but the side is a coin toss
+    assert decide(Reading(0.45, 0.05, 0.5), band) == "unsure"  # it leans, but may not bear
+    assert Reading(0.3, 0.1, 0.6).p_claim == pytest.approx(0.75)
+
+
+def test_a_paper_the_reader_is_sure_of_counts_without_the_llm(make_deps) -> None:
+    deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, direction_rules(ALDH1_WORSE, supports=True))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.judged_by == "reader" and source.score < 0  # the reader's side, not the scripted LLM's
+    assert "abstract reader" in source.explanation
+    assert not llm_read_anything(deps)
+    claim, abstract = deps.reader.seen[0]
+    doc = deps.index.docs["103"]
+    assert claim == ALDH1_WORSE and abstract == whole_abstract(doc.title, doc.sentences)  # the whole abstract
+
+
+def test_a_paper_the_reader_finds_off_topic_is_set_aside_with_its_reason(make_deps) -> None:
+    deps = with_reader(make_deps, {}, direction_rules(ALDH1_WORSE))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    assert not any(a.doc_id == "103" for a in result.assessments)
+    (aside,) = [s for s in result.silent if s.doc_id == "103"]
+    assert "abstract reader" in aside.reason and aside.reason.startswith("Not counted")
+    assert not llm_read_anything(deps)
+
+
+def test_the_llm_reads_only_the_paper_the_reader_is_unsure_of(make_deps) -> None:
+    deps = with_reader(make_deps, {"poor prognosis": UNSURE}, direction_rules(ALDH1_WORSE, supports=True))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.judged_by == "verifier+llm" and source.score > 0
+    assert "reader was unsure" in source.explanation
+    assert llm_read_anything(deps)
+
+
+def test_the_reader_alone_never_asks_the_llm_and_lists_what_it_is_unsure_of(make_deps) -> None:
+    deps = with_reader(make_deps, {"poor prognosis": UNSURE}, direction_rules(ALDH1_WORSE), direction="reader")
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    assert not llm_read_anything(deps)
+    (aside,) = [s for s in result.silent if s.doc_id == "103"]
+    assert aside.close and "unsure" in aside.reason
+    assert result.verdict is not None and result.verdict.label == "Not enough evidence"
+
+
+def test_without_the_reader_the_llm_reads_every_paper(make_deps) -> None:
+    deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, direction_rules(ALDH1_WORSE, supports=True))
+    deps.settings = deps.settings.with_values(judge={"reader": False})
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.judged_by == "verifier+llm" and not deps.reader.seen
+
+
+def test_the_shipped_band_is_ordered() -> None:
+    assert 0.0 < BAND.aside_below <= BAND.decide_from <= 1.0 and 0.5 <= BAND.sure <= 1.0
