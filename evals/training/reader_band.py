@@ -40,13 +40,13 @@ GRID_DECIDE = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 GRID_SURE = (0.6, 0.7, 0.8, 0.9, 0.95)
 
 
-def read(artifact: Path, out: Path = READINGS) -> int:
+def read(artifact: Path, out: Path = READINGS, limit: int = 0) -> int:
     from tools.models.verifier import Verifier
     from tools.text.premise import whole_abstract
 
     corpus, _, _ = load_data(DATA_DIR)
     reader = Verifier(artifact)
-    rows = read_replay(REPLAY)
+    rows = read_replay(REPLAY)[: limit or None]
     pairs = [(r["text"], whole_abstract(corpus[int(d["doc_id"])].title, corpus[int(d["doc_id"])].sents))
              for r in rows for d in r["docs"]]
     probs = iter(reader.predict_proba(pairs, batch_size=8))
@@ -179,10 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("read")
     r.add_argument("--artifact", type=Path, default=REPO / "tools" / "models" / "reader")
+    r.add_argument("--out", type=Path, default=READINGS)
+    r.add_argument("--limit", type=int, default=0, help="only the first N claims (a smoke test)")
     f = sub.add_parser("fit")
     f.add_argument("--write", action="store_true", help="put the band in agent/judge/judge_calibration.json")
     args = p.parse_args(argv)
-    return read(args.artifact) if args.cmd == "read" else fit(args.write)
+    return read(args.artifact, args.out, args.limit) if args.cmd == "read" else fit(args.write)
 
 
 if __name__ == "__main__":
