@@ -15,8 +15,9 @@ from agent.state import AnswerSentence, Correction, Evidence, SilentSource, Sour
 
 
 class Source(Evidence):
-    """One evidence sentence as the user sees it: the sentence with its context, and its abstract's label and
-    reputation weight and stance confidence (None when the abstract was not labelled)."""
+    """One evidence sentence as the user sees it: the sentence with its neighbouring sentences (and the paper's
+    generated summary once written), and its abstract's label and reputation weight and stance confidence (None when
+    the abstract was not labelled)."""
 
     label: str | None = None
     reputation: float | None = None
@@ -27,7 +28,7 @@ class Source(Evidence):
 
 class CheckResult(BaseModel):
     # one check's own id: a thread holds each check once, and a later node that amends the check (the generated
-    # contexts of agent.followup.supplement) replaces it under this id (agent.followup.state.checks)
+    # summaries of agent.followup.supplement) replaces it under this id (agent.followup.state.checks)
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     claim: str
     queries: list[str] = Field(default_factory=list)

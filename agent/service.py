@@ -166,7 +166,7 @@ def run_claim(
 def supplement_result(
     result: CheckResult, deps: Deps, on_paper: Callable[[int, Supplement], None] | None = None
 ) -> CheckResult:
-    """The check with each paper's generated context (agent.answer.supplement), written after its answer, with the
+    """The check with each paper's generated summary (agent.answer.supplement), written after its answer, with the
     LLM's usage, notes and seconds added; the check as it is when GENERATED_CONTEXT is off or it has no sources."""
     if not deps.settings.judge.supplement or not result.sources:
         return result

@@ -56,8 +56,8 @@ class Evidence(BaseModel):
     sentence_index: int
     context: str = ""  # the sentence before, as the verifier reads it (tools.text.premise.before)
     section: str = ""  # where the sentence sits: "results; sentence 5 of 9" (tools.text.premise.where)
-    neighbours: list[str] = Field(default_factory=list)
-    # the generated supplementary context of its paper (agent.answer.supplement): written by the LLM from the whole
+    neighbours: list[str] = Field(default_factory=list)  # CONTEXT_WINDOW sentences each side (agent.nodes.context)
+    # the generated summary of its paper (agent.answer.supplement): written by the LLM from the whole
     # abstract after the answer and checked against it; "" until written, or when it was dropped or not written, and
     # then `supplement_note` says why
     supplement: str = ""

@@ -1,6 +1,6 @@
 """Expected calibration error and the reliability diagram, for any stated confidence: the verifier's stance
-probabilities (evals.training.verifier_trials) and the verdict confidence (evals.scifact.calibration). It sits at the
-top of evals/ because the harness, training and the studies all read it."""
+probabilities (evals.training.verifier_trials) and the verdict confidence (evals.scifact.verdict_confidence). It sits
+at the top of evals/ because the harness, training and the studies all read it."""
 
 from __future__ import annotations
 

@@ -1,16 +1,19 @@
-"""A generated supplementary context: one or two sentences, written by the LLM from a paper's whole abstract, that
-situate the paper's evidence sentences (what was studied, in whom, what was measured, what was found, a null result
-included). A reader, and a judge, sees one sentence of an abstract; the context says the rest at a glance.
+"""The generated summary of a paper (the `supplement` of its sources; GENERATED_CONTEXT turns it on): one or two
+sentences, written by the LLM from a paper's whole abstract, that situate the paper's evidence sentences (what was
+studied, in whom, what was measured, what was found, a null result included). A reader, and a judge, sees one
+sentence of an abstract; the summary says the rest at a glance. It is not the neighbouring sentences of
+agent.nodes.context, which are the paper's own text.
 
 The prompt has the shape of Anthropic's Contextual Retrieval (the whole document, then the chunk to situate within
 it), as the study of supplementary context for fact-checking (Kobe University) uses; FactDetect's generated short
-facts raised zero-shot LLM F1 on SciFact. One call per paper situates all of its shown sentences: the context is about
-the study, which its sentences share, and a call per sentence would read the same abstract again.
+facts raised zero-shot LLM F1 on SciFact. One call per paper situates all of its shown sentences: the summary is
+about the study, which its sentences share, and a call per sentence would read the same abstract again.
 
-A generated context is checked as an answer sentence is (agent.answer.checks.check_sentences): each of its sentences
+A generated summary is checked as an answer sentence is (agent.answer.checks.check_sentences): each of its sentences
 cites the abstract, read sentence by sentence with the sentence before, by the independent sentence verifier. A
-context with one sentence the abstract does not support is dropped whole, with the reason, and the paper is shown with
-its extracted context alone: a context that adds a finding the paper does not report misleads more than none.
+summary with one sentence the abstract does not support is dropped whole, with the reason, and the paper is shown
+with its neighbouring sentences alone: a summary that adds a finding the paper does not report misleads more than
+none.
 """
 
 from __future__ import annotations
@@ -31,13 +34,13 @@ from agent.state import AnswerSentence, Deps, Evidence, StanceVerifier, Usage
 from tools.corpus import split_sentences
 from tools.text.premise import before, where
 
-# completion tokens a context may take: two sentences of about 35 words
-CONTEXT_TOKENS = 100
+# completion tokens a summary may take: two sentences of about 35 words
+SUMMARY_TOKENS = 100
 
 
 @dataclass(frozen=True)
 class Supplement:
-    """A paper's generated context: ``text`` when its abstract supports it, else empty with ``note`` saying why
+    """A paper's generated summary: ``text`` when its abstract supports it, else empty with ``note`` saying why
     (the sentence its abstract does not support, or why it was not written)."""
 
     text: str
@@ -46,14 +49,14 @@ class Supplement:
 
 
 def situating(title: str, sentences: Sequence[str], idx: Sequence[int]) -> str:
-    """The prompt that asks for the context of sentences ``idx`` of one abstract."""
+    """The prompt that asks for the summary that situates sentences ``idx`` of one abstract."""
     abstract = f"{title}\n" + " ".join(sentences)
     chunk = " ".join(sentences[i] for i in sorted(idx))
     return prompts.render("supplement", abstract=abstract, chunk=chunk)
 
 
 def abstract_evidence(doc_id: str, title: str, sentences: Sequence[str]) -> list[Evidence]:
-    """An abstract as the sources a context cites: each sentence with the one before and its place, all [1]."""
+    """An abstract as the sources a summary cites: each sentence with the one before and its place, all [1]."""
     return [
         Evidence(n=1, doc_id=doc_id, title=title, sentence=s, sentence_index=i, context=before(sentences, i),
                  section=where(sentences, i))
@@ -62,7 +65,7 @@ def abstract_evidence(doc_id: str, title: str, sentences: Sequence[str]) -> list
 
 
 def unsupported(text: str, doc_id: str, title: str, sentences: Sequence[str], verifier: StanceVerifier) -> str:
-    """Why the abstract does not support the context ``text`` ("" when it supports each of its sentences)."""
+    """Why the abstract does not support the summary ``text`` ("" when it supports each of its sentences)."""
     said = [AnswerSentence(text=s, citations=[1]) for s in split_sentences(text)]
     if not said:
         return "it is empty"
@@ -74,7 +77,7 @@ def unsupported(text: str, doc_id: str, title: str, sentences: Sequence[str], ve
 
 
 def clean(reply: str) -> str:
-    """The context as a reader sees it: one paragraph, without a label the model put before it."""
+    """The summary as a reader sees it: one paragraph, without a label the model put before it."""
     text = " ".join(reply.split())
     for label in ("Context:", "context:", "CONTEXT:"):
         text = text.removeprefix(label).strip()
@@ -89,9 +92,9 @@ def supplement(
     sentences: Sequence[str],
     idx: Sequence[int],
 ) -> Supplement:
-    """The checked context of sentences ``idx`` of one abstract. Raises LLMUnavailableError."""
+    """The checked summary that situates sentences ``idx`` of one abstract. Raises LLMUnavailableError."""
     reply, usage = chat(llm, prompts.load("supplement_system"), situating(title, sentences, idx),
-                        max_tokens=CONTEXT_TOKENS)
+                        max_tokens=SUMMARY_TOKENS)
     text = clean(reply)
     why = unsupported(text, doc_id, title, sentences, verifier)
     if why:
@@ -105,9 +108,9 @@ E = TypeVar("E", bound=Evidence)
 def supplemented(
     evidence: Sequence[E], deps: Deps, on_paper: Callable[[int, Supplement], None] | None = None
 ) -> tuple[list[E], Usage, list[str]]:
-    """The evidence with each paper's generated context (``supplement``, or ``supplement_note`` saying why there is
+    """The evidence with each paper's generated summary (``supplement``, or ``supplement_note`` saying why there is
     none), paper by paper in the order shown, within SUPPLEMENT_SECONDS; ``on_paper(n, supplement)`` is called as
-    each paper's context is written, so that a reader sees it at once. With the LLM's usage and the check's notes."""
+    each paper's summary is written, so that a reader sees it at once. With the LLM's usage and the check's notes."""
     judge = deps.settings.judge
     papers = grouped(evidence, lambda ev: ev.doc_id)
     written: dict[str, Supplement] = {}
@@ -121,7 +124,7 @@ def supplemented(
         if error or time.perf_counter() - start >= judge.supplement_seconds:
             left += 1
             why = f"the LLM is unavailable ({error})" if error else (
-                f"the time for writing contexts (SUPPLEMENT_SECONDS={judge.supplement_seconds:g}) ran out")
+                f"the time for writing summaries (SUPPLEMENT_SECONDS={judge.supplement_seconds:g}) ran out")
             written[doc_id] = Supplement(text="", note=f"not written: {why}")
             continue
         try:
@@ -137,11 +140,12 @@ def supplemented(
             on_paper(shown[0].n, got)
     notes = []
     if left:
-        notes.append(f"supplement: {left} paper(s) have no generated context: "
+        notes.append(f"supplement: {left} paper(s) have no generated summary: "
                      + ("the LLM is unavailable" if error else "the time for writing them ran out"))
     dropped = sum(1 for s in written.values() if s.note.startswith("the abstract"))
     if dropped:
-        notes.append(f"supplement: {dropped} generated context(s) dropped: their abstract does not support them")
+        notes.append(f"supplement: {dropped} paper(s) had their generated summary dropped: their abstract does "
+                     "not support it")
     out = [ev.model_copy(update={"supplement": written[ev.doc_id].text,
                                  "supplement_note": written[ev.doc_id].note}) for ev in evidence]
     return out, usage, notes

@@ -31,7 +31,7 @@ def build_thread_graph(checkpointer: Any = None) -> Any:
     builder.add_node("supplement", supplement)
     builder.add_edge(START, "route")
     builder.add_conditional_edges("route", lambda s: s["action"], REPLIES)
-    # a check's answer is kept (and shown) before the LLM writes the contexts of its papers
+    # a check's answer is kept (and shown) before the LLM writes the generated summaries of its papers
     builder.add_edge("check", "supplement")
     builder.add_edge("supplement", END)
     for name in REPLIES[1:]:

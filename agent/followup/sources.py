@@ -1,4 +1,5 @@
-"""The exact source sentences behind one answer sentence of the thread's last check, with their contexts. No LLM."""
+"""The exact source sentences behind one answer sentence of the thread's last check, with their neighbouring
+sentences. No LLM."""
 
 from __future__ import annotations
 

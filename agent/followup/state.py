@@ -12,7 +12,7 @@ Action = Literal["check", "sources", "why", "answer"]
 
 def checks(held: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The thread's checks with ``new`` ones: a check whose id the thread holds replaces it in place (a node that
-    amends a check, such as the generated contexts); any other is appended."""
+    amends a check, such as the generated summaries); any other is appended."""
     out = list(held)
     at = {r.get("id"): k for k, r in enumerate(out) if r.get("id")}
     for r in new:

@@ -1,6 +1,6 @@
-"""After a check's answer, the generated supplementary context of each paper it shows (agent.answer.supplement): a
-node of its own after `check`, so the verdict and the answer are kept in the thread, and shown, before the LLM writes
-a word of context. Each paper's context is streamed as it is written ({"supplement": {"result": id, "paper": n,
+"""After a check's answer, the generated summary of each paper it shows (agent.answer.supplement): a node of its own
+after `check`, so the verdict and the answer are kept in the thread, and shown, before the LLM writes a word of
+summary. Each paper's summary is streamed as it is written ({"supplement": {"result": id, "paper": n,
 "text": ..., "note": ...}}), and the check is kept again with them. An LLM that fails stops the writing at its first
 failure, with a note. Off (GENERATED_CONTEXT=false), or for a check without sources, it does nothing."""
 

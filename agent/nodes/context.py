@@ -1,11 +1,11 @@
-"""Supplementary context (as in the supplementary-context paper): the neighbouring sentences of each evidence
-sentence (CONTEXT_WINDOW on each side), an extractive context that lets the sentence stand alone (the sentence
-before it), and where the sentence sits (its section in a structured abstract or a full text, its position). The
-verifier reads the last two with the sentence (tools.text.premise).
+"""Neighbouring sentences (as in the supplementary-context paper): the sentences around each evidence sentence
+(CONTEXT_WINDOW on each side, `neighbours`), the sentence before it that lets it stand alone (`context`, cut at
+CONTEXT_CHARS), and where the sentence sits (`section`: its section in a structured abstract or a full text, its
+position). The verifier reads the last two with the sentence (tools.text.premise). All of it is the paper's own text.
 
-The judge reads this extractive context. The LLM's generated context of each paper (agent.answer.supplement) reads
-the whole abstract, costs one call per paper (30-50 s each with the embedded model on a 2-core CPU), and is written
-after the answer, so that it never delays the verdict.
+The judge reads these sentences, never the LLM's generated summary of each paper (agent.answer.supplement, the
+`supplement` of a source): that one reads the whole abstract, costs one call per paper (30-50 s each with the
+embedded model on a 2-core CPU), and is written after the answer, so that it never delays the verdict.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from agent.nodes._timing import timed
-from agent.search.rerank import evidence_scores
+from agent.search.abstract_evidence import evidence_scores
 from agent.state import ClaimState, Deps, RankedDoc
 from tools.index.search import rerank_scores
 

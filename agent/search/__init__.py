@@ -1,1 +1,2 @@
-"""Search beyond the nodes that run it: what the reranker reads of each abstract (``rerank``)."""
+"""Search beyond the nodes that run it: the evidence score of each abstract the reranker node (agent.nodes.rerank)
+reorders (``abstract_evidence``)."""

@@ -50,13 +50,15 @@ class JudgeSettings(SettingsGroup):
     sentence_direction_seconds: float = Field(8.0, gt=0)
     # below this calibrated verdict confidence the verdict is "Cannot decide" (0 = always decide)
     min_confidence: float = Field(0.5, ge=0.0, le=1.0)
-    # neighbouring sentences shown on each side of an evidence sentence; longest extractive context (the verifier
-    # was trained on premises cut at CONTEXT_CHARS: another value shows it premises it has not seen)
+    # neighbouring sentences shown on each side of an evidence sentence; the longest sentence before it that the
+    # verifier reads with it (the verifier was trained on premises cut at CONTEXT_CHARS: another value shows it
+    # premises it has not seen)
     context_window: int = Field(5, ge=0)
     context_chars: int = Field(CONTEXT_CHARS, gt=0)
-    # the generated supplementary context (agent.answer.supplement): after the answer, the LLM writes one or two
-    # checked sentences per paper shown that situate its evidence in its abstract, within SUPPLEMENT_SECONDS a check
-    # (papers left keep their extracted context only, with a note); false turns it off
+    # the generated summary of each paper (agent.answer.supplement; env GENERATED_CONTEXT, its older name): after
+    # the answer, the LLM writes one or two checked sentences per paper shown that situate its evidence in its
+    # abstract, within SUPPLEMENT_SECONDS a check (papers left keep their neighbouring sentences only, with a note);
+    # false turns it off
     supplement: bool = Field(True, validation_alias="GENERATED_CONTEXT")
     supplement_seconds: float = Field(120.0, gt=0)
     # the evidence hierarchy (tools.documents.design.DEFAULT_WEIGHTS, docs/evidence_hierarchy.md): each study design's

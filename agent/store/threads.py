@@ -81,9 +81,9 @@ async def resolve_thread(saver: Any, wanted: str) -> str:
 
 
 async def save_check(saver: Any, result: dict[str, Any], thread_id: str | None = None) -> str:
-    """Keep one check (a CheckResult dump) as a new thread, as if the chat's check had run to its end (the contexts
-    of its papers, as far as they were written, are in the dump); returns the thread's id. A chat does not list it
-    (the chat's own thread list is Chainlit's), but export and the thread graph read it like any other."""
+    """Keep one check (a CheckResult dump) as a new thread, as if the chat's check had run to its end (the generated
+    summaries of its papers, as far as they were written, are in the dump); returns the thread's id. A chat does not
+    list it (the chat's own thread list is Chainlit's), but export and the thread graph read it like any other."""
     from agent.followup.graph import build_thread_graph
 
     thread_id = thread_id or str(uuid.uuid4())

@@ -20,7 +20,7 @@
 * ``cost``: seconds, LLM calls, prompt and completion tokens per claim (means).
 * ``calibration`` (full run): the reliability of the verdict confidence (expected calibration error and bins) and the
   risk-coverage table (Label-Only P / R / F1 and coverage of claims with evidence at each confidence threshold),
-  read back from the records (evals.scifact.calibration).
+  read back from the records (evals.scifact.verdict_confidence).
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from typing import Any
 
 from agent.state import CORRECTION_ACTIONS
 from evals.scifact.answer_checks import check_answer, only_copied
-from evals.scifact.calibration import run_calibration
 from evals.scifact.claim_level import claim_sides
 from evals.scifact.data import RESULTS_DIR, cited_qrels, evidence_qrels, gold_sentences
 from evals.scifact.records import BASELINE_TOOLS
 from evals.scifact.retrieval_metrics import retrieval_report
 from evals.scifact.scifact_metrics import PRF, DocPrediction, abstract_metrics, sentence_metrics
+from evals.scifact.verdict_confidence import run_calibration
 
 VERIFIER_RESULTS = RESULTS_DIR / "verifier_dev.json"
 RETRIEVAL_KEYS = ("recall@3", "recall@5", "map@5", "ndcg@10")

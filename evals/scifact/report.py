@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evals.scifact.calibration import calibration_lines
 from evals.scifact.claim_level import markdown_table
+from evals.scifact.verdict_confidence import calibration_lines
 
 RETRIEVAL_LABELS = {"recall@3": "Recall@3", "recall@5": "Recall@5", "map@5": "MAP@5", "ndcg@10": "nDCG@10"}
 

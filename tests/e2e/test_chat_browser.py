@@ -22,7 +22,7 @@ FIRST_SENTENCE = "Large cohort studies found no association between MMR vaccinat
 # the scripted answer's second sentence rules on the verdict: self-correction replaces it and says so
 CHANGED = "Self-correction changed"
 OUT_OF_RANGE = "ask about sentence 1 to"  # the reply to "what are the sources behind sentence 9?"
-WRITING_CONTEXTS = "is writing a short context for each paper"  # under an answer whose papers' contexts are to come
+WRITING_CONTEXTS = "is writing a short summary of each paper"  # under an answer whose papers' summaries are to come
 # Under load, the first of the two connects Chainlit's client makes when it loads /thread/<id> can get its
 # /set-session-cookie answer last; this init script makes that happen every time
 # (ui/chat/public/keep_resumed_socket.js).

@@ -1,7 +1,7 @@
-"""The generated supplementary context (agent.answer.supplement, agent.followup.supplement): the LLM reads the whole
-abstract and the shown sentences; a context its abstract does not support is dropped with the reason; the thread
-keeps and streams the check's answer before any context is written; time and a down LLM stop the writing with a
-note; every view labels the context as generated."""
+"""The generated summary of each paper (agent.answer.supplement, agent.followup.supplement): the LLM reads the whole
+abstract and the shown sentences; a summary its abstract does not support is dropped with the reason; the thread
+keeps and streams the check's answer before any summary is written; time and a down LLM stop the writing with a
+note; every view labels the summary as generated."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_the_thread_keeps_and_streams_the_answer_before_any_context(make_deps: A
     assert "102" in by_doc  # the meta-analysis: its context says what its abstract does not
     assert by_doc["102"]["supplement"] == "" and by_doc["102"]["supplement_note"].startswith(
         "the abstract does not support it")
-    assert any("1 generated context(s) dropped" in n for n in result["notes"])
+    assert any("1 paper(s) had their generated summary dropped" in n for n in result["notes"])
     papers = len(by_doc)
     assert result["llm"]["calls"] == checked["llm"]["calls"] + papers  # one call per paper
     assert "supplement" in result["timings"]
@@ -124,7 +124,7 @@ def test_time_ran_out_leaves_the_papers_after_with_a_note(make_deps: Any):
     out, usage, notes = supplemented(evidence, deps)
     assert out[0].supplement == KEPT
     assert out[1].supplement == "" and "SUPPLEMENT_SECONDS=0.1) ran out" in out[1].supplement_note
-    assert usage.calls == 1 and notes == ["supplement: 1 paper(s) have no generated context: the time for writing "
+    assert usage.calls == 1 and notes == ["supplement: 1 paper(s) have no generated summary: the time for writing "
                                           "them ran out"]
 
 
@@ -145,7 +145,7 @@ def test_a_down_llm_is_asked_once_and_every_paper_says_why(make_deps: Any, monke
     assert len(asked) == 1 and usage.calls == 0
     assert all(ev.supplement_note == "not written: the LLM is unavailable (the LLM is unreachable (connection "
                                      "refused))" for ev in out)
-    assert notes == ["supplement: 2 paper(s) have no generated context: the LLM is unavailable"]
+    assert notes == ["supplement: 2 paper(s) have no generated summary: the LLM is unavailable"]
 
 
 def test_a_paper_the_index_no_longer_holds_is_not_asked(make_deps: Any):
@@ -179,7 +179,7 @@ def shown_result(make_deps: Any) -> dict[str, Any]:
     return result
 
 
-def test_every_view_labels_the_context_as_generated(make_deps: Any):
+def test_every_view_labels_the_summary_as_generated(make_deps: Any):
     result = shown_result(make_deps)
     mmr = [s for s in result["sources"] if s["doc_id"] == "101"]
     assert f"_{GENERATED}:_ {md(KEPT)}" in papers_lines(result["sources"])  # the answer's sources in the chat
@@ -191,14 +191,14 @@ def test_every_view_labels_the_context_as_generated(make_deps: Any):
     report = report_markdown(CheckResult.model_validate(result))
     assert f"- {GENERATED}: {md(KEPT)}" in report  # the exports
     others = [s for s in result["sources"] if s["doc_id"] != "101"]
-    assert others  # a dropped context: the panel says why, the answer's list shows nothing in its place
+    assert others  # a dropped summary: the panel says why, the answer's list shows nothing in its place
     assert f"_{NONE}:_ the abstract does not support it" in paper_detail(others, 5)
     assert UNSUPPORTED not in papers_lines(others)
 
 
 def test_the_chat_writes_the_contexts_after_the_check_in_a_run_of_their_own(make_deps: Any):
-    """The chat stops the thread's run after `check` (its queue slot is then freed) and resumes it for the contexts;
-    a thread whose contexts were never written takes the next message as a new turn."""
+    """The chat stops the thread's run after `check` (its queue slot is then freed) and resumes it for the summaries;
+    a thread whose summaries were never written takes the next message as a new turn."""
     deps = deps_with_contexts(make_deps)
     graph = build_thread_graph(InMemorySaver())
     cfg = {"configurable": {"thread_id": "t-4"}}
@@ -206,10 +206,10 @@ def test_the_chat_writes_the_contexts_after_the_check_in_a_run_of_their_own(make
     assert graph.get_state(cfg).next == ("supplement",)
     (checked,) = graph.get_state(cfg).values["results"]
     assert all(not s["supplement"] for s in checked["sources"])
-    graph.invoke(None, cfg, context=deps)  # the contexts, in a run of their own
+    graph.invoke(None, cfg, context=deps)  # the summaries, in a run of their own
     (result,) = graph.get_state(cfg).values["results"]
     assert any(s["supplement"] == KEPT for s in result["sources"]) and graph.get_state(cfg).next == ()
-    # a check whose contexts were never written: the next message is a turn of its own
+    # a check whose summaries were never written: the next message is a turn of its own
     graph.invoke({"message": CLAIM}, cfg, context=deps, interrupt_after=["check"])
     state = graph.invoke({"message": "what are the sources behind sentence 1?"}, cfg, context=deps)
     assert state["reply"]["kind"] == "sources" and len(state["results"]) == 2
@@ -238,12 +238,12 @@ def test_the_chat_answer_says_contexts_are_coming_then_shows_each_or_why_not(mak
     papers = sorted({s["n"] for s in kept["sources"]})
     assert WRITING.format(done=0, of=len(papers)) in stream.content()
     first = next(s for s in result["sources"] if s["doc_id"] == "101")
-    asyncio.run(stream.context({"result": result["id"], "paper": first["n"], "text": KEPT, "note": ""}))
+    asyncio.run(stream.summary({"result": result["id"], "paper": first["n"], "text": KEPT, "note": ""}))
     shown = stream.message.updates[-1]
     assert md(KEPT) in shown and WRITING.format(done=1, of=len(papers)) in shown
-    asyncio.run(stream.context({"result": "another check", "paper": first["n"], "text": "not this one", "note": ""}))
-    assert len(stream.message.updates) == 1  # a context of another check is not this answer's
+    asyncio.run(stream.summary({"result": "another check", "paper": first["n"], "text": "not this one", "note": ""}))
+    assert len(stream.message.updates) == 1  # a summary of another check is not this answer's
     asyncio.run(stream.failed("RuntimeError: the verifier broke"))
     assert md("could not be written (RuntimeError: the verifier broke)") in stream.message.updates[-1]
-    assert "is writing a short context" not in stream.message.updates[-1]
+    assert "is writing a short summary" not in stream.message.updates[-1]
 

@@ -1,4 +1,5 @@
-"""The chat's Markdown, from the `ask --json` object: citations, flags, verdict badge, sources with context."""
+"""The chat's Markdown, from the `ask --json` object: citations, flags, verdict badge, sources with their neighbouring
+sentences."""
 
 from __future__ import annotations
 
@@ -90,7 +91,8 @@ def test_source_detail_highlights_the_sentence_within_its_neighbours():
     assert r"A\. B\. **Evidence sentence 1\.** C\. D\." in detail
     assert "Sentence 3 of the abstract, with its neighbours (the sentence read in bold):" in detail
     assert "==" not in detail and "›" not in detail and "‹" not in detail
-    assert "Sentence 3 of the abstract" in detail and r"_Supplementary context:_ The sentence before\." in detail
+    assert r"_The sentence before, as the verifier read it:_ The sentence before\." in detail
+    assert "Supplementary" not in detail and "Generated" not in detail  # the paper's own text, not the LLM's summary
     assert open_name(1) not in detail  # the panel itself holds no link to itself
     first = source(2, sentence_index=0, neighbours=["N1.", "N2."])
     assert split_neighbours(first, 5) == ([], ["N1.", "N2."])
@@ -139,6 +141,10 @@ def test_step_markdown_from_node_updates():
     assert step_markdown("rerank", off) == "Reranking is off (RERANK_TOP=0): the fused order is kept."
     on = {"candidates": [{"doc_id": "1", "score": 0.2, "evidence_score": 0.91}]}
     assert step_markdown("rerank", on).endswith("- doc 1 · evidence 0.91 · RRF 0.2000")
+    # the context node's step: the paper's neighbouring sentences, never called the LLM's (generated) summary
+    assert STEP_NAMES["context"] == "Neighbouring sentences"
+    neighbours = step_markdown("context", {"evidence": [source(1)]})
+    assert neighbours == "- “Evidence sentence 1\\.”\n  > sentence before: The sentence before\\."
 
 
 CORRECTED: dict[str, Any] = {

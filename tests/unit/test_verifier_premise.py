@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agent.judge.sources import premise as run_time_premise
 from agent.nodes.context import context
-from agent.search.rerank import evidence_scores
+from agent.search.abstract_evidence import evidence_scores
 from agent.state import Evidence
 from evals.training.data import Claim, Doc, build_eval_pairs, context_variants
 from tools.text.premise import abstract_premise, heading_section, where

@@ -1,6 +1,6 @@
-"""A check's answer shown the moment the thread keeps the check, before the LLM writes the context of its papers
-(agent.followup.supplement), and each paper's generated context written into the answer's sources as it comes: the
-verdict and the answer never wait for a context."""
+"""A check's answer shown the moment the thread keeps the check, before the LLM writes the summary of its papers
+(agent.followup.supplement), and each paper's generated summary written into the answer's sources as it comes: the
+verdict and the answer never wait for a summary."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ui.chat.sources import turn_deps
 from ui.chat.views import answer_content, answer_message
 
 log = logging.getLogger("claimtrace.ui")
-WRITING = "📝 The LLM is writing a short context for each paper from its abstract ({done} of {of} written)…"
+WRITING = "📝 The LLM is writing a short summary of each paper from its abstract ({done} of {of} written)…"
 
 
 class AnswerStream:
@@ -48,8 +48,8 @@ class AnswerStream:
         self.message.content = self.content()
         await self.message.send()
 
-    async def context(self, event: dict[str, Any]) -> None:
-        """One paper's context, written: into its sources, and the answer shown again."""
+    async def summary(self, event: dict[str, Any]) -> None:
+        """One paper's generated summary, written: into its sources, and the answer shown again."""
         if self.result is None or self.message is None or event.get("result") != self.result.get("id"):
             return
         n = event.get("paper")
@@ -62,17 +62,17 @@ class AnswerStream:
         await self.message.update()
 
     async def failed(self, why: str) -> None:
-        """The contexts could not be written: the answer as kept, with a note that says why."""
+        """The summaries could not be written: the answer as kept, with a note that says why."""
         if self.message is None or self.result is None:
             return
         self.result = {**self.result, "notes": [*self.result.get("notes", []),
-                                                f"supplement: the contexts could not be written ({why})"]}
+                                                f"supplement: the generated summaries could not be written ({why})"]}
         self.written = {s["n"] for s in self.result["sources"]}
         self.message.content = self.content()
         await self.message.update()
 
     async def finished(self, result: dict[str, Any] | None) -> None:
-        """The check as the thread keeps it after the contexts (its notes say what was not written)."""
+        """The check as the thread keeps it after the summaries (its notes say what was not written)."""
         if self.message is None or result is None:
             return
         self.result, self.written = result, {s["n"] for s in result["sources"]}
@@ -85,8 +85,8 @@ async def new_answer(notes: list[str] | None = None) -> AnswerStream:
     return AnswerStream(len((await thread_values(str(cl.context.session.thread_id))).get("results", [])), notes or [])
 
 
-async def write_contexts(answer: AnswerStream) -> None:
-    """The generated contexts of the turn's check (agent.followup.supplement), written into its answer as each one
+async def write_summaries(answer: AnswerStream) -> None:
+    """The generated summaries of the turn's check (agent.followup.supplement), written into its answer as each one
     comes; nothing when the check's run ended otherwise (no check, an error)."""
     rt = await chat_runtime()
     config = thread_config(str(cl.context.session.thread_id))
@@ -96,9 +96,9 @@ async def write_contexts(answer: AnswerStream) -> None:
     try:
         async for mode, data in rt.graph.astream(None, config, context=deps, stream_mode=["updates", "custom"]):
             if mode == "custom" and isinstance(data, dict) and "supplement" in data:
-                await answer.context(data["supplement"])
+                await answer.summary(data["supplement"])
             elif mode == "updates" and "supplement" in data:
                 await answer.finished(((data["supplement"] or {}).get("results") or [None])[0])
-    except Exception as e:  # the answer stands as it was kept: the contexts are extra, never worth the turn
-        log.exception("the generated contexts could not be written")
+    except Exception as e:  # the answer stands as it was kept: the summaries are extra, never worth the turn
+        log.exception("the generated summaries could not be written")
         await answer.failed(f"{type(e).__name__}: {e}")

@@ -21,7 +21,7 @@ from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings.app import get_settings
 from agent.store.feedback import record_feedback
-from ui.chat.answer_stream import AnswerStream, new_answer, write_contexts
+from ui.chat.answer_stream import AnswerStream, new_answer, write_summaries
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
 from ui.chat.failures import UNAVAILABLE, report_failure
@@ -113,7 +113,7 @@ async def run_turn(
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
     text exactly as typed. When the LLM turns the text into another claim to check, say so, with the user's own
     words on offer instead. A check's answer is shown the moment the thread keeps it (``answer``), and the run
-    stops there: its papers' generated contexts come after (`write_contexts`)."""
+    stops there: its papers' generated summaries come after (`write_summaries`)."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
     answer = answer or await new_answer()
@@ -167,16 +167,16 @@ async def queued_turn(
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
     stored result and never waits for a slot, only for the thread's own turn before it (ui.chat.queued.own_turn, which
-    says so while it waits). A check's generated contexts are written once its slot is free, so the next check in
-    line starts at once (the LLM still writes one context at a time between other checks' readings)."""
-    async with own_turn(thread_id()):  # the thread's earlier turn finishes first, its contexts included
+    says so while it waits). A check's generated summaries are written once its slot is free, so the next check in
+    line starts at once (the LLM still writes one summary at a time between other checks' readings)."""
+    async with own_turn(thread_id()):  # the thread's earlier turn finishes first, its summaries included
         if text is not None and asked_sentence(text) is not None:
             return await run_turn(text)
         with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
             answer = await new_answer(notes)
             async with queue_slot():
                 values = await run_turn(text, resuming, verbatim, answer)
-            await write_contexts(answer)
+            await write_summaries(answer)
             return values
 
 

@@ -4,7 +4,7 @@ and feedback rows (agent.store.forget) and the files its sessions wrote (ui.chat
 thread is gone. Each step a session stores marks that session's files folder with its thread.
 
 Chainlit stores each send and update of a message in a task of its own, started and never awaited, so two updates
-close together (an answer, then its papers' contexts: ui.chat.answer_stream) could be stored in either order, and a
+close together (an answer, then its papers' summaries: ui.chat.answer_stream) could be stored in either order, and a
 reopened thread show an older text. The writes of one step wait for each other here, in the order they were started:
 a task runs until its first await, and asyncio's lock hands itself over first come, first served.
 

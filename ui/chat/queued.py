@@ -23,7 +23,7 @@ _THREAD_TURNS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValu
 def thread_turn(thread_id: str) -> asyncio.Lock:
     """The lock that runs one turn at a time on a thread in this process. A question sent as soon as the verdict shows
     ("the sources behind sentence 1?") would otherwise run the graph on the thread while its check still writes the
-    answer and the papers' contexts: two runs on one thread race on its checkpoints, and the question can go
+    answer and the papers' summaries: two runs on one thread race on its checkpoints, and the question can go
     unanswered. The lock lives as long as a turn holds or awaits it."""
     lock = _THREAD_TURNS.get(thread_id)
     if lock is None:
@@ -32,7 +32,7 @@ def thread_turn(thread_id: str) -> asyncio.Lock:
 
 
 EARLIER_TURN = (
-    "⏳ This thread's last check is still finishing (its answer or its papers' generated contexts); your message is "
+    "⏳ This thread's last check is still finishing (its answer or its papers' generated summaries); your message is "
     "answered as soon as it is done."
 )
 

@@ -1,8 +1,9 @@
 """Markdown for the chat: pure functions of a check result as JSON (`CheckResult.model_dump()`, the `claimtrace
 ask --json` object) and of follow-up replies. Nothing here computes a result; it only shows one.
 
-Every text that comes from a source, the user or the LLM (titles, sentences, context, venues, links, answer sentences,
-reasons and notes that quote them) goes through ui.shared.untrusted, so it shows as the literal text it is."""
+Every text that comes from a source, the user or the LLM (titles, sentences and their neighbours, venues, links,
+answer sentences, generated summaries, reasons and notes that quote them) goes through ui.shared.untrusted, so it
+shows as the literal text it is."""
 
 from __future__ import annotations
 
@@ -143,7 +144,7 @@ def weight_line(src: dict[str, Any]) -> str:
 
 def paper_line(paper: list[dict[str, Any]]) -> str:
     """One paper: its heading and the name that opens it, its verdict weight, then each of its evidence sentences
-    highlighted after its supplementary context."""
+    highlighted after the sentence before it, then its generated summary once written."""
     src = paper[0]
     weight = f"\n  {weight_line(src)}" if weight_line(src) else ""
     quotes = "\n  >\n".join(
@@ -165,18 +166,20 @@ def split_neighbours(src: dict[str, Any], window: int) -> tuple[list[str], list[
 
 
 def paper_detail(paper: list[dict[str, Any]], window: int) -> str:
-    """What opens for one paper [n]: each of its evidence sentences within its neighbours, then its generated
-    context, or why it has none."""
+    """What opens for one paper [n]: each of its evidence sentences within its neighbouring sentences, then its
+    generated summary, or why it has none."""
     shown = generated(paper)
     written = f"\n\n---\n\n_{shown[0]}:_ {md(shown[1])}" if shown else ""
     return "\n\n---\n\n".join(source_detail(src, window) for src in paper) + written
 
 
 READ_IN_BOLD = "the sentence read in bold"  # how the side panel says which sentence is the evidence
+READ_BEFORE = "The sentence before, as the verifier read it"  # the source's `context`: not the LLM's summary
 
 
 def source_detail(src: dict[str, Any], window: int) -> str:
-    """What opens for one [n]: the evidence sentence, in bold, within its +-window neighbours."""
+    """What opens for one [n]: the evidence sentence, in bold, within its +-window neighbouring sentences, then the
+    sentence before it as the verifier read it (cut at CONTEXT_CHARS)."""
     before, after = split_neighbours(src, window)
     body = " ".join([*map(md, before), f"**{md(src['sentence'])}**", *map(md, after)])
     of = "full text" if src.get("page") else "abstract"
@@ -185,7 +188,7 @@ def source_detail(src: dict[str, Any], window: int) -> str:
     if weight_line(src):
         parts.insert(1, weight_line(src))
     if src.get("context"):
-        parts.append(f"_Supplementary context:_ {md(src['context'])}")
+        parts.append(f"_{READ_BEFORE}:_ {md(src['context'])}")
     return "\n\n".join(parts)
 
 
@@ -298,7 +301,7 @@ def answer_markdown(result: dict[str, Any]) -> str:
 
 
 def sentence_sources_markdown(reply: dict[str, Any]) -> str:
-    """The exact source sentences behind one answer sentence, each with its supplementary context."""
+    """The exact source sentences behind one answer sentence, each after the sentence before it."""
     if reply.get("error"):
         return f"⚠️ {md(reply['error'])}"
     head = f"**Sentence {reply['sentence']}:** {cite(reply['text'], reply['citations'])}"

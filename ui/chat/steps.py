@@ -21,7 +21,7 @@ STEP_NAMES = {
     "fuse": "Sources found",
     "rerank": "Reranked by the verifier",
     "select_evidence": "Evidence sentences",
-    "context": "Supplementary context",
+    "context": "Neighbouring sentences",
     "assess": "Assessment",
     "verdict": "Verdict",
     "direction": "Which way each source points (LLM)",
@@ -75,7 +75,7 @@ def _evidence(u: Update) -> str:
 def _context(u: Update) -> str:
     rows = u.get("evidence", [])[:MAX_ROWS]
     return "\n".join(
-        f"- “{md(e['sentence'])}”\n  > context: {md(e['context']) or '(opens its abstract)'}" for e in rows
+        f"- “{md(e['sentence'])}”\n  > sentence before: {md(e['context']) or '(opens its abstract)'}" for e in rows
     )
 
 

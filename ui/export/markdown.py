@@ -182,7 +182,7 @@ def _source_detail(paper: list[Source], explanation: str, removed_on: str | None
         lines.append(f"> {md(s.sentence)}")
         lines.append("")
         if s.context:
-            lines.append(f"- Context (the sentence before): {md(s.context)}")
+            lines.append(f"- The sentence before: {md(s.context)}")
         if s.section:
             lines.append(f"- Where: {md(s.section)}")
         lines.append("")

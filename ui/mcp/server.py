@@ -28,7 +28,7 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
 from agent.followup.deps import process_deps
-from agent.settings.app import get_settings
+from agent.settings.app import Settings, get_settings
 from ui.mcp.library import add_library_tool
 
 TOKEN_ENV = "CLAIMTRACE_MCP_TOKEN"
@@ -91,6 +91,18 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     one_at_a_time = asyncio.Semaphore(1)
     mcp = FastMCP("claimtrace", instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
     mcp._mcp_server.version = version("claimtrace")  # serverInfo names claimtrace's version, not the SDK's
+    add_check_claim_tool(mcp, settings, one_at_a_time)
+    add_check_text_tool(mcp, settings, one_at_a_time)
+    add_sources_for_sentence_tool(mcp, settings)
+    add_export_check_tool(mcp, settings)
+    add_list_checks_tool(mcp, settings)
+    add_library_tool(mcp, settings, one_at_a_time)
+    add_check_resource(mcp, settings)
+    return mcp
+
+
+def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asyncio.Semaphore) -> None:
+    """The `check_claim` tool: one claim checked as `claimtrace ask --json` checks it, kept in the thread store."""
 
     @mcp.tool()
     async def check_claim(
@@ -99,11 +111,12 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         """Check one scientific claim against the literature. Returns the verdict (label, calibrated confidence,
         papers for and against), `summary` (the verdict in words), `answer` (sentences citing papers as [n], each
         checked against what it cites: `sentences[].flagged`), `sources` (each paper's evidence sentences with
-        their context), `silent` (papers read and not counted, with the reason), `notes`, and `thread_id` (for
-        sources_for_sentence and export_check). `sources`: a comma list of local, library, europepmc, pubmed,
-        openalex, s2, all or auto (the default: the local index plus every live source that answers). `context`:
-        also write each paper's generated context (`sources[].supplement`: one or two sentences the LLM writes from
-        the whole abstract, checked against it) before answering, which costs one LLM call per paper."""
+        their neighbouring sentences), `silent` (papers read and not counted, with the reason), `notes`, and
+        `thread_id` (for sources_for_sentence and export_check). `sources`: a comma list of local, library,
+        europepmc, pubmed, openalex, s2, all or auto (the default: the local index plus every live source that
+        answers). `context`: also write each paper's generated summary (`sources[].supplement`: one or two
+        sentences the LLM writes from the whole abstract, checked against it) before answering, which costs one
+        LLM call per paper."""
         from agent.provenance import run_info
         from agent.result import CheckResult
         from agent.service import InputError, run_claim, supplement_result, validate_claim
@@ -137,6 +150,10 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
             result["notes"].append(f"mcp: this check was not kept in the thread store ({type(e).__name__}: {e})")
         return result
 
+
+def add_check_text_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asyncio.Semaphore) -> None:
+    """The `check_text` tool: every claim of a passage, as `claimtrace check-text --json` checks them."""
+
     @mcp.tool()
     async def check_text(text: str, ctx: Context[Any, Any, Any]) -> dict[str, Any]:
         """Check every claim of a passage (a press release, an abstract, a paragraph): the sentences that state a
@@ -166,18 +183,26 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
             )
         return dict(check.model_dump(mode="json"))
 
+
+def add_sources_for_sentence_tool(mcp: FastMCP, settings: Settings) -> None:
+    """The `sources_for_sentence` tool: the source sentences behind one answer sentence of a kept check."""
+
     @mcp.tool()
     async def sources_for_sentence(thread_id: str, sentence: int, check: int | None = None) -> dict[str, Any]:
         """The exact source sentences behind answer sentence `sentence` (1-based) of a kept check (the latest of
-        the thread, or check number `check`), each with its surrounding context and the verifier's reading, and
+        the thread, or check number `check`), each with its neighbouring sentences and the verifier's reading, and
         `removed`: "removed from the library on <day>" for a paper that has left the index since (else null)."""
         from agent.followup.sources import sources_behind
         from tools.index.live_docs import with_removal_marks
 
-        reply = sources_behind(await kept(thread_id, check), sentence)
+        reply = sources_behind(await kept(settings, thread_id, check), sentence)
         if reply.get("error"):
             raise ToolError(str(reply["error"]))
         return {**reply, "sources": with_removal_marks(reply["sources"], settings.stores.index_dir)}
+
+
+def add_export_check_tool(mcp: FastMCP, settings: Settings) -> None:
+    """The `export_check` tool: a kept check in one of the export formats."""
 
     @mcp.tool()
     async def export_check(
@@ -188,7 +213,11 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
         from tools.index.live_docs import removed_days
         from ui.export.formats import export_text
 
-        return export_text(await kept(thread_id, check), format, removed_days(settings.stores.index_dir))
+        return export_text(await kept(settings, thread_id, check), format, removed_days(settings.stores.index_dir))
+
+
+def add_list_checks_tool(mcp: FastMCP, settings: Settings) -> None:
+    """The `list_checks` tool: the kept checks, newest first."""
 
     @mcp.tool()
     async def list_checks(limit: int = 20) -> list[dict[str, Any]]:
@@ -207,38 +236,39 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
             for s in found[:limit]
         ]
 
-    add_library_tool(mcp, settings, one_at_a_time)
+
+def add_check_resource(mcp: FastMCP, settings: Settings) -> None:
+    """Each kept check as a resource, `claimtrace://checks/{thread_id}`."""
 
     @mcp.resource("claimtrace://checks/{thread_id}", mime_type="application/json")
     async def check_resource(thread_id: str) -> str:
         """The latest check of a kept thread, as `claimtrace ask --json` prints it."""
-        return str((await kept(thread_id, None)).model_dump_json())
+        return str((await kept(settings, thread_id, None)).model_dump_json())
 
-    async def kept(thread_id: str, check: int | None) -> Any:
-        """A kept check; ToolError when there is none (the store is read in a worker thread: it runs its own
-        event loop)."""
-        from pydantic import ValidationError
 
-        from agent.result import CheckResult
-        from agent.store.threads import ThreadNotFoundError, checks_of
+async def kept(settings: Settings, thread_id: str, check: int | None) -> Any:
+    """A kept check; ToolError when there is none (the store is read in a worker thread: it runs its own event
+    loop)."""
+    from pydantic import ValidationError
 
-        try:
-            _, results = await asyncio.to_thread(checks_of, settings, thread_id)
-        except ThreadNotFoundError as e:
-            raise ToolError(f"no kept check has the thread id {thread_id!r} (list_checks names them)") from e
-        except Exception as e:
-            raise unavailable(e) from e
-        if not results:
-            raise ToolError(f"thread {thread_id} holds no check")
-        k = check or len(results)
-        if not 1 <= k <= len(results):
-            raise ToolError(f"thread {thread_id} holds {len(results)} check(s); check must be 1 to {len(results)}")
-        try:
-            return CheckResult.model_validate(results[k - 1])
-        except ValidationError as e:
-            raise ToolError(f"check {k} of thread {thread_id} cannot be read ({e.error_count()} invalid fields)") from e
+    from agent.result import CheckResult
+    from agent.store.threads import ThreadNotFoundError, checks_of
 
-    return mcp
+    try:
+        _, results = await asyncio.to_thread(checks_of, settings, thread_id)
+    except ThreadNotFoundError as e:
+        raise ToolError(f"no kept check has the thread id {thread_id!r} (list_checks names them)") from e
+    except Exception as e:
+        raise unavailable(e) from e
+    if not results:
+        raise ToolError(f"thread {thread_id} holds no check")
+    k = check or len(results)
+    if not 1 <= k <= len(results):
+        raise ToolError(f"thread {thread_id} holds {len(results)} check(s); check must be 1 to {len(results)}")
+    try:
+        return CheckResult.model_validate(results[k - 1])
+    except ValidationError as e:
+        raise ToolError(f"check {k} of thread {thread_id} cannot be read ({e.error_count()} invalid fields)") from e
 
 
 def is_loopback(host: str) -> bool:

@@ -1,5 +1,5 @@
 """`claimtrace ask`: one claim checked, its verdict on stderr the moment it is reached, then the answer (readable or
---json), then, without --json, each paper's generated context as it is written; the check is kept for
+--json), then, without --json, each paper's generated summary as it is written; the check is kept for
 `claimtrace export --last`."""
 
 from __future__ import annotations
@@ -64,9 +64,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     else:
         from ui.terminal.readable import print_readable, print_supplement
 
-        print_readable(ask_json(checked, notes))  # the answer first; each paper's context as it is written
+        print_readable(ask_json(checked, notes))  # the answer first; each paper's summary as it is written
         if deps.settings.judge.supplement and checked.sources:
-            print("\nThe context of each paper, written by the LLM after the answer:", flush=True)
+            print("\nA generated summary of each paper, written by the LLM after the answer:", flush=True)
         result = ask_json(supplement_result(checked, deps, print_supplement), notes)
     keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
     return 0

@@ -83,7 +83,7 @@ def print_readable(result: dict[str, Any]) -> None:
 
 
 def print_supplement(n: int, written: Supplement) -> None:
-    """One paper's generated context as the LLM finishes it, after the answer (agent.answer.supplement)."""
+    """One paper's generated summary as the LLM finishes it, after the answer (agent.answer.supplement)."""
     from ui.shared.supplement import GENERATED, NONE
     from ui.shared.untrusted import plain
 

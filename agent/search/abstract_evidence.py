@@ -1,5 +1,6 @@
-"""The reranker's reading of each abstract (as in VerT5erini): the verifier reads the sentences of an abstract closest
-to the claim, and the abstract's evidence score is its best sentence's P(supports) + P(contradicts)."""
+"""The evidence score of each abstract the reranker node (agent.nodes.rerank) reorders, as in VerT5erini: the verifier
+reads the sentences of an abstract closest to the claim, and the abstract's evidence score is its best sentence's
+P(supports) + P(contradicts)."""
 
 from __future__ import annotations
 
