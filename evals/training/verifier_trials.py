@@ -32,12 +32,12 @@ from evals.experiments import REPO_ROOT, experiment_header, write_experiment
 from evals.reliability import plot_reliability, reliability
 from evals.scifact.data import RESULTS_DIR
 from evals.training.augment import self_pair_examples
-from evals.training.calibration import fit_temperature, softmax
 from evals.training.data import Claim, Doc, bm25_neighbours, build_eval_pairs, load_data, split_heldout
 from evals.training.joint import joint_eval_pairs, joint_pairs, sentence_rule
 from evals.training.label_metrics import direction_accuracy, metrics
 from evals.training.probes import probe_results
 from evals.training.trials_report import markdown
+from evals.training.verifier_temperature import fit_temperature, softmax
 from tools.text.distortion import negations
 
 DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "scifact"
