@@ -115,6 +115,9 @@ def unsure_reason(reading: Reading) -> str:
     )
 
 
+UNREAD = "Not counted: the abstract reader could not read it (its abstract is no longer in the index)."
+
+
 def unsure_note(reading: Reading) -> str:
     """What a source the LLM reads after the reader says of the reader."""
     return f" The abstract reader was unsure of it ({percent(reading.bears)} sure it reports a finding on the claim)."
@@ -136,10 +139,14 @@ def reader_decisions(
     alone: bool,
 ) -> ReaderDecisions:
     """Each source the reader read, decided by its band; with ``alone`` (JUDGE_DIRECTION=reader) the sources it is
-    unsure of are set aside too, marked worth the user's own reading. Sources it did not read are left unsure."""
+    unsure of are set aside too, marked worth the user's own reading. A source whose abstract it could not read is
+    left to the LLM, or, with ``alone``, listed as not read."""
     out = ReaderDecisions([], [], [])
     for a in assessments:
         raw = readings.get(a.doc_id)
+        if raw is None and alone:
+            out.aside.append(set_aside(a, titles.get(a.doc_id, a.doc_id), a.bearing or 0.0, UNREAD, unread=True))
+            continue
         if raw is None:
             out.unsure.append(a)
             continue

@@ -118,3 +118,16 @@ def test_without_the_reader_the_llm_reads_every_paper(make_deps) -> None:
 
 def test_the_shipped_band_is_ordered() -> None:
     assert 0.0 < BAND.aside_below <= BAND.decide_from <= 1.0 and 0.5 <= BAND.sure <= 1.0
+
+
+def test_alone_a_paper_whose_abstract_is_gone_is_listed_as_not_read(make_deps) -> None:
+    """Nothing is lost: a source the reader cannot read (its abstract left the index) is listed, not dropped."""
+    from agent.judge.reader import reader_decisions
+    from agent.state import SourceAssessment
+
+    a = SourceAssessment(doc_id="gone", label="True", score=1.0, reputation=1.0, explanation="")
+    alone = reader_decisions([a], {}, BAND, {"gone": "A paper"}, alone=True)
+    assert alone.judged == [] and alone.unsure == []
+    (aside,) = alone.aside
+    assert aside.unread and "could not read" in aside.reason
+    assert reader_decisions([a], {}, BAND, {}, alone=False).unsure == [a]  # with the LLM, the LLM reads it
