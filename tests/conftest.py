@@ -28,6 +28,11 @@ os.environ["CHAINLIT_ENV_FILE"] = os.devnull
 # Every test searches the local index only, unless it selects live sources itself (tests/unit/test_live_*.py and
 # tests/integration/test_live_path.py, against MockTransport or loopback servers): no test probes the network.
 os.environ["SOURCES"] = "local"
+# The tests that script the LLM's readings (what it says of each paper's bearing and direction) test the layers around
+# the judge: the LLM reads every paper there, as it does with ABSTRACT_READER=false. The abstract reader's own tests
+# set it back (tests/unit/test_reader_judge.py with a rule reader, tests/integration/test_reader_real.py with the
+# shipped one).
+os.environ["ABSTRACT_READER"] = "false"
 # The exported ONNX graphs are files derived from the committed weights, named by their digest: the CLI and chat
 # servers the tests start on data folders of their own read the ones `make setup` exported instead of exporting
 # them again in each folder (an export: a few seconds per process). tests/unit/test_onnx_models.py exports

@@ -56,7 +56,7 @@ def with_reader(make_deps: Any, rules: dict[str, tuple[float, float, float]], ll
     answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See.")]  # the answer's sentence kept
     deps = make_deps([*llm, *answer], VERIFIER)
     deps.reader = RuleReader(rules)
-    deps.settings = deps.settings.with_values(judge={"direction": direction})
+    deps.settings = deps.settings.with_values(judge={"direction": direction, "reader": True})
     return deps
 
 
