@@ -162,8 +162,12 @@ def fit(write: bool) -> int:
               "git_commit": git_commit(), "claims": len(rows), "abstracts": papers, "today": today,
               "chosen": best, "rule_met": bool(ok), "trials": trials}
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "band_heldout.json").write_text(json.dumps(report, indent=1) + "\n")
+    (OUT / "band_heldout.json").write_text(json.dumps(report, separators=(",", ":")) + "\n")
     print(json.dumps({k: report[k] for k in ("today", "chosen", "rule_met")}, indent=1))
+    if write and not ok:
+        print("no band meets the rule (wrong sides not up, Label-Only precision not down): nothing written",
+              file=sys.stderr)
+        return 1
     if write:
         raw = json.loads(CALIBRATION_FILE.read_text())
         raw["reader_band"] = best["band"]
