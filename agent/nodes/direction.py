@@ -1,4 +1,5 @@
-"""The LLM reads each source, the judge's second part: for every abstract the verifier did not rule out, whether its
+"""The judge's second part, reading each source the verifier did not rule out, in three steps: the abstract reader
+(agent.judge.reader) decides the papers it is sure of; the gate asks the LLM, of the rest, whether its
 evidence reports a finding on the claim at all (agent.judge.direction.bears; with the verifier's reading, the gate of
 agent.judge.calibration), and for those past the gate which of the claim and its opposite the evidence supports
 (agent.judge.direction.choose). An abstract below the gate is moved to the sources read that do not count, with the
@@ -25,7 +26,7 @@ from langgraph.runtime import Runtime
 from agent.judge.aside import below_the_gate, close_to_the_gate, listing_order, set_aside
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import abstract_text, bears, choose, evidence_text, opposite_of
-from agent.judge.reader import Reading, read_abstracts, reader_decisions, unsure_note
+from agent.judge.reader import ReaderDecisions, Reading, read_abstracts, reader_decisions, unsure_note
 from agent.judge.scoring import percent
 from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
@@ -120,6 +121,38 @@ def direction_text(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[E
     return text or evidence_text(deps, doc_id, shown)
 
 
+def reader_step(
+    state: ClaimState, deps: Deps, assessments: list[SourceAssessment], cal: JudgeCalibration, titles: dict[str, str]
+) -> tuple[dict[str, list[float]], ReaderDecisions]:
+    """The abstract reader's step: its readings (each paper read once per check) and what it decides of each source;
+    every source is left to the LLM when no reader reads (none installed, or ABSTRACT_READER=false)."""
+    judge = deps.settings.judge
+    readings = dict(state.get("readings", {}))
+    reader = deps.reader if judge.reader or judge.direction == "reader" else None
+    if reader is not None:
+        new = [a.doc_id for a in assessments if a.doc_id not in readings]
+        readings |= {d: r.as_list() for d, r in read_abstracts(reader, deps, state["claim"], new).items()}
+    return readings, reader_decisions(assessments, readings, cal.reader_band, titles, judge.direction == "reader")
+
+
+def reading_notes(cal: JudgeCalibration, seconds: float, error: str, left: int, aside: list[SilentSource]) -> list[str]:
+    """The notes of the reading: sources the LLM could not read (down, or out of time) and sources that do not
+    count."""
+    notes: list[str] = []
+    fate = "keep the verifier's reading" if cal.verifier_stands_in else "are listed as not read, not counted"
+    if error:
+        notes.append(f"direction: the LLM is unavailable ({error}); {left} source(s) {fate}")
+    elif left:
+        notes.append(
+            f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={seconds:g}) ran "
+            f"out while other checks waited; {left} source(s) {fate}"
+        )
+    off_topic = sum(1 for s in aside if not s.unread)
+    if off_topic:
+        notes.append(f"direction: {off_topic} source(s) read do not count: not about the claim")
+    return notes
+
+
 @timed("direction")
 def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
@@ -133,12 +166,7 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     cal = load_calibration() if judge.gate else JudgeCalibration(ask_floor=0.0, verifier_threshold=0.0)
     claim = state["claim"]
     titles = {ev.doc_id: ev.title for ev in state.get("evidence", [])}
-    readings = dict(state.get("readings", {}))
-    reader = deps.reader if judge.reader or judge.direction == "reader" else None
-    if reader is not None:
-        new = [a.doc_id for a in assessments if a.doc_id not in readings]
-        readings |= {d: r.as_list() for d, r in read_abstracts(reader, deps, claim, new).items()}
-    by_reader = reader_decisions(assessments, readings, cal.reader_band, titles, alone=judge.direction == "reader")
+    readings, by_reader = reader_step(state, deps, assessments, cal, titles)
     if judge.direction == "reader":
         return {"readings": readings, **outcome(state, by_reader.judged, by_reader.aside), "directed": True}
     assessments = by_reader.unsure
@@ -215,19 +243,9 @@ def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                 aside.append(kept)
             else:
                 judged.append(kept)
-    notes: list[str] = []
-    fate = "keep the verifier's reading" if cal.verifier_stands_in else "are listed as not read, not counted"
     if error:
-        notes.append(f"direction: the LLM is unavailable ({error}); {left} source(s) {fate}")
         update["llm_error"] = error
-    elif left:
-        notes.append(
-            f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={judge.direction_seconds:g}) ran "
-            f"out while other checks waited; {left} source(s) {fate}"
-        )
-    off_topic = sum(1 for s in aside if not s.unread)
-    if off_topic:
-        notes.append(f"direction: {off_topic} source(s) read do not count: not about the claim")
+    notes = reading_notes(cal, judge.direction_seconds, error, left, aside)
     return {
         **update,
         **outcome(state, judged, aside),
