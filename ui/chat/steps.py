@@ -24,7 +24,7 @@ STEP_NAMES = {
     "context": "Neighbouring sentences",
     "assess": "Assessment",
     "verdict": "Verdict",
-    "direction": "Which way each source points (LLM)",
+    "direction": "Whether each source bears on the claim, and which way (reader, gate, LLM)",
     "decompose": "Search questions (LLM)",
     "reformulate": "Searching again (LLM)",
     "answer": "Answer",
