@@ -135,10 +135,10 @@ def trial(rows: Sequence[dict[str, Any]], judge: Labeller, min_confidence: float
             "label_only": label_only(rows, judge, min_confidence)}
 
 
-def fit(write: bool) -> int:
+def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_heldout.json") -> int:
     from agent.settings.app import get_settings
 
-    readings = {(int(x["claim"]), x["doc_id"]): x["reader"] for x in map(json.loads, READINGS.read_text().splitlines())}
+    readings = {(int(x["claim"]), x["doc_id"]): x["reader"] for x in map(json.loads, source.read_text().splitlines())}
     rows = gate_reading(read_replay(REPLAY), "shown", True, "max")  # as the shipped gate reads
     for r in rows:
         for d in r["docs"]:
@@ -161,8 +161,8 @@ def fit(write: bool) -> int:
     report = {"command": "python -m evals.training.reader_band fit" + (" --write" if write else ""),
               "git_commit": git_commit(), "claims": len(rows), "abstracts": papers, "today": today,
               "chosen": best, "rule_met": bool(ok), "trials": trials}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "band_heldout.json").write_text(json.dumps(report, separators=(",", ":")) + "\n")
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    report_path.write_text(json.dumps(report, separators=(",", ":")) + "\n")
     print(json.dumps({k: report[k] for k in ("today", "chosen", "rule_met")}, indent=1))
     if write and not ok:
         print("no band meets the rule (wrong sides not up, Label-Only precision not down): nothing written",
@@ -187,8 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--limit", type=int, default=0, help="only the first N claims (a smoke test)")
     f = sub.add_parser("fit")
     f.add_argument("--write", action="store_true", help="put the band in agent/judge/judge_calibration.json")
+    f.add_argument("--readings", type=Path, default=READINGS, help="the reader's readings (what `read` wrote)")
+    f.add_argument("--report", type=Path, default=OUT / "band_heldout.json")
     args = p.parse_args(argv)
-    return read(args.artifact, args.out, args.limit) if args.cmd == "read" else fit(args.write)
+    if args.cmd == "read":
+        return read(args.artifact, args.out, args.limit)
+    return fit(args.write, args.readings, args.report)
 
 
 if __name__ == "__main__":
