@@ -41,7 +41,8 @@ def direction_words(a: SourceAssessment) -> str:
     """How the source's side was read: by the LLM against the opposite (or by whichever judge set its P(claim)), or
     by the verifier alone."""
     if a.p_claim is not None:
-        return side_words(a.p_claim, "the LLM" if a.judged_by == "verifier+llm" else "")
+        who = {"verifier+llm": "the LLM", "reader": "the abstract reader"}.get(a.judged_by, "")
+        return side_words(a.p_claim, who)
     return "read by the verifier alone"
 
 
