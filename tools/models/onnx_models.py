@@ -19,25 +19,23 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-import numpy as np
 from pydantic import Field, field_validator
 
 from tools.config import SettingsGroup
 from tools.files import sha256_file
 from tools.models.minilm import base_model_path
+from tools.models.onnx_export import export_embedder, export_verifier, tmp_for
 from tools.models.verifier_artifact import (
     ARTIFACT_DIR,
     CONFIG_FILE,
     DELTA_FILE,
     READER_ARTIFACT_DIR,
     SENTENCE_ARTIFACT_DIR,
-    VerifierArtifactError,
     base_dir,
     check_base,
     read_config,
-    read_delta,
 )
 
 Backend = Literal["onnx", "torch"]
@@ -134,8 +132,6 @@ def _write_atomic_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _tmp_for(path: Path) -> Path:
-    return path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.onnx")
 
 
 # --- export --------------------------------------------------------------------------------------------------------
@@ -161,7 +157,7 @@ def embedder_model(precision: Precision, cache_dir: Path | None = None) -> OnnxM
     digest = _combined(file_digest(base_model_path() / "model.safetensors", cache))
     fp32 = cache / f"minilm-embedder-{digest}-fp32.onnx"
     if not fp32.is_file():
-        _export_embedder(fp32)
+        export_embedder(fp32)
     model = OnnxModel("embedder", precision, fp32, digest)
     return _quantised(model) if precision == "int8" else model
 
@@ -181,7 +177,7 @@ def verifier_model(artifact_dir: Path, precision: Precision, cache_dir: Path | N
     )
     fp32 = cache / f"verifier-{digest}-fp32.onnx"
     if not fp32.is_file():
-        _export_verifier(artifact_dir, fp32)
+        export_verifier(artifact_dir, fp32)
     model = OnnxModel("verifier", precision, fp32, digest)
     return _quantised(model) if precision == "int8" else model
 
@@ -204,7 +200,7 @@ def _quantised(fp32: OnnxModel) -> OnnxModel:
     """The int8 copy of an fp32 graph (``quantise``), made once next to it."""
     path = fp32.path.with_name(fp32.path.name.replace("-fp32.onnx", "-int8.onnx"))
     if not path.is_file():
-        tmp = _tmp_for(path)
+        tmp = tmp_for(path)
         try:
             quantise(fp32.path, tmp)
             os.replace(tmp, path)
@@ -242,60 +238,3 @@ def quantise(src: Path, dst: Path, *, reduce_range: bool = True) -> None:
         )
     finally:
         root.setLevel(level)
-
-
-def _save(model: Any, path: Path) -> None:
-    """Write an ONNX model to ``path`` through a temporary file, so that a reader never sees half of it."""
-    import onnx
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tmp_for(path)
-    try:
-        onnx.save(model, str(tmp))
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _base_config(base: Path) -> dict[str, Any]:
-    config: dict[str, Any] = json.loads((base / "config.json").read_text())
-    return config
-
-
-def _export_embedder(path: Path) -> None:
-    """BertModel + masked mean pooling + L2 normalisation in one graph: (input_ids, attention_mask,
-    token_type_ids) -> embeddings [batch, 384], as sentence-transformers computes them."""
-    from tools.models.onnx_bert import base_weights, bert_graph
-
-    base = base_model_path()
-    _save(bert_graph(base_weights(base / "model.safetensors"), _base_config(base), "normalize"), path)
-
-
-def verifier_weights(artifact_dir: Path) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """The fine-tuned encoder's weights (the base's plus the artifact's deltas, or its full tensors) by BertModel
-    name, and the head's (weight, bias); VerifierArtifactError on a tensor the network does not have."""
-    from tools.models.onnx_bert import base_weights
-
-    weights = base_weights(base_dir(read_config(artifact_dir)) / "model.safetensors")
-    head: dict[str, np.ndarray] = {}
-    for key, t in read_delta(artifact_dir / DELTA_FILE).items():
-        kind, name = key.split(".", 1)
-        if name in ("head.weight", "head.bias") and kind == "full":
-            head[name] = t
-            continue
-        inner = name.removeprefix("encoder.")
-        if inner == name or inner not in weights:
-            raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")
-        weights[inner] = weights[inner] + t if kind == "delta" else t
-    if set(head) != {"head.weight", "head.bias"}:
-        raise VerifierArtifactError(f"{artifact_dir / DELTA_FILE}: the head must be stored in full")
-    return weights, (head["head.weight"], head["head.bias"])
-
-
-def _export_verifier(artifact_dir: Path, path: Path) -> None:
-    """The fine-tuned cross-encoder: (input_ids, attention_mask, token_type_ids) -> logits [batch, 3]."""
-    from tools.models.onnx_bert import bert_graph
-
-    weights, head = verifier_weights(artifact_dir)
-    config = _base_config(base_dir(read_config(artifact_dir)))
-    _save(bert_graph(weights, config, "linear", head, output="logits"), path)

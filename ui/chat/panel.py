@@ -22,9 +22,10 @@ from pydantic import ValidationError
 from agent.settings.app import get_settings
 from agent.state import Correction
 from tools.index.live_docs import with_removal_marks
-from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail, silent_detail, silent_name
+from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail, silent_name
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.session_files import mark_current_session
+from ui.chat.uncounted import silent_detail
 from ui.shared.papers import by_paper
 
 if TYPE_CHECKING:

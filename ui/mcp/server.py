@@ -9,16 +9,11 @@ check is also a resource, `claimtrace://checks/{thread_id}`. A check reports its
 provisional verdict, the judged verdict, the answer) as MCP progress notifications. Bad input is a tool error
 with one clear message; an LLM that is down costs what it costs a check in the CLI, never the server.
 
-Transports: stdio (the default, what an MCP client starts), or streamable HTTP (`--http`) on loopback; with
-`CLAIMTRACE_MCP_TOKEN` set, every HTTP request must carry `Authorization: Bearer <token>`, and a non-loopback
-address is refused without it, as the chat refuses one without its password."""
+Transports: ui.mcp.transport."""
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from importlib.metadata import version
@@ -31,7 +26,6 @@ from agent.followup.deps import process_deps
 from agent.settings.app import Settings, get_settings
 from ui.mcp.library import add_library_tool
 
-TOKEN_ENV = "CLAIMTRACE_MCP_TOKEN"
 INSTRUCTIONS = (
     "claimtrace checks scientific claims against the literature (a local index of scientific abstracts, live "
     "sources when reachable, the user's own library). check_claim gives a verdict with its confidence, an answer "
@@ -269,41 +263,3 @@ async def kept(settings: Settings, thread_id: str, check: int | None) -> Any:
         return CheckResult.model_validate(results[k - 1])
     except ValidationError as e:
         raise ToolError(f"check {k} of thread {thread_id} cannot be read ({e.error_count()} invalid fields)") from e
-
-
-def is_loopback(host: str) -> bool:
-    return host in ("127.0.0.1", "::1", "localhost")
-
-
-class BearerToken:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` (401 otherwise)."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app, self.token = app, token.encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, b"Bearer " + self.token):
-                body = json.dumps({"error": "a bearer token is required (CLAIMTRACE_MCP_TOKEN)"}).encode()
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
-
-
-def serve(http: bool, host: str, port: int) -> None:
-    """Run the server: stdio, or streamable HTTP at http://host:port/mcp. ValueError for a non-loopback address
-    without a token."""
-    token = os.environ.get(TOKEN_ENV, "")
-    if http and not is_loopback(host) and not token:
-        raise ValueError(f"serving MCP on {host} (not loopback) needs {TOKEN_ENV}")
-    server = build_server(host=host, port=port)
-    if not http:
-        server.run("stdio")
-        return
-    import uvicorn
-
-    app = server.streamable_http_app()
-    uvicorn.run(BearerToken(app, token) if token else app, host=host, port=port, log_level="warning")

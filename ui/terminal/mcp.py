@@ -17,7 +17,7 @@ def add_mcp_parser(sub: Any) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from ui.mcp.server import serve
+    from ui.mcp.transport import serve
 
     try:
         serve(args.http, args.host, args.port)
