@@ -9,6 +9,7 @@ import pytest
 
 from tools.models.verifier_artifact import (
     ARTIFACT_DIR,
+    CONFIG_FILE,
     DELTA_FILE,
     GROUP,
     SENTENCE_ARTIFACT_DIR,
@@ -56,13 +57,18 @@ def test_write_and_read_keep_every_kind_of_tensor(tmp_path: Path) -> None:
 
 def test_int8_lora_factors_rebuild_the_delta_within_their_row_steps(tmp_path: Path) -> None:
     """The reader's LoRA factors stored as int8 with a scale per row: the rebuilt delta B @ A stays within what a
-    half step of each factor's rows can move it, and the file holds int8 factors."""
+    half step of each factor's rows can move it, and the file holds int8 factors (evals.training.pack_lora8)."""
     from safetensors.numpy import load_file
+
+    from evals.training.pack_lora8 import repack
 
     rng = np.random.default_rng(2)
     a = rng.normal(0, 0.05, size=(4, 32)).astype(np.float32)
     b = rng.normal(0, 0.01, size=(24, 4)).astype(np.float32)
-    write_delta(tmp_path / DELTA_FILE, {"lora_a.m.weight": a, "lora_b.m.weight": b}, lora_int8=True)
+    (tmp_path / "src").mkdir()
+    write_delta(tmp_path / "src" / DELTA_FILE, {"lora_a.m.weight": a, "lora_b.m.weight": b})
+    (tmp_path / "src" / CONFIG_FILE).write_text('{"delta_dtype": "fp16 LoRA factors"}')
+    repack(tmp_path / "src", tmp_path)
     raw = load_file(str(tmp_path / DELTA_FILE))
     assert raw["lora_a.m.weight"].dtype == np.int8 and raw["lora_b_scale.m.weight"].shape == (24, 1)
     back = read_delta(tmp_path / DELTA_FILE)["delta.m.weight"]

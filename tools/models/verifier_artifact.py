@@ -116,18 +116,15 @@ def factor(raw: dict[str, np.ndarray], kind: str, name: str) -> np.ndarray:
     return t * scale.astype(np.float32) if scale is not None else t
 
 
-def write_delta(path: Path, tensors: dict[str, np.ndarray], lora_int8: bool = False) -> None:
+def write_delta(path: Path, tensors: dict[str, np.ndarray]) -> None:
     """Write ``delta.NAME`` / ``full.NAME`` float tensors: the deltas of matrices whose rows split into groups packed
-    to 4 bits, LoRA factors (``lora_a`` / ``lora_b``) as int8 with row scales when ``lora_int8``, every other tensor
-    as fp16."""
+    to 4 bits, every other tensor as fp16 (LoRA factors are packed to int8 afterwards by evals.training.pack_lora8)."""
     from safetensors.numpy import save_file
 
     out: dict[str, np.ndarray] = {}
     for key, t in tensors.items():
         kind, name = key.split(".", 1)
-        if lora_int8 and kind in ("lora_a", "lora_b"):
-            out[key], out[f"{kind}_scale.{name}"] = pack_factor(t)
-        elif kind == "delta" and t.ndim == 2 and t.shape[1] % GROUP == 0:
+        if kind == "delta" and t.ndim == 2 and t.shape[1] % GROUP == 0:
             out[f"delta4.{name}"], out[f"delta4_scale.{name}"] = pack_delta(t)
         else:
             out[key] = np.ascontiguousarray(t, dtype=np.float16)
