@@ -27,6 +27,7 @@ from typing import Any
 from agent.judge.calibration import CALIBRATION_FILE, ReaderBand, load_calibration
 from agent.judge.reader import Reading, decide
 from evals.experiments import git_commit
+from evals.scifact.claim_level import gold_class, side_table
 from evals.training.bearing_replay import DATA_DIR, REPLAY, read_replay
 from evals.training.data import load_data, split_heldout
 from evals.training.judge_calibration import Labeller, label_only
@@ -60,25 +61,24 @@ def read(artifact: Path, out: Path = READINGS, limit: int = 0) -> int:
     return 0
 
 
-def gold_sides() -> dict[int, int]:
-    """Held-out claim id -> +1 (supported), -1 (refuted), 0 (no evidence in the corpus)."""
+def gold_sides() -> dict[int, str]:
+    """Held-out claim id -> its gold class (evals.scifact.claim_level.gold_class: SUPPORT, CONTRADICT or NEI)."""
     _, train, _ = load_data(DATA_DIR)
-    out: dict[int, int] = {}
-    for c in split_heldout(train, 0.15, 13)[1]:
-        labels = {lab for sets in c.evidence.values() for _, lab in sets}
-        out[c.id] = 0 if not labels else (1 if labels == {0} else -1 if labels == {1} else 0)
-    return out
+    names = {0: "SUPPORT", 1: "CONTRADICT"}
+    return {c.id: gold_class([names[lab] for sets in c.evidence.values() for _, lab in sets])
+            for c in split_heldout(train, 0.15, 13)[1]}
 
 
 def claim_table(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confidence: float,
-                gold: dict[int, int]) -> dict[str, Any]:
-    """Per gold class, claims whose verdict (the product's rule, every paper weighed alike) takes the right side,
-    the wrong side, or none."""
+                gold: dict[int, str]) -> dict[str, Any]:
+    """The claim-level table (evals.scifact.claim_level.side_table) of the verdicts the product's rule gives from
+    ``labeller``'s labels, every paper weighed alike; with the settled claims right (``right``) and the claims
+    without evidence given a side (``no_evidence_sided``)."""
     from agent.judge.scoring import GRADE_SCORE, verdict_sign
     from agent.judge.verdict import decide as verdict
     from agent.state import SourceAssessment
 
-    t = {k: {"right": 0, "wrong": 0, "none": 0} for k in ("supported", "refuted", "no_evidence")}
+    pairs = []
     for r in rows:
         labelled = []
         for d in r["docs"]:
@@ -86,15 +86,10 @@ def claim_table(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confiden
             if got is not None:
                 labelled.append(SourceAssessment(doc_id=d["doc_id"], label=got[0], score=GRADE_SCORE[got[0]],
                                                  reputation=1.0, explanation="", stance_confidence=got[1]))
-        sign = verdict_sign(verdict(labelled, 0, 1.0, min_confidence).label)
-        g = gold[int(r["claim"])]
-        cell = t["supported" if g > 0 else "refuted" if g < 0 else "no_evidence"]
-        cell["none" if sign == 0 else "right" if sign == g else "wrong"] += 1
-    settled = sum(sum(t[k].values()) for k in ("supported", "refuted"))
-    right = t["supported"]["right"] + t["refuted"]["right"]
-    return {**t, "settled": settled, "right_of_settled": round(right / settled, 3) if settled else 0.0,
-            "right": right, "wrong_side": t["supported"]["wrong"] + t["refuted"]["wrong"],
-            "no_evidence_sided": t["no_evidence"]["wrong"]}
+        pairs.append((gold[int(r["claim"])], verdict_sign(verdict(labelled, 0, 1.0, min_confidence).label)))
+    table = side_table(pairs)
+    return {**table, "right": table["SUPPORT"]["right"] + table["CONTRADICT"]["right"],
+            "no_evidence_sided": table["NEI"]["wrong"]}
 
 
 def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
@@ -130,7 +125,7 @@ def llm_reads(rows: Sequence[dict[str, Any]], band: ReaderBand) -> int:
 
 
 def trial(rows: Sequence[dict[str, Any]], judge: Labeller, min_confidence: float,
-          gold: dict[int, int]) -> dict[str, Any]:
+          gold: dict[int, str]) -> dict[str, Any]:
     return {"claims": claim_table(rows, judge, min_confidence, gold),
             "label_only": label_only(rows, judge, min_confidence)}
 
