@@ -1,7 +1,7 @@
 """The claim-checking graph. This is the only place where edges live.
 
 claim_queries -> retrieve -> fuse -> rerank -> select_evidence -> context -> assess -> verdict
-    verdict (provisional, awaiting direction) -> direction -> verdict
+    verdict (provisional, awaiting judgement) -> judge_sources -> verdict
     verdict (provisional, awaiting questions) -> decompose -> retrieve ... -> verdict (final)
     verdict (final, resting on too little) -> reformulate -> retrieve ... -> verdict (at most SEARCH_ROUNDS times)
     verdict (final) -> answer -> verify -> correct
@@ -39,8 +39,8 @@ from agent.nodes.claim_queries import claim_queries
 from agent.nodes.context import context
 from agent.nodes.correct import correct
 from agent.nodes.decompose import decompose
-from agent.nodes.direction import direction
 from agent.nodes.fuse import fuse
+from agent.nodes.judge_sources import judge_sources
 from agent.nodes.reformulate import reformulate
 from agent.nodes.rerank import rerank
 from agent.nodes.retrieve import retrieve
@@ -60,7 +60,7 @@ NODES: dict[str, Node] = {
     "context": context,
     "assess": assess,
     "verdict": verdict,
-    "direction": direction,
+    "judge_sources": judge_sources,
     "decompose": decompose,
     "reformulate": reformulate,
     "answer": answer,
@@ -78,7 +78,7 @@ EDGES: list[tuple[str, str]] = [
     ("select_evidence", "context"),
     ("context", "assess"),
     ("assess", "verdict"),
-    ("direction", "verdict"),
+    ("judge_sources", "verdict"),
     ("answer", "verify"),
     ("verify", "correct"),
     ("correct", END),
@@ -92,7 +92,7 @@ def after_verdict(state: ClaimState) -> str:
     final one that rests on too little asks for a reformulated search; any other goes on to the answer."""
     v = state.get("verdict")
     if v is not None and v.provisional:
-        return "direction" if v.awaiting == "direction" else "decompose"
+        return "judge_sources" if v.awaiting == "judgement" else "decompose"
     return "reformulate" if state.get("search_again") else "final"
 
 
@@ -115,7 +115,12 @@ BRANCHES.update(
     {
         "verdict": (
             after_verdict,
-            {"direction": "direction", "decompose": "decompose", "reformulate": "reformulate", "final": "answer"},
+            {
+                "judge_sources": "judge_sources",
+                "decompose": "decompose",
+                "reformulate": "reformulate",
+                "final": "answer",
+            },
         ),
         "decompose": (after_decompose, {"retrieve": "retrieve", "verdict": "verdict"}),
         "reformulate": (after_reformulate, {"retrieve": "retrieve", "final": "answer"}),

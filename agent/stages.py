@@ -43,7 +43,7 @@ def evidence(state: ClaimState, deps: Deps) -> ClaimState:
 
 
 def judgement(state: ClaimState, deps: Deps) -> ClaimState:
-    return run_span(state, deps, "select_evidence", "direction")
+    return run_span(state, deps, "select_evidence", "judge_sources")
 
 
 def answer(state: ClaimState, deps: Deps) -> ClaimState:

@@ -173,7 +173,7 @@ class Verdict(BaseModel):
     # reached before everything the check will do: ``awaiting`` says what is still to come (the LLM's reading of
     # each source's direction, or its search questions)
     provisional: bool = False
-    awaiting: Literal["direction", "questions"] | None = None
+    awaiting: Literal["judgement", "questions"] | None = None
     # sources the LLM did not read (down, or its time ran out), counted on the verifier's reading alone or listed
     # as not read (SilentSource.unread): a verdict that says so is provisional however final the check
     unread: int = 0

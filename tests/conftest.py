@@ -152,7 +152,7 @@ def direction_rules(
     claim: str, supports: bool = True, evidence_end: str = "", bears: bool = True
 ) -> list[dict[str, Any]]:
     """Scripted replies of an LLM that reads the evidence as reporting a finding on the claim and on its opposite
-    (``bears``; the gate asks both, agent.nodes.direction.gate_reading) and as supporting the claim (or,
+    (``bears``; the gate asks both, agent.nodes.judge_sources.gate_reading) and as supporting the claim (or,
     ``supports=False``, its opposite) in both orders of the contrastive choice (agent/judge/direction.py).
     ``evidence_end``: the last words of the evidence the rules apply to (all evidence when empty)."""
     from agent.judge.direction import opposite_of

@@ -8,7 +8,7 @@ evals/training/reader_band.py and kept in agent/judge/judge_calibration.json):
 * P(bears) = 1 - P(does not bear) below ``aside_below``: the paper is set aside, read and not counted;
 * P(bears) at or above ``decide_from`` and the side it takes (supports against refutes) at least ``sure``: the paper
   counts with the reader's label;
-* otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/direction.py);
+* otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/judge_sources.py);
   with JUDGE_DIRECTION=reader nobody else reads it, and it is set aside as unsure.
 
 Each source says in words which reader decided it.

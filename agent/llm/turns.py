@@ -16,7 +16,7 @@ A call made by a reading thread itself is part of the reading and never waits.
 
 ``others_waiting()`` says whether anyone waits for the LLM meanwhile, or for a check of their own to start (a queue
 the chat registers with ``count_also``): a check's reading budget binds only then, so that on an idle machine no paper
-goes unread for lack of time (agent/nodes/direction.py).
+goes unread for lack of time (agent/nodes/judge_sources.py).
 
 These turns are this process's; with DATABASE_URL and an LLM server (LLM_BASE_URL), the same rule holds across every
 instance that names that server too (tools.admission): each turn, once this process grants it, also takes a row

@@ -1,6 +1,6 @@
 """Assess each source (FRSC's local labels), the judge's first part: the independent verifier judges every candidate
 sentence against the claim, and its gate screens each abstract (agent.judge.sources). With the LLM reading the sources
-(agent/nodes/direction.py), every abstract the verifier does not rule out (``ask_floor``) goes on to it, and only
+(agent/nodes/judge_sources.py), every abstract the verifier does not rule out (``ask_floor``) goes on to it, and only
 those the verifier's gate passes alone count in the provisional verdict; without it, the verifier's gate decides.
 Abstracts screened out are listed as read, with the reason, and never count. Each remaining abstract gets a local
 label on the 7-grade scale from the verifier and a reputation weight, provisional while the LLM reads it.

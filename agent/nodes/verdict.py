@@ -1,6 +1,6 @@
 """Verdict (FRSC): the reputation-weighted mean of the local scores of every source whose stance counts -> global
 label, with a calibrated confidence; below ``judge.min_confidence`` the verdict is "Cannot decide". A verdict reached
-before the LLM has read each source's direction (agent/nodes/direction.py), or before its search questions were
+before the LLM has read each source's direction (agent/nodes/judge_sources.py), or before its search questions were
 searched, is provisional and says what it awaits (the graph then runs that); a final one that rests on too little
 asks for another search round while SEARCH_ROUNDS allows (agent/nodes/reformulate)."""
 
@@ -45,7 +45,7 @@ def verdict(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     }
 
 
-def awaited(state: ClaimState, settings: Any) -> Literal["direction", "questions"] | None:
+def awaited(state: ClaimState, settings: Any) -> Literal["judgement", "questions"] | None:
     """What the check still has to do before its verdict is final: the reading of the sources' direction (the
     abstract reader's, and the LLM's while it answers), then the LLM's search questions (LLM_QUESTIONS)."""
     if (
@@ -54,7 +54,7 @@ def awaited(state: ClaimState, settings: Any) -> Literal["direction", "questions
         and not state.get("directed", False)
         and not state.get("llm_error")
     ):
-        return "direction"
+        return "judgement"
     if settings.retrieval.llm_questions and not state.get("questions_asked", False):
         return "questions"
     return None

@@ -66,7 +66,7 @@ def run_one(claim: dict[str, Any], deps: Deps, graph: Any) -> dict[str, Any]:
     def seen(node: str, update: dict[str, Any]) -> None:
         if node == "verdict" and "verdict" not in first:
             first["verdict"] = time.perf_counter() - t0
-        if node == "verdict" and update["verdict"].awaiting != "direction" and "judged" not in first:
+        if node == "verdict" and update["verdict"].awaiting != "judgement" and "judged" not in first:
             first["judged"] = time.perf_counter() - t0
 
     result = CheckResult.from_state(run_claim(claim["claim"], deps, graph, on_update=seen)).model_dump(mode="json")

@@ -194,7 +194,7 @@ def test_one_check_reads_at_a_time_across_instances_and_two_with_llm_parallel_2(
 def test_a_call_of_one_instance_waits_while_a_check_of_another_reads_and_the_reader_sees_it_wait(
     database: str,  # noqa: F811
 ) -> None:
-    """The reading's time budget binds only while someone waits (agent.nodes.direction.out_of_time): the reader
+    """The reading's time budget binds only while someone waits (agent.nodes.judge_sources.out_of_time): the reader
     sees the other instance's call waiting, and nobody before it comes."""
     a, b = shared_turns(database, 1), shared_turns(database, 1)
     log: list[str] = []

@@ -142,7 +142,7 @@ def test_places_are_told_in_the_waiters_own_context():
 
 def test_a_user_waiting_in_the_chats_queue_makes_a_reading_keep_to_its_budget():
     """The chat registers its queue with the LLM's turns: while a user waits there for a check of their own, a check
-    reading its papers keeps to DIRECTION_SECONDS (agent.nodes.direction.out_of_time); with nobody waiting it reads
+    reading its papers keeps to DIRECTION_SECONDS (agent.nodes.judge_sources.out_of_time); with nobody waiting it reads
     on."""
     from agent.llm.turns import TURNS
     from ui.chat.queued import CHECKS

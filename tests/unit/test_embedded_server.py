@@ -133,7 +133,7 @@ def test_a_second_stop_is_one_clear_error_and_the_verdict_says_what_was_not_read
     # the first LLM call of the check, the direction's, meets the stopped server: each source is listed with the
     # verifier's reading and not counted (the verifier alone does not stand in for the LLM), and the answer is the
     # provisional verdict, written without the LLM
-    assert [n for n in result.notes if n.startswith("direction: the LLM is unavailable (the embedded LLM stopped "
+    assert [n for n in result.notes if n.startswith("judge_sources: the LLM is unavailable (the embedded LLM stopped "
                                                     "answering again")], result.notes
     unread = [s for s in result.silent if s.unread]
     assert result.assessments == [] and unread and all(s.reason.startswith("Not read by the LLM") for s in unread)

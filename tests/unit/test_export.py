@@ -246,7 +246,7 @@ def test_markdown_report_says_the_llms_reading_and_the_notes_in_words():
     result = hostile_result()
     read = result.sources[0].model_copy(update={"p_claim": 0.03, "stance_confidence": 0.97})
     result = result.model_copy(update={"sources": [read, *result.sources[1:]],
-                                       "notes": ["direction: 2 source(s) read do not count: not about the claim"]})
+                                       "notes": ["judge_sources: 2 source(s) read do not count: not about the claim"]})
     markdown = export_text(result, "md")
     assert "| contradicts: 97% sure it supports the opposite |" in markdown
     assert "- Stance: contradicts: 97% sure it supports the opposite; label: Mostly False" in markdown

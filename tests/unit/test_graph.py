@@ -34,15 +34,16 @@ def test_nodes_run_in_pipeline_order_and_the_answer_opens_with_the_final_verdict
     deps.settings = deps.settings.with_values(retrieval={"llm_questions": True})
     updates = [(name, u) for update in build_graph().stream({"claim": CLAIM}, context=deps, stream_mode="updates")
                for name, u in update.items()]
-    judged = ["retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict", "direction", "verdict"]
+    judged = ["retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict", "judge_sources",
+              "verdict"]
     assert [name for name, _ in updates] == ["claim_queries", *judged, "decompose", *judged, "answer", "verify",
                                              "correct"]
     verdicts = [u["verdict"] for name, u in updates if name == "verdict"]
-    assert [v.awaiting for v in verdicts] == ["direction", "questions", "direction", None]
+    assert [v.awaiting for v in verdicts] == ["judgement", "questions", "judgement", None]
     assert [v.provisional for v in verdicts] == [True, True, True, False]
     assert "Does the evidence report" in str(deps.llm.calls[0][-1].content)  # no LLM call before the first verdict
     questions = next(i for i, call in enumerate(deps.llm.calls) if "search questions" in str(call[-1].content))
-    directions = [u for name, u in updates if name == "direction"]
+    directions = [u for name, u in updates if name == "judge_sources"]
     assert all(a.judged_by == "verifier+llm" for u in directions for a in u["assessments"])
     # the second pass found no new source, so the LLM was not asked again about any
     assert all("Statement A:" not in str(call[-1].content) and "Does the evidence report" not in str(call[-1].content)
@@ -175,7 +176,8 @@ def test_the_whole_graph_has_exactly_the_declared_edges():
 def test_a_span_keeps_a_loop_only_with_the_node_it_goes_back_to():
     from agent.graph import span
 
-    assert span("select_evidence", "direction") == ["select_evidence", "context", "assess", "verdict", "direction"]
+    assert span("select_evidence", "judge_sources") == [
+        "select_evidence", "context", "assess", "verdict", "judge_sources"]
     assert "decompose" in span("claim_queries", "reformulate")  # retrieve is in the span: questions are searched
     assert "decompose" not in span("select_evidence", "reformulate")  # no retrieve: no search round
     assert span("verify", "verify") == ["verify"]

@@ -60,7 +60,7 @@ SUBSET = [
     "test_live_ui.py",
     "test_settings.py",
     "test_ui_credentials.py",
-    "test_direction.py",
+    "test_judge_sources.py",
     "test_graph.py",
     "test_reformulate.py",
     "test_live_sources.py",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.judge.calibration import JudgeCalibration
 from agent.judge.direction import in_context
-from agent.nodes.direction import gate_reading
+from agent.nodes.judge_sources import gate_reading
 from agent.state import Evidence
 
 SENTENCES = ["BACKGROUND We asked whether statins protect.", "METHODS A cohort of 4,000 adults.",

@@ -122,7 +122,7 @@ def seen_waiting(waiter: str) -> tuple[bool, bool, bool]:
 
 
 def test_a_reading_sees_a_call_or_another_reading_wait_for_its_turn():
-    """A check's reading budget binds only while someone waits (agent.nodes.direction.out_of_time)."""
+    """A check's reading budget binds only while someone waits (agent.nodes.judge_sources.out_of_time)."""
     assert seen_waiting("call") == (False, True, False)
     assert seen_waiting("reading") == (False, True, False)
 

@@ -126,7 +126,7 @@ def test_a_passage_is_checked_to_the_end_when_the_llm_is_down(library_index: Any
     assert len(own) == 2 and all(c.result is not None and c.result.verdict is not None for c in own)
     for c in own:
         assert c.result is not None
-        assert any(n.startswith("direction: the LLM is unavailable") for n in c.result.notes)
+        assert any(n.startswith("judge_sources: the LLM is unavailable") for n in c.result.notes)
         assert c.result.verdict.unread == sum(s.unread for s in c.result.silent) > 0  # listed, not counted
         assert "(provisional)" in c.result.answer
 

@@ -24,6 +24,7 @@ EVIDENCE = [
              sentence_index=2, year=2019, stance="contradicts"),
 ]
 # every prompt file and the test that renders it through its caller
+BEARS_TEST = "test_judge_sources.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose"
 TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
@@ -42,11 +43,11 @@ TESTED = {
     "reformulate_system": "test_reformulate.py::test_reformulate_prompts",
     "reformulate_format_json": "test_reformulate.py::test_reformulate_prompts",
     "reformulate_format_tools": "test_reformulate.py::test_openai_style_models_get_native_tools",
-    "direction": "test_direction.py::test_both_orders_are_averaged_and_the_evidence_comes_first",
-    "judge_system": "test_direction.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose",
-    "bears": "test_direction.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose",
-    "opposite": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
-    "opposite_system": "test_direction.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
+    "direction": "test_judge_sources.py::test_both_orders_are_averaged_and_the_evidence_comes_first",
+    "judge_system": BEARS_TEST,
+    "bears": BEARS_TEST,
+    "opposite": "test_judge_sources.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
+    "opposite_system": "test_judge_sources.py::test_the_opposite_comes_from_rules_then_the_llm_then_the_template",
     "standalone": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
     "standalone_system": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
     "supplement": "test_supplement.py::test_the_llm_reads_the_whole_abstract_and_the_shown_sentences",

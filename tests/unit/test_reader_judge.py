@@ -1,6 +1,6 @@
-"""The abstract reader in the judge (agent/judge/reader.py, agent/nodes/direction.py): it reads the claim against the
-whole abstract first and decides what it is sure of; the LLM reads only the papers it is unsure of, and nobody does
-with JUDGE_DIRECTION=reader. With the scripted model, a rule reader and the tiny corpus."""
+"""The abstract reader in the judge (agent/judge/reader.py, agent/nodes/judge_sources.py): it reads the claim
+against the whole abstract first and decides what it is sure of; the LLM reads only the papers it is unsure of, and
+nobody does with JUDGE_DIRECTION=reader. With the scripted model, a rule reader and the tiny corpus."""
 
 from __future__ import annotations
 

@@ -262,10 +262,10 @@ def test_a_source_the_llm_read_says_which_statement_it_supports() -> None:
         assert "P(" not in shown and "confidence 0." not in shown
     unsure = {**against, "label": "No Evidence", "stance": "nei", "p_claim": 0.52, "stance_confidence": 0.4}
     assert stance_text(unsure) == "No Evidence · nei (0.40)"  # too weak to grade: no statement is named
-    waiting = {**RESULT["verdict"], "provisional": True, "awaiting": "direction"}
+    waiting = {**RESULT["verdict"], "provisional": True, "awaiting": "judgement"}
     text = early_markdown(waiting, [])
     assert text.startswith("⏳ **Provisional:**") and "reading which way each source points" in text
-    assert following("verdict", {"verdict": waiting}) == "direction" and following("direction", {}) == "verdict"
+    assert following("verdict", {"verdict": waiting}) == "judge_sources" and following("judge_sources", {}) == "verdict"
     shown = answer_markdown({**RESULT, "opposite": "The MMR vaccine does not cause autism."})
     assert "read against the claim's opposite: “The MMR vaccine does not cause autism\\.”" in shown
 
@@ -313,7 +313,7 @@ def test_notes_are_shown_without_the_name_of_the_node_that_added_them():
     assert note_text("assess: 2 retrieved abstract(s) had no sentence bearing on the claim") == (
         "2 retrieved abstract(s) had no sentence bearing on the claim"
     )
-    assert note_text("direction: 3 source(s) read do not count: not about the claim") == (
+    assert note_text("judge_sources: 3 source(s) read do not count: not about the claim") == (
         "3 source(s) read do not count: not about the claim"  # only the leading node name goes
     )
     assert note_text("correct: no sentence of the answer survived checking; the answer quotes the evidence instead") \
@@ -327,7 +327,7 @@ def test_notes_are_shown_without_the_name_of_the_node_that_added_them():
     )
     assert note_text("assessment: 1 paper") == "Assessment: 1 paper"  # a word that merely starts like a node's name
     # the settings a note names are the CLI's and the JSON's, not the chat reader's; other brackets stay
-    assert note_text("direction: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out while other "
+    assert note_text("judge_sources: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out while other "
                      "checks waited; 1 source(s) are listed") == (
         "The LLM's time for reading direction ran out while other checks waited; 1 source(s) are listed"
     )
@@ -347,8 +347,8 @@ def test_the_terminal_prints_notes_and_the_llms_reading_in_words(capsys: Any) ->
 
     read = {**source(1), "label": "Mostly False", "stance_confidence": 0.97, "p_claim": 0.03, "page": None,
             "design": None}  # fmt: skip
-    notes = ["direction: 2 source(s) read do not count: not about the claim",
-             "direction: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out"]  # fmt: skip
+    notes = ["judge_sources: 2 source(s) read do not count: not about the claim",
+             "judge_sources: the LLM's time for reading direction (DIRECTION_SECONDS=8) ran out"]  # fmt: skip
     print_readable({**RESULT, "sources": [read], "notes": notes, "corrections": [], "timings": {"total": 1.0},
                     "llm": {"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}})  # fmt: skip
     out = capsys.readouterr().out

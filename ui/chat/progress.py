@@ -30,16 +30,16 @@ def following(node: str, update: dict[str, Any]) -> str | None:
     if node == "verdict":
         v = update.get("verdict") or {}
         if v.get("provisional"):
-            return "direction" if v.get("awaiting") == "direction" else "decompose"
+            return "judge_sources" if v.get("awaiting") == "judgement" else "decompose"
         return "reformulate" if update.get("search_again") else "answer"
-    if node == "direction":
+    if node == "judge_sources":
         return "verdict"
     if node == "decompose":
         return "retrieve" if update.get("queries") else "verdict"
     if node == "reformulate":
         return "retrieve" if update.get("round_queries") else "answer"
     at = ORDER.index(node) + 1 if node in ORDER else len(ORDER)
-    return ORDER[at] if at < len(ORDER) and ORDER[at] not in ("direction", "decompose", "reformulate") else None
+    return ORDER[at] if at < len(ORDER) and ORDER[at] not in ("judge_sources", "decompose", "reformulate") else None
 
 
 class CheckProgress:
@@ -64,7 +64,7 @@ class CheckProgress:
 
     async def _open(self, node: str) -> None:
         assert self.parent is not None
-        again = self.second_pass and node not in ("direction", "decompose", "reformulate")
+        again = self.second_pass and node not in ("judge_sources", "decompose", "reformulate")
         name = STEP_NAMES.get(node, node) + (SECOND_PASS if again else "")
         step = cl.Step(name=name, type="tool", parent_id=self.parent.id)
         step.start = utc_now()

@@ -86,7 +86,7 @@ def early_markdown(
             "_The evidence is thin, so the search runs again with reformulated queries; the final verdict and answer "
             "replace this._"
         )
-    elif verdict.get("awaiting") == "direction":
+    elif verdict.get("awaiting") == "judgement":
         head = (
             f"⏳ **Provisional:** {line}\n\n"
             "_From the verifier alone; the LLM is reading which way each source points (the claim or its "

@@ -24,7 +24,7 @@ STEP_NAMES = {
     "context": "Neighbouring sentences",
     "assess": "Assessment",
     "verdict": "Verdict",
-    "direction": "Whether each source bears on the claim, and which way (reader, gate, LLM)",
+    "judge_sources": "Whether each source bears on the claim, and which way (reader, gate, LLM)",
     "decompose": "Search questions (LLM)",
     "reformulate": "Searching again (LLM)",
     "answer": "Answer",
@@ -89,7 +89,7 @@ def _assess(u: Update) -> str:
     return kept or "No source bears on the claim."
 
 
-def _direction(u: Update) -> str:
+def _judge_sources(u: Update) -> str:
     opposite = f"Each source was read against the opposite: “{md(u['opposite'])}”\n" if u.get("opposite") else ""
     rows = "\n".join(
         f"- doc {md(a['doc_id'])}: **{a['label']}** — {md(a['explanation'])}"
@@ -142,7 +142,7 @@ RENDERERS: dict[str, Callable[[Update], str]] = {
     "context": _context,
     "assess": _assess,
     "verdict": _verdict,
-    "direction": _direction,
+    "judge_sources": _judge_sources,
     "decompose": _queries,
     "reformulate": _reformulate,
     "answer": _answer,

@@ -72,7 +72,7 @@ def _threshold(result: CheckResult) -> str:
 
 
 PENDING = {
-    "direction": "the LLM had still to read which way each source points",
+    "judgement": "the LLM had still to read which way each source points",
     "questions": "the search questions were still to be searched",
 }
 

@@ -1,5 +1,5 @@
 """A result's notes in a reader's words, for the chat and the terminal: a pipeline node starts the notes it adds with
-its own name (agent.graph.NODE_NAMES: "assess: 2 retrieved ...", "direction: ..."), which other code reads and the
+its own name (agent.graph.NODE_NAMES: "assess: 2 retrieved ...", "judge_sources: ..."), which other code reads and the
 JSON keeps; a person reads the note without it. Plain text: the caller escapes it (``md`` in the chat, ``plain`` in
 the terminal)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 NODES = (
-    "claim_queries", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict", "direction",
+    "claim_queries", "retrieve", "fuse", "rerank", "select_evidence", "context", "assess", "verdict", "judge_sources",
     "decompose", "reformulate", "answer", "verify", "correct",
 )  # fmt: skip
 NODE_PREFIX = re.compile(rf"^(?:{'|'.join(NODES)}): ")

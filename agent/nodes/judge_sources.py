@@ -141,28 +141,29 @@ def reading_notes(cal: JudgeCalibration, seconds: float, error: str, left: int, 
     notes: list[str] = []
     fate = "keep the verifier's reading" if cal.verifier_stands_in else "are listed as not read, not counted"
     if error:
-        notes.append(f"direction: the LLM is unavailable ({error}); {left} source(s) {fate}")
+        notes.append(f"judge_sources: the LLM is unavailable ({error}); {left} source(s) {fate}")
     elif left:
         notes.append(
-            f"direction: the LLM's time for reading direction (DIRECTION_SECONDS={seconds:g}) ran "
+            f"judge_sources: the LLM's time for reading direction (DIRECTION_SECONDS={seconds:g}) ran "
             f"out while other checks waited; {left} source(s) {fate}"
         )
     off_topic = sum(1 for s in aside if not s.unread)
     if off_topic:
-        notes.append(f"direction: {off_topic} source(s) read do not count: not about the claim")
+        notes.append(f"judge_sources: {off_topic} source(s) read do not count: not about the claim")
     return notes
 
 
-@timed("direction")
-def direction(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
+@timed("judge_sources")
+def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     deps = runtime.context
     judge = deps.settings.judge
     assessments = state.get("assessments", [])
     if judge.direction == "verifier" or not assessments:
         return {"directed": True}
     if judge.direction == "reader" and deps.reader is None:
-        return {"directed": True, "notes": ["direction: JUDGE_DIRECTION=reader, but no abstract reader is installed; "
-                                            "the sources keep the verifier's reading"]}
+        note = "judge_sources: JUDGE_DIRECTION=reader, but no abstract reader is installed; "
+        note += "the sources keep the verifier's reading"
+        return {"directed": True, "notes": [note]}
     cal = load_calibration() if judge.gate else JudgeCalibration(ask_floor=0.0, verifier_threshold=0.0)
     claim = state["claim"]
     titles = {ev.doc_id: ev.title for ev in state.get("evidence", [])}

@@ -1,6 +1,6 @@
 """The two-part judge: the LLM's reading of whether the evidence bears on the claim and its choice between the claim
 and its opposite (agent/judge/direction.py), the gate, calibration and labels (agent/judge/calibration.py), and the
-direction node in the graph (agent/nodes/direction.py), with the scripted model on the tiny corpus."""
+judge_sources node in the graph (agent/nodes/judge_sources.py), with the scripted model on the tiny corpus."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def test_a_down_llm_lists_the_sources_as_not_read_and_the_verdict_says_so(make_d
     def down(*_: Any, **__: Any) -> Any:
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
 
-    monkeypatch.setattr("agent.nodes.direction.bears", down)
+    monkeypatch.setattr("agent.nodes.judge_sources.bears", down)
     deps = make_deps([{"when": "<paper n=", "reply": "See [1]."}], VERIFIER)
     result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
     assert not load_calibration().verifier_stands_in
@@ -169,7 +169,7 @@ def test_a_down_llm_lists_the_sources_as_not_read_and_the_verdict_says_so(make_d
     assert "supporting the claim" in aside.reason  # the verifier's own reading is still shown
     assert result.verdict is not None and result.verdict.label == "Not enough evidence" and result.verdict.unread == 1
     assert (result.summary or "").startswith("Not enough evidence so far (provisional): the LLM did not read 1 of the")
-    assert any(n.startswith("direction: the LLM is unavailable (the LLM is unreachable") and "not counted" in n
+    assert any(n.startswith("judge_sources: the LLM is unavailable (the LLM is unreachable") and "not counted" in n
                for n in result.notes), result.notes
 
 
@@ -180,8 +180,8 @@ def test_where_the_verifier_stands_in_a_down_llm_leaves_its_reading_counted(make
         raise LLMUnavailableError("the LLM is unreachable (connection refused)")
 
     standing_in = JudgeCalibration(verifier_threshold=0.0, verifier_stands_in=True, gate_threshold=0.5)
-    monkeypatch.setattr("agent.nodes.direction.bears", down)
-    monkeypatch.setattr("agent.nodes.direction.load_calibration", lambda: standing_in)
+    monkeypatch.setattr("agent.nodes.judge_sources.bears", down)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda: standing_in)
     deps = make_deps([{"when": "<paper n=", "reply": "See [1]."}], VERIFIER)
     result = CheckResult.from_state(run_claim(ALDH1_BETTER, deps))
     assert result.assessments and all(a.judged_by == "verifier" for a in result.assessments)
@@ -200,9 +200,9 @@ def slow_claim(make_deps, seconds: float):  # type: ignore[no-untyped-def]
 
 
 def someone_waits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The direction node's LLM turns with a user waiting in a check queue throughout, so the budget binds."""
+    """The judge_sources node's LLM turns with a user waiting in a check queue throughout, so the budget binds."""
     from agent.llm.turns import LLMTurns
-    from agent.nodes import direction as node
+    from agent.nodes import judge_sources as node
 
     busy = LLMTurns()
     busy.count_also(lambda: 1)
@@ -240,7 +240,7 @@ def test_the_reading_time_starts_once_the_model_is_loaded(make_deps, monkeypatch
     the model loads (10 s against a budget of 5 s), so the test reads the same on a slow or busy machine."""
     from types import SimpleNamespace
 
-    import agent.nodes.direction as node
+    import agent.nodes.judge_sources as node
 
     claim = "The MMR vaccine causes autism."
     clock = {"now": 0.0}
@@ -333,7 +333,7 @@ def test_two_checks_at_once_read_with_the_llm_one_after_the_other(make_deps, mon
     import threading
     import time
 
-    from agent.nodes import direction as node
+    from agent.nodes import judge_sources as node
 
     calls: list[tuple[str, float, float]] = []
     real_bears = node.bears
@@ -386,7 +386,7 @@ def test_where_the_llm_cannot_tell_the_side_the_verifiers_vote_decides(make_deps
     and its opposite; the verifier reads it as contradicting. With the verifier's vote the paper refutes the claim,
     and its explanation names both readers; without it the paper takes no side."""
     cal = JudgeCalibration(verifier_threshold=0.0, gate_threshold=0.5, direction_weights=weights)
-    monkeypatch.setattr("agent.nodes.direction.load_calibration", lambda: cal)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda: cal)
     at_chance = [{"when": f"Statement {x}: {ALDH1_BETTER}", "reply": "A", "top_logprobs": {"A": 0.5, "B": 0.5}}
                  for x in "AB"]
     bearing = [r for r in direction_rules(ALDH1_BETTER) if "Does the evidence report" in r["when"]]
@@ -411,7 +411,7 @@ def test_the_direction_reads_what_its_calibration_was_fitted_on(make_deps, monke
     beside the shown one; fitted on the shown sentences, they read those alone, as the gate just did."""
     cal = JudgeCalibration(verifier_threshold=0.0, gate_threshold=0.5, direction_weights=(0.0, 2.0),
                            direction_reads=reads)
-    monkeypatch.setattr("agent.nodes.direction.load_calibration", lambda: cal)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda: cal)
     answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See."), {"reply": "See [1]."}]
     deps = make_deps([*direction_rules(ALDH1_WORSE), *answer], VERIFIER)
     result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
