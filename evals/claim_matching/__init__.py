@@ -1,0 +1,1 @@
+"""Labelled claim pairs (same, opposite, related) for matching a new claim to earlier kept checks."""
