@@ -45,6 +45,9 @@ class CheckResult(BaseModel):
     llm: Usage = Field(default_factory=Usage)
     timings: dict[str, float] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    # the kept checks this claim was matched to before the user chose to check it again (agent.earlier.matches:
+    # EarlierCheck dumps), so that the new check keeps a link to the old ones
+    earlier: list[dict[str, Any]] = Field(default_factory=list)
     run: RunInfo = Field(default_factory=RunInfo)  # when, with which models and settings
 
     @classmethod

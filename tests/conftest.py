@@ -33,6 +33,10 @@ os.environ["SOURCES"] = "local"
 # set it back (tests/unit/test_reader_judge.py with a rule reader, tests/integration/test_reader_real.py with the
 # shipped one).
 os.environ["ABSTRACT_READER"] = "false"
+# The tests check the same claims again and again on one data folder, where a claim checked before is offered instead
+# of checked again (agent.earlier). The feature's own tests set it back (tests/unit/test_earlier_checks.py,
+# tests/e2e/test_earlier_browser.py).
+os.environ["EARLIER_CHECKS"] = "false"
 # The exported ONNX graphs are files derived from the committed weights, named by their digest: the CLI and chat
 # servers the tests start on data folders of their own read the ones `make setup` exported instead of exporting
 # them again in each folder (an export: a few seconds per process). tests/unit/test_onnx_models.py exports

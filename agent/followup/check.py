@@ -28,7 +28,7 @@ def check(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     run = run_info(deps.settings, deps.llm)
     claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps)
     claim_state["timings"] = {**claim_state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
-    result = CheckResult.from_state(claim_state, run)
+    result = CheckResult.from_state(claim_state, run).model_copy(update={"earlier": state.get("earlier") or []})
     return {
         "results": [result.model_dump(mode="json")],
         "focus": -1,  # follow-ups are about the new check

@@ -28,6 +28,9 @@ class ThreadState(TypedDict, total=False):
     # this turn checks `message` exactly as typed, asking no router (the chat's "Check my words instead"); every
     # turn's input sets it, so it never carries over to the next turn
     verbatim: bool
+    # the earlier checks the user was shown before choosing to check this claim again (agent.earlier): the new
+    # check keeps them as its link to the old; like ``verbatim``, every turn's input sets it
+    earlier: list[dict[str, Any]]
     action: Action
     query: str  # the claim to check when action == "check"
     draft: str  # the router's answer from held evidence when action == "answer"

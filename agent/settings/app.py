@@ -80,6 +80,10 @@ class StoreSettings(SettingsGroup):
     # the checkpoints alone elsewhere: postgresql://...; DATABASE_URL's database, else a SQLite file in DATA_DIR,
     # when unset
     checkpoint_url: str | None = None
+    # whether a claim is matched against the checks kept before it (agent.earlier) before it is searched
+    earlier_checks: bool = Field(True, validation_alias="EARLIER_CHECKS")
+    # whether a chat user is shown every user's earlier checks (a team that shares its work); else only their own
+    share_checks: bool = Field(False, validation_alias="SHARE_CHECKS")
 
     @field_validator("database_url", mode="before")
     @classmethod

@@ -1,5 +1,6 @@
 """A thread deleted for good, outside Chainlit's own records: its LangGraph checkpoints (every checkpoint and pending
-write, on SQLite or Postgres, through the saver's `adelete_thread`) and its feedback rows. The chat's delete button
+write, on SQLite or Postgres, through the saver's `adelete_thread`), its feedback rows and its kept checks' entries
+(agent.store.kept_checks), so that a later claim is no longer matched to them. The chat's delete button
 (ui.chat.paste.PasteDataLayer.delete_thread) and `claimtrace threads delete` both call it, after Chainlit's steps,
 elements and thread row are gone.
 
@@ -14,6 +15,7 @@ from typing import Any
 from agent.settings.app import Settings
 from agent.store.checkpoint import close_checkpointer, open_checkpointer
 from agent.store.feedback import delete_feedback
+from agent.store.kept_checks import forget_kept
 from agent.store.threads import MIN_PREFIX, ThreadNotFoundError, has_store, list_threads
 from tools.corpus import Abstract
 
@@ -23,14 +25,16 @@ class Forgotten:
     thread_id: str
     had_checkpoints: bool
     feedback_rows: int
+    kept_checks: int = 0
 
 
 async def forget_thread(saver: Any, settings: Settings, thread_id: str) -> Forgotten:
-    """Delete the thread's checkpoints and feedback rows; a thread that has neither is no error."""
+    """Delete the thread's checkpoints, feedback rows and kept checks; a thread that has none is no error."""
     had = await saver.aget_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}) is not None
     await saver.adelete_thread(thread_id)
     rows = await asyncio.to_thread(delete_feedback, settings, thread_id)
-    return Forgotten(thread_id, had, rows)
+    kept = await asyncio.to_thread(forget_kept, settings, thread_id)
+    return Forgotten(thread_id, had, rows, kept)
 
 
 async def _with_saver(settings: Settings, work: Any) -> Any:

@@ -1,7 +1,8 @@
 """What `claimtrace migrate` copies of the agent's stores from a SQLite DATA_DIR into DATABASE_URL's Postgres: the
-thread checkpoints (through both savers' public API) and the feedback rows. A second copy writes nothing twice: a
-checkpoint already in Postgres (same thread, namespace and id) is skipped, and so is a feedback row identical in time,
-thread, kind and record. The chat's own tables are copied by ui.chat.persistence.copy_chat_tables."""
+thread checkpoints (through both savers' public API), the feedback rows and the kept checks' claim embeddings (so that
+claims checked before are still found). A second copy writes nothing twice: a checkpoint already in Postgres (same
+thread, namespace and id) is skipped, and so is a feedback row identical in time, thread, kind and record, and a kept
+check whose id is there. The chat's own tables are copied by ui.chat.persistence.copy_chat_tables."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 from agent.settings.app import Settings
 from agent.store.checkpoint import SQLITE_NAME, close_checkpointer, open_checkpointer
 from agent.store.feedback import PG_SCHEMA, db_path
+from agent.store.kept_checks import COLUMNS, TABLE, KeptCheck, kept_checks
 from agent.store.postgres import connect, ensure_schema
 
 
@@ -105,4 +107,28 @@ def copy_feedback(settings: Settings, url: str) -> Copied:
             ).rowcount
             done.copied += added
             done.present += 1 - added
+    return done
+
+
+def copy_kept_checks(settings: Settings, url: str) -> Copied:
+    """Every kept check of DATA_DIR's thread store, with its claim's embedding, into the Postgres at `url`, oldest
+    first; a check whose id is there already is left as it is."""
+    import numpy as np
+
+    done = Copied()
+    path = settings.stores.data_dir / SQLITE_NAME
+    if not path.is_file():
+        return done
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(f"SELECT {COLUMNS}, embedding FROM {TABLE} ORDER BY seq").fetchall()
+    except sqlite3.OperationalError:  # a store from before checks were kept for matching
+        rows = []
+    finally:
+        conn.close()
+    with kept_checks(postgres_only(settings, url)) as target:
+        before = target.count()
+        target.add_many([(KeptCheck(*row[:-1]), np.frombuffer(row[-1], dtype="<f4")) for row in rows])
+        done.copied = target.count() - before
+    done.present = len(rows) - done.copied
     return done

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -145,7 +146,9 @@ def test_migrate_copies_a_sqlite_data_dir_and_a_second_run_writes_nothing(
     database: str, tmp_path: Path, use_env: Any
 ):
     from agent.store.feedback import iter_feedback, record_feedback
+    from agent.store.kept_checks import KeptCheck, keep, nearest_kept
     from agent.store.threads import checks_of, keep_check, threads
+    from tools.models.embedder import DIM
     from ui.chat import credentials, launch
 
     source = use_env(DATA_DIR=str(tmp_path / "sqlite"))
@@ -155,6 +158,8 @@ def test_migrate_copies_a_sqlite_data_dir_and_a_second_run_writes_nothing(
             keep_check(source, {"claim": "Sleep protects cognition.", "sources": []})]
     record_feedback(source, kept[0], RESULT, 1, "unsupported")
     record_feedback(source, kept[1], RESULT, 2, "flag_wrong")
+    matching = KeptCheck.new(kept[0], CLAIM, "Not enough evidence", 3, "alice")
+    keep(source, matching, np.eye(DIM, dtype=np.float32)[7])  # findable by its claim's embedding
     password = credentials.first_start_password(source)
     secret = launch.auth_secret(source, launch.app_root(source))
     assert password and (tmp_path / "sqlite" / "chainlit" / "chainlit.sqlite").is_file()
@@ -164,6 +169,7 @@ def test_migrate_copies_a_sqlite_data_dir_and_a_second_run_writes_nothing(
     lines = first.stdout.splitlines()
     for expected in ("chat users: 1 copied, 0 already there", "chat threads: 1 copied, 0 already there",
                      "chat steps: 2 copied, 0 already there", "feedback: 2 copied, 0 already there",
+                     "checks kept for matching: 1 copied, 0 already there",
                      "login secret: copied", "generated password's hash: copied"):
         assert expected in lines, first.stdout
     copied = counts(database)
@@ -180,6 +186,7 @@ def test_migrate_copies_a_sqlite_data_dir_and_a_second_run_writes_nothing(
     assert checks_of(target, kept[1]) == (kept[1], [{"claim": "Sleep protects cognition.", "sources": []}])
     assert [(r["thread_id"], r["kind"]) for r in iter_feedback(target)] == [
         (kept[0], "unsupported"), (kept[1], "flag_wrong")]
+    assert nearest_kept(target, np.eye(DIM, dtype=np.float32)[7]) == [(matching, pytest.approx(1.0))]
     listed, thread = asyncio.run(read_threads())
     assert listed == [chat_thread] and thread is not None and len(thread["steps"]) == 2
     assert credentials_ok_on(target, password) and launch.auth_secret(target, launch.app_root(target)) == secret

@@ -244,3 +244,37 @@ def rule_opposite(claim: str) -> Opposite | None:
     if negated:
         return Opposite(negated, "negation")
     return None
+
+
+# word pairs that reverse a claim beside _OPPOSITE's direction words
+_ANTONYMS = (
+    ("required", "dispensable"), ("necessary", "dispensable"), ("presence", "absence"), ("present", "absent"),
+    ("sufficient", "insufficient"), ("agonist", "antagonist"),
+)  # fmt: skip
+_REVERSES = _OPPOSITE | {a: b for a, b in _ANTONYMS} | {b: a for a, b in _ANTONYMS}
+_COMPARISON = {"than", "compared", "versus", "vs"}
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def reversal(a: str, b: str) -> str | None:
+    """Why two wordings may state opposite claims however alike they read, or None: a negation only one of them
+    carries ("negation"), a direction word whose reverse only the other holds ("direction": "increases" /
+    "decreases", "required" / "dispensable"; "comparison" when both compare two things, whose order may undo it), a
+    word only one negates by prefix ("prefix": "dependent" / "independent"), or the same words with the compared
+    things swapped ("swap"). A cross-encoder reads such pairs
+    as saying the same, so a claim matcher must not call them the same claim."""
+    wa, wb = _WORD.findall(a.lower().replace("n't", " not")), _WORD.findall(b.lower().replace("n't", " not"))
+    sa, sb = set(wa), set(wb)
+    if sum(w in _NEGATIONS for w in wa) % 2 != sum(w in _NEGATIONS for w in wb) % 2:
+        return "negation"
+    only = sa ^ sb
+    for w in only:
+        o = _REVERSES.get(w)
+        if o and o in only:
+            # "A is higher than B" / "B is lower than A": the reversed word may undo swapped comparands
+            return "comparison" if sa & _COMPARISON and sb & _COMPARISON else "direction"
+        if any(w.startswith(pre) and len(w) > len(pre) + 3 and w[len(pre) :] in only for pre in ("in", "un", "non")):
+            return "prefix"
+    if sorted(wa) == sorted(wb) and wa != wb and sa & _COMPARISON:
+        return "swap"
+    return None

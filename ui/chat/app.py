@@ -24,6 +24,7 @@ from agent.store.feedback import record_feedback
 from ui.chat.answer_stream import AnswerStream, new_answer, write_summaries
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
+from ui.chat.earlier_view import CHECK_AGAIN, offer_earlier, remember
 from ui.chat.failures import UNAVAILABLE, report_failure
 from ui.chat.first_screen import PROFILE, STARTERS
 from ui.chat.forget import chat_data_layer
@@ -107,13 +108,15 @@ def thread_id() -> str:
 
 
 async def run_turn(
-    text: str | None, resuming: str | None = None, verbatim: bool = False, answer: AnswerStream | None = None
+    text: str | None, resuming: str | None = None, verbatim: bool = False, answer: AnswerStream | None = None,
+    earlier: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
-    text exactly as typed. When the LLM turns the text into another claim to check, say so, with the user's own
-    words on offer instead. A check's answer is shown the moment the thread keeps it (``answer``), and the run
-    stops there: its papers' generated summaries come after (`write_summaries`)."""
+    text exactly as typed; ``earlier``: the kept checks it was matched to (ui.chat.earlier_view). When the LLM
+    turns the text into another claim to check, say so, with the user's own words on offer instead. A check's
+    answer is shown the moment the thread keeps it (``answer``), and the run stops there: its papers' generated
+    summaries come after (`write_summaries`)."""
     rt = await chat_runtime()
     deps = turn_deps(rt.deps, cl.user_session.get("chat_settings"))  # this chat's choice of sources
     answer = answer or await new_answer()
@@ -125,7 +128,8 @@ async def run_turn(
     try:
         with running(thread_id()):
             async for ns, mode, data in rt.graph.astream(
-                None if text is None else {"message": text, "verbatim": verbatim}, thread_config(thread_id()),
+                None if text is None else {"message": text, "verbatim": verbatim, "earlier": earlier or []},
+                thread_config(thread_id()),
                 context=deps, interrupt_after=["check"],
                 stream_mode=["updates", "messages", "custom"], subgraphs=True,
             ):
@@ -138,6 +142,7 @@ async def run_turn(
                         await progress.finish()
                         progress = None
                     await answer.checked(data["check"]["results"][0])
+                    await remember(data["check"]["results"][0], thread_id())
                 elif mode == "updates" and not ns and "route" in data and working is not None:
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
@@ -162,7 +167,8 @@ async def run_turn(
 
 
 async def queued_turn(
-    text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None
+    text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None,
+    earlier: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
@@ -175,7 +181,7 @@ async def queued_turn(
         with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
             answer = await new_answer(notes)
             async with queue_slot():
-                values = await run_turn(text, resuming, verbatim, answer)
+                values = await run_turn(text, resuming, verbatim, answer, earlier)
             await write_summaries(answer)
             return values
 
@@ -202,6 +208,8 @@ async def on_message(message: cl.Message) -> None:
         await cl.Message(content=f"⚠️ I cannot check this: {md(str(e))}. Send another claim or question.").send()
         return
     try:
+        if await offer_earlier(text, thread_id()):  # checked before: the user chooses (on_check_again)
+            return
         values = await queued_turn(text, notes=notes)
     except Exception as e:
         await report_failure(e)
@@ -250,6 +258,16 @@ async def on_own_words(action: cl.Action) -> None:
     await action.remove()
     try:
         await queued_turn(str(action.payload["text"]), verbatim=True)  # the answer is shown by run_turn
+    except Exception as e:
+        await report_failure(e)
+
+
+@cl.action_callback(CHECK_AGAIN)
+async def on_check_again(action: cl.Action) -> None:
+    """Check a claim matched to an earlier check anew; the new check keeps the earlier ones as its link."""
+    await action.remove()
+    try:
+        await queued_turn(str(action.payload["text"]), verbatim=True, earlier=list(action.payload["earlier"]))
     except Exception as e:
         await report_failure(e)
 

@@ -24,6 +24,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 
 from agent.followup.deps import process_deps
 from agent.settings.app import Settings, get_settings
+from ui.mcp.earlier import add_earlier_tool, record_kept
 from ui.mcp.library import add_library_tool
 
 INSTRUCTIONS = (
@@ -91,6 +92,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8765) -> FastMCP:
     add_export_check_tool(mcp, settings)
     add_list_checks_tool(mcp, settings)
     add_library_tool(mcp, settings, one_at_a_time)
+    add_earlier_tool(mcp, settings)
     add_check_resource(mcp, settings)
     return mcp
 
@@ -139,6 +141,7 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
         result = ask_json(checked, notes)
         try:
             result["thread_id"] = await asyncio.to_thread(keep_check, settings, result)
+            await asyncio.to_thread(record_kept, settings, result, result["thread_id"])
         except Exception as e:  # the store costs a note, never the check
             result["thread_id"] = None
             result["notes"].append(f"mcp: this check was not kept in the thread store ({type(e).__name__}: {e})")

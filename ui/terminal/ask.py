@@ -1,6 +1,7 @@
 """`claimtrace ask`: one claim checked, its verdict on stderr the moment it is reached, then the answer (readable or
 --json), then, without --json, each paper's generated summary as it is written; the check is kept for
-`claimtrace export --last`."""
+`claimtrace export --last`. A claim checked before (the same claim or its opposite) is shown with its earlier
+verdict instead of being checked again, unless --fresh (ui/terminal/earlier.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from typing import Any
 
 from agent.errors import EXIT_INPUT, CliError, unavailable_parts
+from ui.terminal.earlier import earlier_checks, matches_json, print_matches, record_check
 from ui.terminal.export import keep_cli_check
 
 
@@ -43,6 +45,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
         claim, notes = validate_claim(read_claim(args.claim), settings.answer.max_claim_chars)
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
+    found = earlier_checks(settings, claim)  # with --fresh too: the new check keeps a link to the earlier ones
+    if not args.fresh and any(e.matched for e in found):
+        if args.json:
+            print(json.dumps(matches_json(claim, found), ensure_ascii=False))
+        else:
+            print_matches(found)
+        return 0
+
     def early(node: str, update: dict[str, Any]) -> None:
         """The verdict on stderr the moment it is reached, before the LLM writes the answer."""
         v = update.get("verdict") if node == "verdict" else None
@@ -57,7 +67,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         deps = load_deps(settings)
         run = run_info(deps.settings, deps.llm)
         state = run_claim(claim, deps, on_update=early)
-    checked = CheckResult.from_state(state, run)
+    checked = CheckResult.from_state(state, run).model_copy(update={"earlier": [e.model_dump() for e in found]})
     if args.json:
         result = ask_json(supplement_result(checked, deps), notes)
         print(json.dumps(result, ensure_ascii=False))
@@ -68,5 +78,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if deps.settings.judge.supplement and checked.sources:
             print("\nA generated summary of each paper, written by the LLM after the answer:", flush=True)
         result = ask_json(supplement_result(checked, deps, print_supplement), notes)
-    keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
+    thread_id = keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
+    if thread_id:
+        record_check(deps.settings, result, thread_id)
+    return 0
     return 0

@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("claim", help="the claim, or - to read it from standard input")
     ask.add_argument("--json", action="store_true", help="print the full result as one JSON object")
     ask.add_argument(
+        "--fresh",
+        action="store_true",
+        help="check it now even when the same claim, or its opposite, was checked before (EARLIER_CHECKS)",
+    )
+    ask.add_argument(
         "--sources",
         metavar="LIST",
         help="where to search: auto (default: the local index, your library and every reachable live source), all, "

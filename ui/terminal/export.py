@@ -165,12 +165,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def keep_cli_check(settings: Settings, result: dict[str, Any]) -> None:
-    """Keep the result of `claimtrace ask` as a thread and name it on stderr; a store that cannot take it costs a
-    warning, never the check that was just printed."""
+def keep_cli_check(settings: Settings, result: dict[str, Any]) -> str | None:
+    """Keep the result of `claimtrace ask` as a thread and name it on stderr; returns its id. A store that cannot
+    take it costs a warning (and None), never the check that was just printed."""
     try:
         thread_id = keep_check(settings, result)
     except (CheckpointUnavailableError, sqlite3.Error, OSError) as e:
         print(f"claimtrace: warning: this check was not kept in the thread store ({_reason(e)})", file=sys.stderr)
-        return
+        return None
     print(f"Kept as thread {thread_id} (`claimtrace export {thread_id} --format md`)", file=sys.stderr)
+    return thread_id

@@ -55,7 +55,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
     from agent.settings.app import get_settings
     from agent.store.checkpoint import CheckpointUnavailableError
-    from agent.store.migrate import copy_checkpoints, copy_feedback, postgres_only
+    from agent.store.migrate import copy_checkpoints, copy_feedback, copy_kept_checks, postgres_only
     from agent.store.postgres import SCHEMA_LOCK, DatabaseUnavailableError, one_line
     from ui.chat.credentials import PASSWORD_FILE
     from ui.chat.launch import SECRET_FILE, app_root
@@ -86,6 +86,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
             lines = [chat[t].line(f"chat {t}") for t in chat]
             lines.append(copy_checkpoints(settings, url).line("checkpoints"))
             lines.append(copy_feedback(settings, url).line("feedback"))
+            lines.append(copy_kept_checks(settings, url).line("checks kept for matching"))
             root = app_root(settings)
             lines.append(f"login secret: {_copy_shared(root, url, SECRET_FILE)}")
             lines.append(f"generated password's hash: {_copy_shared(root, url, PASSWORD_FILE)}")

@@ -1,0 +1,105 @@
+"""Whether two claims are the same claim, each other's opposite, or only on the same topic.
+
+Two sentence embeddings of "X protects against Y" and "X does not protect against Y" are close neighbours, so
+closeness only finds the candidates. The claim verifier (the cross-encoder that reads a claim against evidence)
+then reads the two claims against each other in both orders: two wordings of one claim support each other both
+ways. The opposite is read the same way, against the rule-made opposite of each claim (tools.text.opposite): a
+claim that states the other's opposite supports that opposite both ways. The verifier's own "contradicts" is not
+used, because it also fires for a claim about another population or outcome, which is related, not opposite. The
+verifier reads past a single reversing word ("dependent" / "independent") or swapped comparands, so a pair that
+holds one is never called the same claim (tools.text.opposite.reversal).
+
+The two thresholds are fitted on the fit half of evals/claim_matching/pairs.jsonl (SciFact train claims and text
+written for the purpose) by ``python -m evals.claim_matching fit --write`` and kept in ``relation.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from agent.state import StanceVerifier
+from tools.text.opposite import negation, reversal, rule_opposite
+
+Relation = Literal["same", "opposite", "related"]
+THRESHOLDS_FILE = Path(__file__).with_name("relation.json")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Where a pair counts as the same claim (both readings of the two claims at least ``same_from``) or as
+    opposites (both readings of one claim against the other's opposite at least ``opposite_from``); candidates are
+    the kept claims whose embedding's cosine similarity to the new claim is at least ``candidates_from``."""
+
+    same_from: float = 0.8
+    opposite_from: float = 0.8
+    candidates_from: float = 0.5
+
+
+@lru_cache(maxsize=1)
+def load_thresholds(path: Path = THRESHOLDS_FILE) -> Thresholds:
+    if not path.is_file():
+        return Thresholds()
+    raw = json.loads(path.read_text())
+    return Thresholds(float(raw["same_from"]), float(raw["opposite_from"]), float(raw["candidates_from"]))
+
+
+@dataclass(frozen=True)
+class PairReading:
+    """The verifier's reading of two claims: P(same), the lower of the two P(supports) of the claims read against
+    each other, and P(opposite), the higher of the two such readings of one claim against the other's opposite;
+    ``reversal`` names a word that may reverse one claim against the other (tools.text.opposite.reversal), which the
+    verifier reads past: such a pair is never the same claim."""
+
+    same: float
+    opposite: float
+    reversal: str | None = None
+
+    def relation(self, t: Thresholds) -> Relation:
+        """The same claim when the two read as one and no word may reverse one against the other; the opposite when
+        one reads as the other's opposite and the two do not also read as one; else related (listed, never
+        matched), as are two comparisons whose reversed word may be undone by swapped comparands."""
+        if self.reversal == "comparison":
+            return "related"
+        if self.same >= t.same_from:
+            return "same" if self.reversal is None else "related"
+        return "opposite" if self.opposite >= t.opposite_from else "related"
+
+
+def opposite_of(claim: str) -> str:
+    """The claim's opposite without an LLM: a reversed direction word or a flipped polarity, else "It is not true
+    that ..."."""
+    found = rule_opposite(claim)
+    return found.text if found else negation(claim)
+
+
+def same_words(a: str, b: str) -> bool:
+    """The same words, whatever the case, spacing and closing punctuation: the same claim typed again."""
+    def norm(text: str) -> str:
+        return " ".join(text.casefold().split()).rstrip(" .!?")
+
+    return norm(a) == norm(b)
+
+
+def read_pairs(verifier: StanceVerifier, claim: str, others: list[str]) -> list[PairReading]:
+    """The reading of ``claim`` against each of ``others``, in one batch of six verifier pairs each; a claim in the
+    same words is the same claim without a reading."""
+    mine = opposite_of(claim)
+    pairs: list[tuple[str, str]] = []
+    for other in others:
+        if not same_words(claim, other):
+            theirs = opposite_of(other)
+            pairs += [(claim, other), (other, claim), (mine, other), (other, mine), (claim, theirs), (theirs, claim)]
+    supports = iter([r.p_supports for r in verifier.predict(pairs, batch_size=12)] if pairs else [])
+    out = []
+    for other in others:
+        if same_words(claim, other):
+            out.append(PairReading(1.0, 0.0))
+            continue
+        s = [next(supports) for _ in range(6)]
+        out.append(PairReading(round(min(s[0], s[1]), 4), round(max(min(s[2], s[3]), min(s[4], s[5])), 4),
+                               reversal(claim, other)))
+    return out

@@ -1,0 +1,92 @@
+"""Checked before, in headless Chromium (ui/chat/earlier_view.py): a claim is checked; in a new chat the same claim,
+typed again in other case and spacing, is not searched but shown at once as checked before, with its verdict, date
+and who checked it; "Open the check of ..." shows the earlier answer as it was kept, and "Check again now" runs a new
+check that keeps a link to the earlier one. Whether a paraphrase counts as the same claim is the matcher's to decide
+(measured on evals/claim_matching/pairs.jsonl, tested in tests/unit/test_earlier_checks.py); here the words stay
+the same so that the test follows the chat, not the verifier's threshold."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from agent.earlier.relation import same_words
+from tests.e2e.conftest import CLAIM, SCRIPT, USER, chat_environment
+from tests.e2e.server import ChatServer
+from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, send, turn_ended
+from tests.e2e.test_full_disk import copied, thread_results
+from tests.e2e.test_library_browser import new_chat
+
+AGAIN = "  the mmr VACCINE causes   autism "
+
+
+@pytest.fixture(scope="module")
+def earlier_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
+    env = chat_environment(tmp_path_factory.mktemp("earlier_chat"), SCRIPT) | {"EARLIER_CHECKS": "true"}
+    srv = ChatServer(env, Path(env["DATA_DIR"]) / "server.log").start()
+    yield srv
+    srv.stop()
+
+
+def kept_rows(server: ChatServer, into: Path, n: int, timeout_s: float = 60.0) -> list[tuple[str, str]]:
+    """(thread id, claim) of each check the chat recorded for matching, once there are ``n`` of them: the answer on
+    screen comes first, its record right after it."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        copy = copied(Path(server.env["DATA_DIR"]) / "threads.sqlite", into / f"copy{time.monotonic_ns()}")
+        try:
+            with sqlite3.connect(copy) as conn:
+                rows = conn.execute("SELECT thread_id, claim FROM kept_checks ORDER BY seq").fetchall()
+        except sqlite3.DatabaseError:  # no table yet, or copied in the middle of a write
+            rows = []
+        if len(rows) >= n or time.monotonic() > deadline:
+            return [(str(t), str(c)) for t, c in rows]
+        time.sleep(0.3)
+
+
+def thread_of(page: Any) -> str:
+    match = re.search(r"/thread/([0-9a-f-]+)", page.url)
+    assert match, page.url
+    return match.group(1)
+
+
+def test_a_claim_checked_before_is_offered_and_checked_again_on_request(
+    browser: Any, earlier_chat: ChatServer, tmp_path: Path
+):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    answers = page.locator(".message-content").filter(has_text="Verdict:")
+    log_in(page, earlier_chat.url)
+    send(page, CLAIM)
+    expect(answers).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
+    turn_ended(page)
+    first = thread_of(page)
+    assert kept_rows(earlier_chat, tmp_path, 1) == [(first, CLAIM)]
+
+    new_chat(page, earlier_chat)
+    send(page, AGAIN)
+    offer = page.locator(".message-content").filter(has_text="Checked before.")
+    expect(offer).to_have_count(1, timeout=30_000)
+    expect(offer).to_contain_text(re.compile(rf"This claim: Checked on \d+ \w+ \d{{4}} by {USER}: .+ read\)\."))
+    turn_ended(page)
+    expect(answers).to_have_count(0)  # nothing was searched
+
+    page.get_by_role("button", name=re.compile(r"^Open the check of ")).click()
+    kept = page.locator(".message-content").filter(has_text="as it was kept:")
+    expect(kept).to_have_count(1, timeout=30_000)
+    expect(kept).to_contain_text("Verdict:")
+
+    page.get_by_role("button", name="Check again now", exact=True).click()
+    expect(answers).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)  # the kept one shown, and the new check
+    turn_ended(page)
+    rows = kept_rows(earlier_chat, tmp_path, 2)
+    second = thread_of(page)
+    assert rows[0] == (first, CLAIM) and rows[1][0] == second and same_words(rows[1][1], CLAIM) and len(rows) == 2
+    [again] = thread_results(copied(Path(earlier_chat.env["DATA_DIR"]) / "threads.sqlite", tmp_path / "last"), second)
+    assert [(e["relation"], e["thread_id"]) for e in again["earlier"]] == [("same", first)]

@@ -1,0 +1,106 @@
+"""Checked before, in the chat: before a new claim is searched, a kept check of the same claim or of its opposite
+(agent.earlier) shows at once, with its verdict, date and who checked it, and two buttons: open that check (its
+answer as it was kept), or check again now (the index may have changed; the new check keeps a link to the old one).
+Nothing is reused silently: the user chooses. Every check the chat keeps is recorded so that later claims find it.
+
+A chat user is matched to their own checks only, unless the deployment shares them (SHARE_CHECKS)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from typing import Any
+
+import chainlit as cl
+
+from agent.earlier.matches import EarlierCheck, find_earlier, record
+from agent.followup.intent import asked_sentence, asks_why, states_claim
+from agent.settings.app import get_settings
+from agent.store.checkpoint import CheckpointUnavailableError
+from agent.store.postgres import DatabaseUnavailableError
+from ui.chat.render import answer_markdown
+from ui.chat.runtime import chat_runtime, thread_values
+from ui.shared.untrusted import md
+
+log = logging.getLogger("claimtrace.ui")
+OPEN_EARLIER = "open_earlier"
+CHECK_AGAIN = "check_again"
+STORE_ERRORS = (CheckpointUnavailableError, DatabaseUnavailableError, sqlite3.Error, OSError)
+
+
+def chat_user() -> str:
+    user = cl.user_session.get("user")
+    return str(getattr(user, "identifier", "") or "")
+
+
+async def would_check(text: str, thread: str) -> bool:
+    """Whether the thread graph checks this message as a new claim without asking the LLM: a thread's first claim,
+    or a message that states a claim (agent.followup.route); a follow-up is never matched."""
+    if asked_sentence(text) is not None:
+        return False
+    if not (await thread_values(thread)).get("results"):
+        return True
+    return states_claim(text) and not asks_why(text)
+
+
+async def offer_earlier(text: str, thread: str) -> bool:
+    """Show the kept checks that match ``text`` and return True (the turn then waits for the user's choice), or
+    return False when there is none to show."""
+    settings = get_settings()
+    if not settings.stores.earlier_checks or not await would_check(text, thread):
+        return False
+    from tools.models.embedder import get_embedder
+
+    verifier = (await chat_runtime()).deps.verifier
+    try:
+        found = await asyncio.to_thread(find_earlier, settings, get_embedder(), verifier, text, chat_user())
+    except STORE_ERRORS as e:
+        log.warning("earlier checks were not looked up: %s", e)
+        return False
+    matches = [e for e in found if e.matched]
+    if not matches:
+        return False
+    await earlier_message(text, matches).send()
+    return True
+
+
+def earlier_message(text: str, matches: list[EarlierCheck]) -> cl.Message:
+    lines = []
+    actions = []
+    for e in matches:
+        kind = "This claim" if e.relation == "same" else "Its opposite"
+        lines.append(f"- {kind}: {md(e.describe())}")
+        actions.append(cl.Action(name=OPEN_EARLIER, label=f"Open the check of {e.day}",
+                                 payload={"thread_id": e.thread_id, "check_id": e.check_id, "day": e.day}))
+    actions.append(cl.Action(name=CHECK_AGAIN, label="Check again now",
+                             payload={"text": text, "earlier": [e.model_dump() for e in matches]}))
+    content = ("🔁 **Checked before.**\n" + "\n".join(lines) + "\n\nOpen the earlier check, or check again now: the "
+               "index and the live sources may have changed since.")
+    return cl.Message(content=content, actions=actions)
+
+
+@cl.action_callback(OPEN_EARLIER)
+async def on_open_earlier(action: cl.Action) -> None:
+    """The earlier check's answer, as its thread keeps it."""
+    payload = action.payload
+    results = (await thread_values(str(payload["thread_id"]))).get("results") or []
+    kept = next((r for r in results if r.get("id") == payload["check_id"]), results[-1] if results else None)
+    if kept is None:
+        await cl.Message(content="⚠️ That check is no longer kept (its thread was deleted).").send()
+        return
+    await cl.Message(content=f"**The check of {md(str(payload['day']))}, as it was kept:**\n\n"
+                     + answer_markdown(kept)).send()
+
+
+async def remember(result: dict[str, Any], thread: str) -> None:
+    """Record a check the chat kept, so that later claims find it; a store that cannot take it costs a log line."""
+    settings = get_settings()
+    if not settings.stores.earlier_checks:
+        return
+    from tools.models.embedder import get_embedder
+
+    try:
+        await asyncio.to_thread(record, settings, get_embedder(), result, thread, chat_user())
+    except STORE_ERRORS as e:
+        log.warning("this check cannot be found by later ones: %s", e)
