@@ -31,7 +31,7 @@ from agent.state import StanceVerifier
 from agent.store.kept_checks import KeptCheck, keep, nearest_kept
 from tools.models.embedder import Embedder
 
-CANDIDATES = 5  # kept claims read against a new one, nearest first
+CANDIDATES = 3  # kept claims read against a new one, nearest first (evals/results/earlier_match_bench.md)
 MIRROR = {SUPPORTED: REFUTED, WEAKLY_SUPPORTED: WEAKLY_REFUTED, LEANING_SUPPORTED: LEANING_REFUTED}
 MIRROR |= {b: a for a, b in MIRROR.items()}
 
@@ -125,7 +125,7 @@ def find_earlier(
 def classify(
     verifier: StanceVerifier, claim: str, near: Sequence[tuple[KeptCheck, float]], t: Thresholds
 ) -> list[EarlierCheck]:
-    readings = read_pairs(verifier, claim, [k.claim for k, _ in near])
+    readings = read_pairs(verifier, claim, [k.claim for k, _ in near], t.same_from)
     found = [
         EarlierCheck(**k.__dict__, relation=r.relation(t), similarity=round(s, 4), p_same=r.same, p_opposite=r.opposite,
                      same_words=same_words(claim, k.claim))

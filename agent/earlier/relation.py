@@ -84,22 +84,26 @@ def same_words(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
-def read_pairs(verifier: StanceVerifier, claim: str, others: list[str]) -> list[PairReading]:
-    """The reading of ``claim`` against each of ``others``, in one batch of six verifier pairs each; a claim in the
+def read_pairs(
+    verifier: StanceVerifier, claim: str, others: list[str], decided_from: float | None = None
+) -> list[PairReading]:
+    """The reading of ``claim`` against each of ``others``: first the two claims against each other (two verifier
+    pairs each, in one batch), then each against the other's opposite (four pairs each, in a second batch). With
+    ``decided_from`` (the same-claim threshold) the second reading is skipped for a pair already read as one claim,
+    whose relation it cannot change (``PairReading.relation``), and its P(opposite) is given as 0. A claim in the
     same words is the same claim without a reading."""
+    todo = [k for k, other in enumerate(others) if not same_words(claim, other)]
+    same = [r.p_supports for r in verifier.predict(
+        [p for k in todo for p in ((claim, others[k]), (others[k], claim))], batch_size=12)] if todo else []
+    p_same = {k: round(min(same[2 * n], same[2 * n + 1]), 4) for n, k in enumerate(todo)}
+    left = [k for k in todo if decided_from is None or p_same[k] < decided_from]
     mine = opposite_of(claim)
     pairs: list[tuple[str, str]] = []
-    for other in others:
-        if not same_words(claim, other):
-            theirs = opposite_of(other)
-            pairs += [(claim, other), (other, claim), (mine, other), (other, mine), (claim, theirs), (theirs, claim)]
-    supports = iter([r.p_supports for r in verifier.predict(pairs, batch_size=12)] if pairs else [])
-    out = []
-    for other in others:
-        if same_words(claim, other):
-            out.append(PairReading(1.0, 0.0))
-            continue
-        s = [next(supports) for _ in range(6)]
-        out.append(PairReading(round(min(s[0], s[1]), 4), round(max(min(s[2], s[3]), min(s[4], s[5])), 4),
-                               reversal(claim, other)))
-    return out
+    for k in left:
+        other, theirs = others[k], opposite_of(others[k])
+        pairs += [(mine, other), (other, mine), (claim, theirs), (theirs, claim)]
+    opp = [r.p_supports for r in verifier.predict(pairs, batch_size=12)] if pairs else []
+    p_opp = {k: round(max(min(opp[4 * n], opp[4 * n + 1]), min(opp[4 * n + 2], opp[4 * n + 3])), 4)
+             for n, k in enumerate(left)}
+    return [PairReading(p_same[k], p_opp.get(k, 0.0), reversal(claim, other)) if k in p_same
+            else PairReading(1.0, 0.0) for k, other in enumerate(others)]

@@ -74,6 +74,11 @@ def test_the_relation_of_two_claims_comes_from_both_readings():
     assert read_pairs(VERIFIER, CLAIM, [PARAPHRASE])[0].relation(T) == "same"
     assert read_pairs(VERIFIER, CLAIM, [OPPOSITE])[0].relation(T) == "opposite"
     assert read_pairs(VERIFIER, CLAIM, [RELATED])[0].relation(T) == "related"
+    # a pair read as one claim needs no reading of the opposites, which could not change its relation
+    calls = VERIFIER.calls
+    decided = read_pairs(VERIFIER, CLAIM, [PARAPHRASE, RELATED], decided_from=T.same_from)
+    assert VERIFIER.calls - calls == 2 + 2 + 4 and [r.relation(T) for r in decided] == ["same", "related"]
+    assert decided[0].opposite == 0.0 and read_pairs(VERIFIER, CLAIM, [PARAPHRASE])[0].opposite > 0
     # the same words need no reading; an opposite never passes for the same claim
     calls = VERIFIER.calls
     assert read_pairs(VERIFIER, CLAIM, ["  macrolides protect against MYOCARDIAL infarction "]) == [PairReading(1, 0)]
