@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -225,3 +226,30 @@ def test_llm_timeout(indexed_env: dict[str, str], slow_llm: str):
         "LLM_MAX_RETRIES": "0",
     }
     assert_answered_without_llm(run(["ask", CLAIM, "--json"], env), "did not answer in time")
+
+
+def test_ask_offers_a_claim_checked_before_instead_of_checking_it_again(indexed_env: dict[str, str]):
+    """With EARLIER_CHECKS on (tests/conftest.py turns it off for the rest), a kept check is found again by its
+    claim (the real embedder and verifier): ask prints it and checks nothing; --fresh checks, linked to it."""
+    env = {**indexed_env, "EARLIER_CHECKS": "true"}
+    first = run(["ask", CLAIM, "--json"], env)
+    assert first.returncode == 0, first.stderr
+    kept = json.loads(first.stdout)
+    thread = re.search(r"Kept as thread ([0-9a-f-]+)", first.stderr)
+    assert thread, first.stderr
+
+    again = run(["ask", f"  {CLAIM.upper()}", "--json"], env)
+    assert again.returncode == 0, again.stderr
+    offered = json.loads(again.stdout)
+    assert offered["checked"] is False and "Kept as thread" not in again.stderr  # nothing checked, nothing kept
+    same = [e for e in offered["earlier"] if e["relation"] == "same"]
+    assert [(e["thread_id"], e["check_id"], e["verdict"]) for e in same][:1] == [
+        (thread.group(1), kept["id"], kept["verdict"]["label"])]
+
+    readable = run(["ask", CLAIM], env)
+    assert readable.stdout.startswith("The same claim was checked before. Checked on ")
+    assert f"claimtrace export {thread.group(1)} --format md" in readable.stdout
+
+    fresh = run(["ask", CLAIM, "--json", "--fresh"], env)
+    assert fresh.returncode == 0, fresh.stderr
+    assert thread.group(1) in {e["thread_id"] for e in json.loads(fresh.stdout)["earlier"]}

@@ -27,7 +27,8 @@ from tests.settings_env import BUILT_MODELS
 from tests.unit.test_result import TOP
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"check_claim", "check_text", "sources_for_sentence", "export_check", "list_checks", "library"}
+TOOLS = {"check_claim", "check_text", "sources_for_sentence", "export_check", "list_checks", "library",
+         "find_earlier_checks"}
 TOKEN = "mcp-test-token-Hx8Qe2"
 
 
@@ -43,8 +44,9 @@ def error_text(result: Any) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
-async def exercise(session: ClientSession) -> None:
-    """Every tool, the progress of a check, a resource, and bad input for each tool."""
+async def exercise(session: ClientSession, earlier: bool = False) -> None:
+    """Every tool, the progress of a check, a resource, and bad input for each tool; ``earlier``: the server matches
+    claims to earlier checks (EARLIER_CHECKS=true)."""
     hello = await session.initialize()
     assert (hello.serverInfo.name, hello.serverInfo.version) == ("claimtrace", version("claimtrace"))
     assert {t.name for t in (await session.list_tools()).tools} == TOOLS
@@ -63,6 +65,13 @@ async def exercise(session: ClientSession) -> None:
     assert [p for p, _ in progress] == sorted(p for p, _ in progress)  # progress only grows
     thread = checked["thread_id"]
 
+    if earlier:  # the check just kept is found again by its claim, in other case and spacing
+        found = payload(await session.call_tool("find_earlier_checks", {"claim": f"  {CLAIM.upper()} "}))
+        assert [(e["relation"], e["thread_id"], e["claim"]) for e in found["earlier"]][:1] == [("same", thread, CLAIM)]
+        assert found["earlier"][0]["verdict"] == checked["verdict"]["label"]
+        assert found["earlier"][0]["checked_by"] == "the MCP server"
+    else:
+        assert "EARLIER_CHECKS=false" in error_text(await session.call_tool("find_earlier_checks", {"claim": CLAIM}))
     listed = payload(await session.call_tool("list_checks", {}))
     assert listed[0]["thread_id"] == thread and listed[0]["claim"] == CLAIM
     report = payload(await session.call_tool("export_check", {"thread_id": thread, "format": "md"}))
@@ -95,12 +104,12 @@ async def exercise(session: ClientSession) -> None:
 
 
 def test_stdio_server_through_the_sdk_client(indexed_env: dict[str, str]):  # noqa: F811
-    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.terminal.cli", "mcp"], env=indexed_env,
-                                   cwd=str(REPO))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ui.terminal.cli", "mcp"],
+                                   env={**indexed_env, "EARLIER_CHECKS": "true"}, cwd=str(REPO))
 
     async def main() -> None:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await exercise(session)
+            await exercise(session, earlier=True)
 
     asyncio.run(asyncio.wait_for(main(), timeout=600))
 
