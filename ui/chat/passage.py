@@ -22,6 +22,7 @@ from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
 from agent.settings.app import get_settings
 from agent.state import Deps
+from ui.chat.earlier_view import remember
 from ui.chat.export_chat import format_files
 from ui.chat.passage_view import claims_markdown, report_markdown, stored_passage, table_markdown
 from ui.chat.queued import queue_slot
@@ -144,8 +145,10 @@ async def run_checks(check: PassageCheck, deps: Deps) -> None:
         async with queue_slot():  # without a working LLM the check still ends, as a single one does, with a note
             await asyncio.to_thread(finish, row, check, deps)
         if row.result is not None:
-            values = await add_to_thread(_thread(), {"results": [row.result.model_dump(mode="json")]})
+            kept = row.result.model_dump(mode="json")
+            values = await add_to_thread(_thread(), {"results": [kept]})
             rows[str(row.n)] = len(values["results"]) - 1
+            await remember(kept, _thread())  # a later claim finds this row's check (ui.chat.earlier_view)
         table.content = table_markdown(check, done=False)
         await _replace_actions(table, open_actions(check, rows))
         await table.update()
