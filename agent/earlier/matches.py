@@ -9,6 +9,7 @@ kept check; a chat user sees their own, and everyone's when the deployment share
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -28,9 +29,13 @@ from agent.judge.scoring import (
 from agent.paper_counts import papers
 from agent.settings.app import Settings
 from agent.state import StanceVerifier
+from agent.store.checkpoint import CheckpointUnavailableError
 from agent.store.kept_checks import KeptCheck, keep, nearest_kept
+from agent.store.postgres import DatabaseUnavailableError
 from tools.models.embedder import Embedder
 
+# what a store that cannot be read or written raises: a lookup or a record costs a warning, never the check
+STORE_ERRORS = (CheckpointUnavailableError, DatabaseUnavailableError, sqlite3.Error, OSError)
 CANDIDATES = 3  # kept claims read against a new one, nearest first (evals/results/earlier_match_bench.md)
 MIRROR = {SUPPORTED: REFUTED, WEAKLY_SUPPORTED: WEAKLY_REFUTED, LEANING_SUPPORTED: LEANING_REFUTED}
 MIRROR |= {b: a for a, b in MIRROR.items()}

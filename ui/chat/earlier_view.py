@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from typing import Any
 
 import chainlit as cl
 
-from agent.earlier.matches import EarlierCheck, find_earlier, record
+from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
 from agent.followup.intent import asked_sentence, asks_why, states_claim
 from agent.settings.app import get_settings
-from agent.store.checkpoint import CheckpointUnavailableError
-from agent.store.postgres import DatabaseUnavailableError
 from ui.chat.render import answer_markdown
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.shared.untrusted import md
@@ -26,7 +23,6 @@ from ui.shared.untrusted import md
 log = logging.getLogger("claimtrace.ui")
 OPEN_EARLIER = "open_earlier"
 CHECK_AGAIN = "check_again"
-STORE_ERRORS = (CheckpointUnavailableError, DatabaseUnavailableError, sqlite3.Error, OSError)
 
 
 def chat_user() -> str:

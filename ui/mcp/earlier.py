@@ -10,7 +10,7 @@ from typing import Any
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
-from agent.earlier.matches import find_earlier, record
+from agent.earlier.matches import STORE_ERRORS, find_earlier, record
 from agent.settings.app import Settings
 
 RECORDED_BY = "the MCP server"  # who the kept check names as having checked it
@@ -40,8 +40,11 @@ def add_earlier_tool(mcp: FastMCP, settings: Settings) -> None:
 
 
 def record_kept(settings: Settings, result: dict[str, Any], thread_id: str) -> None:
-    """Make a check the server kept findable by later claims."""
+    """Make a check the server kept findable by later claims; a store that cannot take it costs a note."""
     if settings.stores.earlier_checks:
         from tools.models.embedder import get_embedder
 
-        record(settings, get_embedder(), result, thread_id, RECORDED_BY)
+        try:
+            record(settings, get_embedder(), result, thread_id, RECORDED_BY)
+        except STORE_ERRORS as e:
+            result["notes"].append(f"mcp: this check cannot be found by later ones ({' '.join(str(e).split())})")

@@ -6,17 +6,12 @@ check `ask` keeps is recorded so that the next one finds it."""
 from __future__ import annotations
 
 import getpass
-import sqlite3
 import sys
 from typing import Any
 
-from agent.earlier.matches import EarlierCheck, find_earlier, record
+from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
 from agent.settings.app import Settings
-from agent.store.checkpoint import CheckpointUnavailableError
-from agent.store.postgres import DatabaseUnavailableError
 from ui.shared.untrusted import plain
-
-STORE_ERRORS = (CheckpointUnavailableError, DatabaseUnavailableError, sqlite3.Error, OSError)
 
 
 def who() -> str:
