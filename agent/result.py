@@ -30,7 +30,9 @@ class CheckResult(BaseModel):
     # one check's own id: a thread holds each check once, and a later node that amends the check (the generated
     # summaries of agent.followup.supplement) replaces it under this id (agent.followup.state.checks)
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
-    claim: str
+    claim: str  # the claim as checked: in English (agent.translate)
+    asked: str = ""  # the user's own words when the claim was translated into English ("" when it was not)
+    language: str = "en"  # the language the claim came in (ISO 639-1)
     queries: list[str] = Field(default_factory=list)
     opposite: str = ""  # the statement each source's direction was read against ("" when the verifier alone judged)
     summary: str = ""  # the verdict in words, written by code from its figures: the answer's first sentence

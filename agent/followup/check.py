@@ -28,7 +28,12 @@ def check(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     run = run_info(deps.settings, deps.llm)
     claim_state = claim_graph().invoke({"claim": state["query"]}, context=deps)
     claim_state["timings"] = {**claim_state.get("timings", {}), "total": round(time.perf_counter() - t0, 3)}
-    result = CheckResult.from_state(claim_state, run).model_copy(update={"earlier": state.get("earlier") or []})
+    language = state.get("language") or "en"
+    translated = language != "en" and state["query"] != state["message"]
+    result = CheckResult.from_state(claim_state, run).model_copy(update={
+        "earlier": state.get("earlier") or [], "language": language, "asked": state["message"] if translated else ""})
+    if state.get("translation_note"):
+        result.notes.append(f"translate: {state['translation_note']}")
     return {
         "results": [result.model_dump(mode="json")],
         "focus": -1,  # follow-ups are about the new check

@@ -23,6 +23,7 @@ from agent.followup.state import ThreadState, current
 from agent.llm.calls import chat, parse_json_object, with_tools
 from agent.result import CheckResult
 from agent.state import Deps
+from agent.translate import in_english
 from tools.text.overlap import STOP, words
 
 
@@ -94,7 +95,8 @@ def grounded(query: str, message: str, result: CheckResult) -> bool:
 
 def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     message = state["message"]
-    turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0}
+    turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0, "language": "en",
+                            "translation_note": ""}
     if state.get("verbatim"):  # the user asked for these words to be checked, not the router's reading of them
         return turn
     held = current(state)
@@ -102,12 +104,18 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     if sentence is not None:  # before any check too: the sources node says there is no answer yet
         return {**turn, "action": "sources", "sentence": sentence}
     if held is None:
-        return turn
+        return english(turn, deps_of(runtime))
     if asks_why(message):  # the reckoning is the check's own figures: no LLM
         return {**turn, "action": "why"}
     if states_claim(message):  # a new claim: a new check of exactly what the user typed
         return turn
     return {**turn, **routed(deps_of(runtime), CheckResult.model_validate(held), message)}
+
+
+def english(turn: dict[str, Any], deps: Deps) -> dict[str, Any]:
+    """A check of a claim in another language checks its English translation (agent.translate)."""
+    got = in_english(deps.llm, turn["query"])
+    return {**turn, "query": got.claim, "language": got.language, "translation_note": got.note}
 
 
 def routed(deps: Deps, result: CheckResult, message: str) -> dict[str, str]:

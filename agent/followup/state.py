@@ -32,6 +32,10 @@ class ThreadState(TypedDict, total=False):
     # check keeps them as its link to the old; like ``verbatim``, every turn's input sets it
     earlier: list[dict[str, Any]]
     action: Action
+    # the language of this turn's message (agent.translate): a check of a claim in another language checks the
+    # English ``query``, and keeps the message as the user's words; a note when no translation could be kept
+    language: str
+    translation_note: str
     query: str  # the claim to check when action == "check"
     draft: str  # the router's answer from held evidence when action == "answer"
     sentence: int | str  # answer sentence asked about when action == "sources": 1-based, or the word used for it

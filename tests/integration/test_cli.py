@@ -31,6 +31,7 @@ SCRIPT = [
         ),
     },
     BEARS, CHOOSE_NOT, CONTEXT_RULE,
+    {"when": "Translate the claim into English", "reply": json.dumps({"english": "The MMR vaccine causes autism."})},
     {"when": "<draft>", "reply": "The verdict is that MMR vaccination is safe."},  # its rewrite rules on it again
     {
         # one sentence per paper: paper 1's rules on the verdict instead of reporting a finding
@@ -253,3 +254,14 @@ def test_ask_offers_a_claim_checked_before_instead_of_checking_it_again(indexed_
     fresh = run(["ask", CLAIM, "--json", "--fresh"], env)
     assert fresh.returncode == 0, fresh.stderr
     assert thread.group(1) in {e["thread_id"] for e in json.loads(fresh.stdout)["earlier"]}
+
+
+def test_a_claim_in_german_is_checked_in_english_and_keeps_the_users_words(indexed_env: dict[str, str]):
+    german = "Der MMR-Impfstoff verursacht Autismus."
+    proc = run(["ask", german, "--json"], indexed_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["claim"], result["asked"], result["language"]) == (CLAIM, german, "de")
+    assert result["verdict"]["label"] and result["sources"]  # searched in English: the tiny corpus's MMR papers
+    readable = run(["ask", german], indexed_env)
+    assert f"Checked as: {CLAIM} (translated from your words by the LLM)" in readable.stderr

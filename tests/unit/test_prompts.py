@@ -25,6 +25,7 @@ EVIDENCE = [
 ]
 # every prompt file and the test that renders it through its caller
 BEARS_TEST = "test_judge_sources.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose"
+TRANSLATE_TEST = "test_translate.py::test_another_language_is_checked_in_english_and_english_takes_no_step"
 TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
@@ -52,6 +53,8 @@ TESTED = {
     "standalone_system": "test_passage_extract.py::test_extraction_picks_findings_and_resolves_references",
     "supplement": "test_supplement.py::test_the_llm_reads_the_whole_abstract_and_the_shown_sentences",
     "supplement_system": "test_supplement.py::test_the_llm_reads_the_whole_abstract_and_the_shown_sentences",
+    "translate": TRANSLATE_TEST,
+    "translate_system": TRANSLATE_TEST,
 }
 
 

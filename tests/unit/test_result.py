@@ -9,7 +9,7 @@ from agent.service import run_claim
 from tests.conftest import decompose_rule, direction_rules
 
 TOP = {"id", "claim", "queries", "opposite", "summary", "answer", "sentences", "original_answer", "corrections",
-       "sources", "assessments", "verdict", "llm", "timings", "notes", "silent", "run", "earlier"}
+       "sources", "assessments", "verdict", "llm", "timings", "notes", "silent", "run", "earlier", "asked", "language"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
             "original"}
 CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}

@@ -147,7 +147,7 @@ async def run_turn(
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
                     if text is not None and data["route"]["query"] != text:
-                        await rewritten_notice(text, data["route"]["query"]).send()
+                        await rewritten_notice(text, data["route"]["query"], data["route"].get("language")).send()
                     progress = CheckProgress()
                     await progress.begin(data["route"]["query"])
                 elif mode == "updates" and ns and progress:

@@ -8,6 +8,7 @@ from typing import Any
 import chainlit as cl
 
 from agent.followup.intent import asked_sentence, asks_why
+from tools.text.language import ENGLISH, LANGUAGES
 from ui.chat.runtime import thread_values
 from ui.shared.untrusted import md
 
@@ -56,11 +57,16 @@ def own_words_action(asked: str) -> cl.Action:
                      tooltip="Check your message exactly as you typed it")
 
 
-def rewritten_notice(asked: str, claim: str) -> cl.Message:
-    """Said before a check of a claim the LLM wrote from a follow-up: which claim it checks, and a button that checks
-    the user's own words instead (a reopened thread offers it again until they are checked: ui.chat.resume)."""
-    return cl.Message(content=f"🔎 I read your message as a new claim to check: “{md(claim)}”.",
-                      actions=[own_words_action(asked)], metadata={OWN_WORDS_TAG: asked})
+def rewritten_notice(asked: str, claim: str, language: str | None = None) -> cl.Message:
+    """Said before a check of a claim the LLM wrote from a follow-up, or translated into English from the user's
+    language (agent.translate): which claim it checks, and a button that checks the user's own words instead (a
+    reopened thread offers it again until they are checked: ui.chat.resume)."""
+    if language and language != ENGLISH:
+        content = (f"🔎 Checked as: “{md(claim)}” (your claim in English, translated from {LANGUAGES[language]} by "
+                   "the LLM: the literature searched is in English).")
+    else:
+        content = f"🔎 I read your message as a new claim to check: “{md(claim)}”."
+    return cl.Message(content=content, actions=[own_words_action(asked)], metadata={OWN_WORDS_TAG: asked})
 
 
 def take_offer(asked: str) -> None:

@@ -117,6 +117,7 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
         from agent.result import CheckResult
         from agent.service import InputError, run_claim, supplement_result, validate_claim
         from agent.store.threads import keep_check
+        from agent.translate import in_english
         from tools.live.config import parse_sources
         from ui.shared.ask_json import ask_json
 
@@ -133,8 +134,11 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
             if chosen is not None:
                 deps = replace(deps, settings=deps.settings.with_values(live={"sources": chosen}))
             on_update = progress_reporter(ctx, asyncio.get_running_loop())
-            state = await asyncio.to_thread(run_claim, text, deps, None, on_update)
-            checked = CheckResult.from_state(state, run_info(deps.settings, deps.llm))
+            english = await asyncio.to_thread(in_english, deps.llm, text)  # agent.translate: English takes no step
+            state = await asyncio.to_thread(run_claim, english.claim, deps, None, on_update)
+            checked = CheckResult.from_state(state, run_info(deps.settings, deps.llm)).model_copy(
+                update={"language": english.language, "asked": text if english.translated else ""})
+            notes += [english.note] if english.note else []
             if context:
                 checked = await asyncio.to_thread(supplement_result, checked, deps)
         await ctx.report_progress(PROGRESS_TOTAL, PROGRESS_TOTAL, "answer checked")

@@ -11,6 +11,8 @@ import sys
 from typing import Any
 
 from agent.errors import EXIT_INPUT, CliError, unavailable_parts
+from agent.translate import in_english
+from ui.shared.untrusted import plain
 from ui.terminal.earlier import earlier_checks, matches_json, print_matches, record_check
 from ui.terminal.export import keep_cli_check
 
@@ -42,9 +44,19 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.search_rounds is not None:
         settings = settings.with_values(retrieval={"search_rounds": args.search_rounds})
     try:
-        claim, notes = validate_claim(read_claim(args.claim), settings.answer.max_claim_chars)
+        asked, notes = validate_claim(read_claim(args.claim), settings.answer.max_claim_chars)
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
+    deps = None
+    english = in_english(None, asked)  # an English claim takes no step; another is translated by the LLM
+    if english.language != "en":
+        with unavailable_parts():
+            deps = load_deps(settings)
+        english = in_english(deps.llm, asked)
+        notes += [english.note] if english.note else []
+        if english.translated and not args.json:
+            print(f"Checked as: {plain(english.claim)} (translated from your words by the LLM)", file=sys.stderr)
+    claim = english.claim
     found = earlier_checks(settings, claim)  # with --fresh too: the new check keeps a link to the earlier ones
     if not args.fresh and any(e.matched for e in found):
         if args.json:
@@ -64,10 +76,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
                   flush=True)
 
     with unavailable_parts():
-        deps = load_deps(settings)
+        deps = deps or load_deps(settings)
         run = run_info(deps.settings, deps.llm)
         state = run_claim(claim, deps, on_update=early)
-    checked = CheckResult.from_state(state, run).model_copy(update={"earlier": [e.model_dump() for e in found]})
+    checked = CheckResult.from_state(state, run).model_copy(update={
+        "earlier": [e.model_dump() for e in found], "language": english.language,
+        "asked": asked if english.translated else ""})
     if args.json:
         result = ask_json(supplement_result(checked, deps), notes)
         print(json.dumps(result, ensure_ascii=False))

@@ -1,0 +1,1 @@
+"""Claims in the user's language: how well their language is recognised (``recognition``)."""
