@@ -48,6 +48,8 @@ SCRIPT = [
             }
         ),
     },
+    # a claim in German checked as the English CLAIM (tests/e2e/test_language_browser.py)
+    {"when": "Translate the claim into English", "reply": json.dumps({"english": CLAIM})},
     {"when": f'Follow-up from the user: "{TWINS}"', "reply": json.dumps({"action": "search", "claim": REWRITTEN})},
     {
         "when": "Follow-up from the user",
