@@ -112,6 +112,14 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     return {**turn, **routed(deps_of(runtime), CheckResult.model_validate(held), message)}
 
 
+def checks_without_the_llm(message: str, holds_a_check: bool) -> bool:
+    """Whether ``route`` checks ``message`` as a new claim without asking the LLM: a thread's first claim, or a
+    message that states a claim and asks neither for sources nor why (the chat looks for earlier checks of it)."""
+    if asked_sentence(message) is not None:
+        return False
+    return not holds_a_check or (not asks_why(message) and states_claim(message))
+
+
 def english(turn: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """A check of a claim in another language checks its English translation (agent.translate)."""
     got = in_english(deps.llm, turn["query"])

@@ -1,9 +1,9 @@
 """The language of a claim, a passage or a follow-up, offline: Lingua (lingua-language-detector, whose language
-models ship in its wheel; on short claims it beat py3langid, which read "Vaccines cause autism." as French), limited
-to the languages claimtrace checks claims in. Limiting it, and taking a text as English unless English is unlikely
-(``ENGLISH_FLOOR``), keeps English claims English: unrestricted, it read 12 of HealthFC's 750 English claims and 33
-of SciFact dev's 300 as Latin, Welsh and others (evals/results/language/README.md). A text it cannot place is taken
-as English, so an English claim goes on exactly as before."""
+models ship in its wheel), limited to the languages claimtrace checks claims in. Limiting it, and taking a text as
+English unless English is unlikely (``ENGLISH_FLOOR``), keeps English claims English: unrestricted, it read 12 of
+HealthFC's 750 English claims and 33 of SciFact dev's 300 as Latin, Welsh and others
+(evals/results/language/README.md). A text it cannot place is taken as English, so an English claim goes on exactly
+as before."""
 
 from __future__ import annotations
 

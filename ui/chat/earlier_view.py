@@ -14,7 +14,7 @@ from typing import Any
 import chainlit as cl
 
 from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
-from agent.followup.intent import asked_sentence, asks_why, states_claim
+from agent.followup.route import checks_without_the_llm
 from agent.settings.app import get_settings
 from ui.chat.render import answer_markdown
 from ui.chat.runtime import chat_runtime, thread_values
@@ -31,13 +31,9 @@ def chat_user() -> str:
 
 
 async def would_check(text: str, thread: str) -> bool:
-    """Whether the thread graph checks this message as a new claim without asking the LLM: a thread's first claim,
-    or a message that states a claim (agent.followup.route); a follow-up is never matched."""
-    if asked_sentence(text) is not None:
-        return False
-    if not (await thread_values(thread)).get("results"):
-        return True
-    return states_claim(text) and not asks_why(text)
+    """Whether the thread graph checks this message as a new claim without asking the LLM
+    (agent.followup.route.checks_without_the_llm); a follow-up is never matched."""
+    return checks_without_the_llm(text, bool((await thread_values(thread)).get("results")))
 
 
 async def offer_earlier(text: str, thread: str) -> bool:
