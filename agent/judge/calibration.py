@@ -80,13 +80,14 @@ def stance_of(score: float) -> Stance:
 
 @dataclass(frozen=True)
 class ReaderBand:
-    """Where the abstract reader decides alone (agent.judge.reader): it sets a paper aside below ``aside_below``
-    P(bears), and labels it from ``decide_from`` P(bears) when it is at least ``sure`` of the side; the defaults
+    """Where the abstract reader decides (agent.judge.reader): it sets a paper aside below ``aside_below`` P(bears);
+    from ``decide_from`` P(bears) the paper passes the gate on its word, and it labels the paper itself when it is
+    at least ``sure`` of the side (never with ``sure`` None: the LLM and the verifier read the side). The defaults
     stand for a missing fit."""
 
     aside_below: float = 0.2
     decide_from: float = 0.8
-    sure: float = 0.8
+    sure: float | None = 0.8
 
 
 @dataclass(frozen=True)

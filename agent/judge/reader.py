@@ -2,16 +2,17 @@
 against each paper's whole abstract (tools.models.verifier.get_reader; tools.text.premise.whole_abstract), as the
 SciFact leaders read (MultiVerS, ARSJoint), and gives P(supports), P(refutes) and P(does not bear).
 
-It decides the papers it is sure of, by its band (``ReaderBand``, fitted on held-out SciFact train claims by
-evals/training/reader_band.py and kept in agent/judge/judge_calibration.json):
+It decides by its band (``ReaderBand``, fitted on held-out SciFact train claims by evals/training/reader_band.py and
+kept in agent/judge/judge_calibration.json):
 
 * P(bears) = 1 - P(does not bear) below ``aside_below``: the paper is set aside, read and not counted;
-* P(bears) at or above ``decide_from`` and the side it takes (supports against refutes) at least ``sure``: the paper
-  counts with the reader's label;
-* otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/judge_sources.py);
-  with JUDGE_DIRECTION=reader nobody else reads it, and it is set aside as unsure.
+* P(bears) at or above ``decide_from``: the paper reports a finding on the claim, and passes the gate on the reader's
+  word. It counts with the reader's label when the side it takes (supports against refutes) is at least ``sure``;
+  otherwise (and always with ``sure`` None) the LLM and the verifier read only its side, as the two-part judge does;
+* otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/judge_sources.py).
 
-Each source says in words which reader decided it.
+With JUDGE_DIRECTION=reader nobody else reads a paper: one the reader does not label is set aside as unsure. Each
+source says in words which reader decided it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from agent.state import Deps, SilentSource, SourceAssessment, StanceVerifier
 from tools.models.verifier import VerifierResult
 from tools.text.premise import whole_abstract
 
-Decision = Literal["aside", "counts", "unsure"]
+Decision = Literal["aside", "counts", "bears", "unsure"]
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,9 @@ class Reading:
 def decide(reading: Reading, band: ReaderBand) -> Decision:
     if reading.bears < band.aside_below:
         return "aside"
-    if reading.bears >= band.decide_from and reading.confidence >= band.sure:
-        return "counts"
-    return "unsure"
+    if reading.bears < band.decide_from:
+        return "unsure"
+    return "counts" if band.sure is not None and reading.confidence >= band.sure else "bears"
 
 
 def read_abstracts(reader: StanceVerifier, deps: Deps, claim: str, doc_ids: list[str]) -> dict[str, Reading]:
@@ -118,16 +119,22 @@ def unsure_reason(reading: Reading) -> str:
 UNREAD = "Not counted: the abstract reader could not read it (its abstract is no longer in the index)."
 
 
-def unsure_note(reading: Reading) -> str:
-    """What a source the LLM reads after the reader says of the reader."""
+def reader_note(reading: Reading, bears: bool) -> str:
+    """What a source the LLM reads after the reader says of the reader: that the reader found it reports a finding
+    on the claim (``bears``: the LLM read only its side), or was unsure of it."""
+    if bears:
+        return (f" The abstract reader read the whole abstract and finds that it reports a finding on the claim "
+                f"({percent(reading.bears)} sure), so the LLM read only its side.")
     return f" The abstract reader was unsure of it ({percent(reading.bears)} sure it reports a finding on the claim)."
 
 
 class ReaderDecisions(NamedTuple):
-    """The sources the reader decided (counted, or set aside) and those it leaves to the LLM."""
+    """The sources the reader decided (counted, or set aside), those it passes for the LLM to read the side of
+    (``bears``), and those it leaves to the LLM's gate and side (``unsure``)."""
 
     judged: list[SourceAssessment]
     aside: list[SilentSource]
+    bears: list[SourceAssessment]
     unsure: list[SourceAssessment]
 
 
@@ -138,10 +145,10 @@ def reader_decisions(
     titles: dict[str, str],
     alone: bool,
 ) -> ReaderDecisions:
-    """Each source the reader read, decided by its band; with ``alone`` (JUDGE_DIRECTION=reader) the sources it is
-    unsure of are set aside too, marked worth the user's own reading. A source whose abstract it could not read is
+    """Each source the reader read, decided by its band; with ``alone`` (JUDGE_DIRECTION=reader) the sources it does
+    not label are set aside too, marked worth the user's own reading. A source whose abstract it could not read is
     left to the LLM, or, with ``alone``, listed as not read."""
-    out = ReaderDecisions([], [], [])
+    out = ReaderDecisions([], [], [], [])
     for a in assessments:
         raw = readings.get(a.doc_id)
         if raw is None and alone:
@@ -159,6 +166,8 @@ def reader_decisions(
             out.aside.append(set_aside(a, title, reading.bears, aside_reason(reading)))
         elif alone:
             out.aside.append(set_aside(a, title, reading.bears, unsure_reason(reading), close=True))
+        elif fate == "bears":
+            out.bears.append(a)
         else:
             out.unsure.append(a)
     return out

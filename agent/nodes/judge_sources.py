@@ -1,9 +1,10 @@
 """The judge's second part, reading each source the verifier did not rule out, in three steps: the abstract reader
-(agent.judge.reader) decides the papers it is sure of; the gate asks the LLM, of the rest, whether its
-evidence reports a finding on the claim at all (agent.judge.direction.bears; with the verifier's reading, the gate of
-agent.judge.calibration), and for those past the gate which of the claim and its opposite the evidence supports
-(agent.judge.direction.choose). An abstract below the gate is moved to the sources read that do not count, with the
-reason; one past it gets the two-part judge's label (the grade of its calibrated direction).
+(agent.judge.reader) sets aside the papers it finds off the claim, and passes those it finds bearing on it (labelling
+them itself where its band says so); the gate asks the LLM, of the papers the reader is unsure of, whether their
+evidence reports a finding on the claim at all (agent.judge.direction.bears; with the verifier's reading, the gate
+of agent.judge.calibration), and for those past the gate or the reader which of the claim and its opposite the
+evidence supports (agent.judge.direction.choose). An abstract below the gate is moved to the sources read that do
+not count, with the reason; one past it gets the two-part judge's label (the grade of its calibrated direction).
 
 The verdict before this node is provisional (the verifier's labels); the verdict after it is the judged one. Each
 source is asked once per check (``bearings`` and ``directions`` keep the answers, so a later search round asks only
@@ -26,7 +27,7 @@ from langgraph.runtime import Runtime
 from agent.judge.aside import below_the_gate, close_to_the_gate, listing_order, set_aside
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import abstract_text, bears, choose, evidence_text, opposite_of
-from agent.judge.reader import ReaderDecisions, Reading, read_abstracts, reader_decisions, unsure_note
+from agent.judge.reader import ReaderDecisions, Reading, read_abstracts, reader_decisions, reader_note
 from agent.judge.scoring import percent
 from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
@@ -47,10 +48,10 @@ def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> st
 
 
 def directed(
-    a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None
+    a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None, passed: bool = False
 ) -> SourceAssessment:
-    """The assessment relabelled by the two-part judge (after the abstract reader, unsure of it, gave its
-    ``reading``)."""
+    """The assessment relabelled by the two-part judge, after the abstract reader gave its ``reading``: unsure of
+    the paper, or sure that it bears on the claim (``passed``: the LLM read only its side)."""
     cal = load_calibration()
     judged = cal.stance(llm_p_claim, a.verifier_p_claim)
     statements = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
@@ -66,7 +67,7 @@ def directed(
             "judged_by": "verifier+llm",
             "explanation": f"The evidence supports {supported}, as {readers} read it ({percent(judged.confidence)} "
             f"sure of the side; {percent(bearing)} likely to report a finding on the claim)."
-            + (unsure_note(Reading(*reading)) if reading else ""),
+            + (reader_note(Reading(*reading), passed) if reading else ""),
         }
     )
 
@@ -170,7 +171,8 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     readings, by_reader = reader_step(state, deps, assessments, cal, titles)
     if judge.direction == "reader":
         return {"readings": readings, **outcome(state, by_reader.judged, by_reader.aside), "directed": True}
-    assessments = by_reader.unsure
+    passed = {a.doc_id for a in by_reader.bears}  # past the gate on the reader's word: the LLM reads only the side
+    assessments = [*by_reader.bears, *by_reader.unsure]
     usage = Usage()
     update: dict[str, Any] = {}
     opposite = state.get("opposite", "")
@@ -200,18 +202,23 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             shown = sentences[a.doc_id]
             about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
             text = ""
+            reader_passed = a.doc_id in passed
+            # the chat shows which paper the LLM reads while the judged verdict is pending
+            progress = {"reading": {"paper": k, "of": len(assessments), "title": titles.get(a.doc_id, a.doc_id)}}
             try:
-                if judge.gate and about not in bearings and not error and not out_of_time(start, budget):
-                    # the chat shows which paper the LLM reads while the judged verdict is pending
-                    runtime.stream_writer({"reading": {"paper": k, "of": len(assessments),
-                                                       "title": titles.get(a.doc_id, a.doc_id)}})
+                gate_asks = judge.gate and not reader_passed and about not in bearings
+                if gate_asks and not error and not out_of_time(start, budget):
+                    runtime.stream_writer(progress)
                     text = evidence_text(deps, a.doc_id, shown)
                     p_bears, used = gate_reading(cal, deps, a.doc_id, shown, text, claim, opposite)
                     bearings[about] = p_bears
                     usage = usage + used
-                if about in bearings or not judge.gate:
-                    bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
-                    if not cal.passes(bearing):
+                if reader_passed or about in bearings or not judge.gate:
+                    if reader_passed:
+                        bearing = Reading(*readings[a.doc_id]).bears
+                    else:
+                        bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
+                    if not reader_passed and not cal.passes(bearing):
                         aside.append(
                             set_aside(
                                 a,
@@ -224,11 +231,13 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         continue
                     # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
                     if key not in asked and not error and (text or not out_of_time(start, budget)):
+                        if reader_passed:
+                            runtime.stream_writer(progress)
                         choice = choose(deps.llm, direction_text(cal, deps, a.doc_id, shown, text), claim, opposite)
                         asked[key] = choice.p_claim
                         usage = usage + choice.usage
                     if key in asked:
-                        judged.append(directed(a, asked[key], bearing, readings.get(a.doc_id)))
+                        judged.append(directed(a, asked[key], bearing, readings.get(a.doc_id), reader_passed))
                         continue
             except LLMUnavailableError as e:
                 error = str(e)

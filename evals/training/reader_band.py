@@ -7,12 +7,14 @@ seed 13), with every retrieved abstract the LLM read (evals/training/bearing_rep
 
 ``read`` adds the reader's P(supports, refutes, nei) of each replayed abstract (claim against the whole abstract,
 tools.text.premise.whole_abstract) to ``evals/results/reader/replay_reader.jsonl``. ``fit`` tries every band of a
-grid: the reader sets aside below ``aside_below``, labels from ``decide_from`` when at least ``sure`` of the side,
-and leaves the rest to the two-part judge as shipped (its gate and direction, the LLM's recorded answers). It keeps
+grid: the reader sets aside below ``aside_below``; from ``decide_from`` it passes the paper past the gate, labelling
+it itself when at least ``sure`` of the side (never with ``sure`` None: the two-part judge's direction reads the side,
+from the LLM's recorded answer); the rest goes to the two-part judge as shipped (its gate and direction). It keeps
 the band with the most settled claims on the right side whose wrong sides do not exceed the judge's own and whose
-Label-Only precision does not fall below it, the fewest papers left to the LLM on a tie; the same band serves the
-reader alone (JUDGE_DIRECTION=reader: what it is unsure of does not count). ``--write`` puts it in
-agent/judge/judge_calibration.json. Dev is never read here.
+Label-Only precision does not fall below it; on a tie, the fewest claims without evidence given a side, the higher
+precision, then the band where the reader decides less (its own side last), then the fewest papers left to the LLM.
+The same band serves the reader alone (JUDGE_DIRECTION=reader: what it does not label does not count). ``--write``
+puts it in agent/judge/judge_calibration.json. Dev is never read here.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ from evals.training.replay_readings import gate_reading
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "evals" / "results" / "reader"
 READINGS = OUT / "replay_reader.jsonl"
-GRID_ASIDE = (0.05, 0.1, 0.2, 0.3, 0.4)
+GRID_ASIDE = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4)
 GRID_DECIDE = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
-GRID_SURE = (0.6, 0.7, 0.8, 0.9, 0.95)
+GRID_SURE: tuple[float | None, ...] = (0.6, 0.7, 0.8, 0.9, 0.95, None)
 
 
 def read(artifact: Path, out: Path = READINGS, limit: int = 0) -> int:
@@ -94,7 +96,7 @@ def claim_table(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confiden
 
 def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
     """A judge on replayed abstracts: today's two-part judge (``band`` None), the reader first with the LLM on what
-    it is unsure of, or the reader alone."""
+    it does not label (only the side of a paper it finds bearing on the claim), or the reader alone."""
     from agent.judge.scoring import grade
 
     cal = load_calibration()
@@ -102,14 +104,15 @@ def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
     def judge(d: dict[str, Any]) -> tuple[str, float] | None:
         if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
             return None
+        fate = "unsure"
         if band is not None:
             reading = Reading(*d["reader"])
             fate = decide(reading, band)
-            if fate == "aside" or (fate == "unsure" and alone):
+            if fate == "aside" or (fate in ("bears", "unsure") and alone):
                 return None
             if fate == "counts":
                 return grade(2 * reading.p_claim - 1), reading.confidence
-        if not cal.passes(cal.bearing(d["bearing"], d["llm_p_bears"])):
+        if fate == "unsure" and not cal.passes(cal.bearing(d["bearing"], d["llm_p_bears"])):
             return None
         st = cal.stance(d["llm_p_claim"], d["verifier_p_claim"])
         return st.label, st.confidence
@@ -118,10 +121,16 @@ def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
 
 
 def llm_reads(rows: Sequence[dict[str, Any]], band: ReaderBand) -> int:
-    """Papers the reader leaves to the LLM (past the verifier's floor)."""
+    """Papers the reader leaves to the LLM (past the verifier's floor), for their side or for the gate and side."""
     cal = load_calibration()
     return sum(1 for r in rows for d in r["docs"] if cal.worth_asking(cal.verifier_bearing(d["bearing"]))
-               and decide(Reading(*d["reader"]), band) == "unsure")
+               and decide(Reading(*d["reader"]), band) in ("bears", "unsure"))
+
+
+def caution(band: ReaderBand) -> tuple[int, float, float]:
+    """Larger for a band where the reader decides less: its own side never, or only when surer; passing fewer
+    papers; setting fewer aside."""
+    return (band.sure is None, band.sure or 1.0, band.decide_from - band.aside_below)
 
 
 def trial(rows: Sequence[dict[str, Any]], judge: Labeller, min_confidence: float,
@@ -151,7 +160,9 @@ def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_he
                                "alone": trial(rows, labellers(band, True), min_conf, gold)})
     ok = [t for t in trials if t["claims"]["wrong_side"] <= today["claims"]["wrong_side"]
           and t["label_only"]["precision"] >= today["label_only"]["precision"]]
-    best = max(ok or trials, key=lambda t: (t["claims"]["right"], -t["claims"]["no_evidence_sided"], -t["llm_reads"]))
+    best = max(ok or trials, key=lambda t: (t["claims"]["right"], -t["claims"]["no_evidence_sided"],
+                                             t["label_only"]["precision"], caution(ReaderBand(**t["band"])),
+                                             -t["llm_reads"]))
     papers = sum(1 for r in rows for d in r["docs"])
     report = {"command": "python -m evals.training.reader_band fit" + (" --write" if write else ""),
               "git_commit": git_commit(), "claims": len(rows), "abstracts": papers, "today": today,

@@ -1,10 +1,12 @@
 """The abstract reader in the judge (agent/judge/reader.py, agent/nodes/judge_sources.py): it reads the claim
-against the whole abstract first and decides what it is sure of; the LLM reads only the papers it is unsure of, and
-nobody does with JUDGE_DIRECTION=reader. With the scripted model, a rule reader and the tiny corpus."""
+against the whole abstract first and decides what it is sure of; a paper it finds bearing on the claim passes the
+LLM's gate, and the LLM reads only its side; the LLM reads the whole of the papers it is unsure of, and nobody does
+with JUDGE_DIRECTION=reader. With the scripted model, a rule reader and the tiny corpus."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -51,6 +53,19 @@ def llm_read_anything(deps: Any) -> bool:
     return any(a in str(c[-1].content) for c in deps.llm.calls for a in asks)
 
 
+LABELS = ReaderBand(aside_below=0.2, decide_from=0.8, sure=0.8)  # a band where the reader labels what it is sure of
+PASSES = ReaderBand(aside_below=0.0, decide_from=0.95, sure=None)  # one where it only passes papers past the gate
+
+
+@pytest.fixture
+def band(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> ReaderBand:
+    """The judge's calibration with the test's reader band (``LABELS`` unless the test is parametrized)."""
+    chosen = getattr(request, "param", LABELS)
+    with_band = replace(load_calibration(), reader_band=chosen)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: with_band)
+    return chosen
+
+
 def with_reader(make_deps: Any, rules: dict[str, tuple[float, float, float]], llm: list[dict[str, Any]],
                 direction: str = "llm") -> Any:
     answer = [{"when": "<paper n=", "reply": "See [1]."}, *direction_rules("See.")]  # the answer's sentence kept
@@ -61,15 +76,17 @@ def with_reader(make_deps: Any, rules: dict[str, tuple[float, float, float]], ll
 
 
 def test_the_band_decides_aside_counts_and_unsure() -> None:
-    band = ReaderBand(aside_below=0.2, decide_from=0.8, sure=0.8)
+    band = LABELS
     assert decide(Reading(0.05, 0.05, 0.9), band) == "aside"
     assert decide(Reading(0.9, 0.05, 0.05), band) == "counts"
-    assert decide(Reading(0.5, 0.45, 0.05), band) == "unsure"  # it bears, but the side is a coin toss
+    assert decide(Reading(0.5, 0.45, 0.05), band) == "bears"  # it bears, but the side is a coin toss
     assert decide(Reading(0.45, 0.05, 0.5), band) == "unsure"  # it leans, but may not bear
+    assert decide(Reading(0.99, 0.005, 0.005), PASSES) == "bears"  # however sure of the side
+    assert decide(Reading(0.001, 0.001, 0.998), PASSES) == "unsure"  # nothing is set aside below 0
     assert Reading(0.3, 0.1, 0.6).p_claim == pytest.approx(0.75)
 
 
-def test_a_paper_the_reader_is_sure_of_counts_without_the_llm(make_deps) -> None:
+def test_a_paper_the_reader_is_sure_of_counts_without_the_llm(make_deps, band) -> None:
     deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, direction_rules(ALDH1_WORSE, supports=True))
     result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
     (source,) = [a for a in result.assessments if a.doc_id == "103"]
@@ -81,7 +98,7 @@ def test_a_paper_the_reader_is_sure_of_counts_without_the_llm(make_deps) -> None
     assert claim == ALDH1_WORSE and abstract == whole_abstract(doc.title, doc.sentences)  # the whole abstract
 
 
-def test_a_paper_the_reader_finds_off_topic_is_set_aside_with_its_reason(make_deps) -> None:
+def test_a_paper_the_reader_finds_off_topic_is_set_aside_with_its_reason(make_deps, band) -> None:
     deps = with_reader(make_deps, {}, direction_rules(ALDH1_WORSE))
     result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
     assert not any(a.doc_id == "103" for a in result.assessments)
@@ -90,7 +107,7 @@ def test_a_paper_the_reader_finds_off_topic_is_set_aside_with_its_reason(make_de
     assert not llm_read_anything(deps)
 
 
-def test_the_llm_reads_only_the_paper_the_reader_is_unsure_of(make_deps) -> None:
+def test_the_llm_reads_only_the_paper_the_reader_is_unsure_of(make_deps, band) -> None:
     deps = with_reader(make_deps, {"poor prognosis": UNSURE}, direction_rules(ALDH1_WORSE, supports=True))
     result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
     (source,) = [a for a in result.assessments if a.doc_id == "103"]
@@ -99,7 +116,7 @@ def test_the_llm_reads_only_the_paper_the_reader_is_unsure_of(make_deps) -> None
     assert llm_read_anything(deps)
 
 
-def test_the_reader_alone_never_asks_the_llm_and_lists_what_it_is_unsure_of(make_deps) -> None:
+def test_the_reader_alone_never_asks_the_llm_and_lists_what_it_is_unsure_of(make_deps, band) -> None:
     deps = with_reader(make_deps, {"poor prognosis": UNSURE}, direction_rules(ALDH1_WORSE), direction="reader")
     result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
     assert not llm_read_anything(deps)
@@ -108,7 +125,7 @@ def test_the_reader_alone_never_asks_the_llm_and_lists_what_it_is_unsure_of(make
     assert result.verdict is not None and result.verdict.label == "Not enough evidence"
 
 
-def test_without_the_reader_the_llm_reads_every_paper(make_deps) -> None:
+def test_without_the_reader_the_llm_reads_every_paper(make_deps, band) -> None:
     deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, direction_rules(ALDH1_WORSE, supports=True))
     deps.settings = deps.settings.with_values(judge={"reader": False})
     result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
@@ -116,8 +133,35 @@ def test_without_the_reader_the_llm_reads_every_paper(make_deps) -> None:
     assert source.judged_by == "verifier+llm" and not deps.reader.seen
 
 
+@pytest.mark.parametrize("band", [PASSES], indirect=True)
+def test_a_paper_the_reader_finds_bearing_passes_the_gate_and_the_llm_reads_only_its_side(make_deps, band) -> None:
+    """The LLM's gate would set the paper aside (it answers "No" of the claim and of its opposite); the reader's word
+    passes it, and the side is the LLM's, not the reader's."""
+    bearing_question = f"Claim: {ALDH1_WORSE}\n\nDoes the evidence report"
+    deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE},
+                       direction_rules(ALDH1_WORSE, supports=True, bears=False))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.judged_by == "verifier+llm" and source.score > 0  # the LLM's side, though the reader refutes
+    assert "reports a finding on the claim" in source.explanation and "read only its side" in source.explanation
+    assert not any(bearing_question in str(c[-1].content) for c in deps.llm.calls)  # the gate was not asked
+    assert llm_read_anything(deps)  # the side was
+
+
+@pytest.mark.parametrize("band", [PASSES], indirect=True)
+def test_with_the_llm_saying_no_a_paper_the_reader_is_unsure_of_is_set_aside(make_deps, band) -> None:
+    """The same paper and the same LLM, but the reader below its pass mark: the gate decides, and sets it aside."""
+    bearing_question = f"Claim: {ALDH1_WORSE}\n\nDoes the evidence report"
+    deps = with_reader(make_deps, {"poor prognosis": UNSURE},
+                       direction_rules(ALDH1_WORSE, supports=True, bears=False))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    assert not any(a.doc_id == "103" for a in result.assessments)
+    assert any(bearing_question in str(c[-1].content) for c in deps.llm.calls)
+
+
 def test_the_shipped_band_is_ordered() -> None:
-    assert 0.0 < BAND.aside_below <= BAND.decide_from <= 1.0 and 0.5 <= BAND.sure <= 1.0
+    assert 0.0 <= BAND.aside_below <= BAND.decide_from <= 1.0
+    assert BAND.sure is None or 0.5 <= BAND.sure <= 1.0
 
 
 def test_alone_a_paper_whose_abstract_is_gone_is_listed_as_not_read(make_deps) -> None:
