@@ -48,6 +48,7 @@ from agent.nodes.select_evidence import select_evidence
 from agent.nodes.verdict import verdict
 from agent.nodes.verify import verify
 from agent.state import ClaimState, Deps, deps_or
+from tools.text.i18n import english
 
 Node = Callable[[ClaimState, Runtime[Deps]], dict[str, Any]]
 # every node, in the order a check meets them (the order the chat lists its steps in)
@@ -173,7 +174,8 @@ def build_graph(
     builder = StateGraph(ClaimState, context_schema=Deps)
     for name in names:
         node = NODES[name]
-        builder.add_node(name, with_default_deps(node, default_deps) if default_deps else node)
+        # each node speaks English, whatever the view around it speaks: its words go to the LLM and the JSON
+        builder.add_node(name, english(with_default_deps(node, default_deps) if default_deps else node))
 
     def inside(target: str) -> str:
         return target if target in names else END

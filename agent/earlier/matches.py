@@ -33,6 +33,7 @@ from agent.store.checkpoint import CheckpointUnavailableError
 from agent.store.kept_checks import KeptCheck, keep, nearest_kept
 from agent.store.postgres import DatabaseUnavailableError
 from tools.models.embedder import Embedder
+from tools.text.i18n import t
 
 # what a store that cannot be read or written raises: a lookup or a record costs a warning, never the check
 STORE_ERRORS = (CheckpointUnavailableError, DatabaseUnavailableError, sqlite3.Error, OSError)
@@ -67,30 +68,32 @@ class EarlierCheck(BaseModel):
 
     @property
     def day(self) -> str:
-        """The day it was checked, "28 Nov 2026" (UTC)."""
+        """The day it was checked, "28 Nov 2026" (UTC), in the spoken language (tools.text.i18n)."""
         try:
-            return datetime.fromisoformat(self.checked_at).strftime("%-d %b %Y")
+            when = datetime.fromisoformat(self.checked_at)
         except ValueError:
             return self.checked_at
+        return t("{day} {month} {year}", day=when.day, month=t(when.strftime("%b")), year=when.year)
 
     def describe(self) -> str:
         """"Checked on 28 Nov 2026 by alice: Not enough evidence (3 papers read).", with the earlier wording when it
         differs, so that the user sees what was checked; for an opposite, how it was phrased and what its verdict
         means for the new claim."""
         when = self.day
-        by = f" by {self.checked_by}" if self.checked_by else ""
-        worded = "" if self.same_words else f", worded \"{self.claim}\""
-        line = f"Checked on {when}{by}{worded}: {self.verdict} ({papers(self.papers_read)} read)."
+        by = t(" by {user}", user=self.checked_by) if self.checked_by else ""
+        worded = "" if self.same_words else t(", worded \"{claim}\"", claim=self.claim)
+        verdict, read = t(self.verdict), papers(self.papers_read)
+        line = t("Checked on {when}{by}{worded}: {verdict} ({papers} read).", when=when, by=by, worded=worded,
+                 verdict=verdict, papers=read)
         if self.relation == "opposite":
             mirrored = self.verdict_for_new_claim()
-            line = (
-                f"Its opposite was checked on {when}{by}, phrased \"{self.claim}\": {self.verdict} "
-                f"({papers(self.papers_read)} read)."
-            )
+            line = t("Its opposite was checked on {when}{by}, phrased \"{claim}\": {verdict} ({papers} read).",
+                     when=when, by=by, claim=self.claim, verdict=verdict, papers=read)
             if mirrored != self.verdict:
-                line += f" For your claim, that reads as: {mirrored}."
+                line += t(" For your claim, that reads as: {verdict}.", verdict=t(mirrored))
         elif self.relation == "related":
-            line = f"A related claim was checked on {when}{by}: \"{self.claim}\": {self.verdict}."
+            line = t("A related claim was checked on {when}{by}: \"{claim}\": {verdict}.", when=when, by=by,
+                     claim=self.claim, verdict=verdict)
         return line
 
 

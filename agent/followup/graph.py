@@ -17,18 +17,19 @@ from agent.followup.sources import sources
 from agent.followup.state import ThreadState
 from agent.followup.supplement import supplement
 from agent.followup.why import why
+from tools.text.i18n import english
 
 REPLIES = ["check", "sources", "why", "answer"]  # the route's actions, each the name of the node that replies
 
 
 def build_thread_graph(checkpointer: Any = None) -> Any:
-    builder = StateGraph(ThreadState)
-    builder.add_node("route", route)
-    builder.add_node("check", check)
-    builder.add_node("sources", sources)
-    builder.add_node("why", why)
-    builder.add_node("answer", answer)
-    builder.add_node("supplement", supplement)
+    builder = StateGraph(ThreadState)  # each node speaks English, whatever the chat around it speaks
+    builder.add_node("route", english(route))
+    builder.add_node("check", english(check))
+    builder.add_node("sources", english(sources))
+    builder.add_node("why", english(why))
+    builder.add_node("answer", english(answer))
+    builder.add_node("supplement", english(supplement))
     builder.add_edge(START, "route")
     builder.add_conditional_edges("route", lambda s: s["action"], REPLIES)
     # a check's answer is kept (and shown) before the LLM writes the generated summaries of its papers

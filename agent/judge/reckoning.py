@@ -14,6 +14,7 @@ from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict
 from tools.index.live_docs import removal_mark
+from tools.text.i18n import t
 
 
 def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> list[Evidence]:
@@ -25,7 +26,7 @@ def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceA
 
 def supported_side(p_claim: float) -> str:
     """What a source the LLM read supports, in words: "supports the claim" or "supports the opposite"."""
-    return "supports the claim" if p_claim > 0.5 else "supports the opposite"
+    return t("supports the claim") if p_claim > 0.5 else t("supports the opposite")
 
 
 def side_words(p_claim: float, who: str = "") -> str:
@@ -33,17 +34,17 @@ def side_words(p_claim: float, who: str = "") -> str:
     supports the claim rather than its opposite) and how sure the reading is of it (the probability of the side it
     takes): "97% sure it supports the opposite", or with ``who`` read it, "the LLM is 97% sure it supports the
     opposite"."""
-    sure = f"{percent(max(p_claim, 1 - p_claim))} sure it {supported_side(p_claim)}"
-    return f"{who} is {sure}" if who else sure
+    sure = t("{percent} sure it {side}", percent=percent(max(p_claim, 1 - p_claim)), side=supported_side(p_claim))
+    return t("{who} is {sure}", who=who, sure=sure) if who else sure
 
 
 def direction_words(a: SourceAssessment) -> str:
     """How the source's side was read: by the LLM against the opposite (or by whichever judge set its P(claim)), or
     by the verifier alone."""
     if a.p_claim is not None:
-        who = {"verifier+llm": "the LLM", "reader": "the abstract reader"}.get(a.judged_by, "")
+        who = {"verifier+llm": t("the LLM"), "reader": t("the abstract reader")}.get(a.judged_by, "")
         return side_words(a.p_claim, who)
-    return "read by the verifier alone"
+    return t("read by the verifier alone")
 
 
 def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from tools.corpus import Abstract
 from tools.documents.design import DEFAULT_WEIGHTS, DESIGN_NAMES, classify
+from tools.text.i18n import t
 
 GRADES: list[tuple[str, float]] = [
     ("True", 1.0),
@@ -125,10 +126,10 @@ def percent(p: float) -> str:
     what is only nearly so."""
     shown = round(100 * p)
     if shown == 0 and p > 0:
-        return "under 1%"
+        return t("under 1%")
     if shown == 100 and p < 1:
-        return "over 99%"
-    return f"{shown}%"
+        return t("over 99%")
+    return t("{n}%", n=shown)
 
 
 def describe_reputation(weight: float | None, inputs: Mapping[str, Any] | None) -> str:

@@ -26,6 +26,7 @@ from agent.judge.scoring import (
 from agent.paper_counts import listing, papers
 from agent.state import SilentSource, SourceAssessment, Verdict
 from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
+from tools.text.i18n import decimal, speaking, t, t_n
 
 # the directional labels, each as the words before "by" and the papers on its own side
 DIRECTED = {
@@ -43,9 +44,9 @@ DISPUTED = {
 SINGULAR = {**DESIGN_NAMES, "unclassified": "study with no stated design"}
 
 
-def _s(n: int, verb: str) -> str:
-    """The verb agreeing with ``n`` papers: "supports" for 1, "support" for more."""
-    return f"{verb}s" if n == 1 else verb
+def design_count(n: int, design: str) -> str:
+    """ "1 cohort study", "2 randomised trials"."""
+    return t_n(n, f"{{n}} {SINGULAR[design]}", f"{{n}} {DESIGN_PLURALS[design]}")
 
 
 def by_design(side: Sequence[SourceAssessment], count: int) -> str:
@@ -53,16 +54,18 @@ def by_design(side: Sequence[SourceAssessment], count: int) -> str:
     study"; "no paper" for none; "3 papers" when the assessments at hand are not those the verdict counted."""
     designs = [a.reputation_inputs.get("design") for a in side]
     if len(side) != count or not count or not all(d in DESIGN_NAMES for d in designs):
-        return papers(count) if count else "no paper"
-    names = [f"{n} {SINGULAR[d] if n == 1 else DESIGN_PLURALS[d]}" for d in DESIGN_NAMES if (n := designs.count(d))]
-    return listing(names)
+        return papers(count) if count else t("no paper")
+    return listing([design_count(n, d) for d in DESIGN_NAMES if (n := designs.count(d))])
 
 
 def _both(pro: str, n_pro: int, con: str, n_con: int) -> str:
     """ "2 randomised trials support the claim and 1 cohort study contradicts it", or the one side that has papers."""
+    supports = t_n(n_pro, "{papers} supports the claim", "{papers} support the claim", papers=pro)
     if n_pro and n_con:
-        return f"{pro} {_s(n_pro, 'support')} the claim and {con} {_s(n_con, 'contradict')} it"
-    return f"{pro} {_s(n_pro, 'support')} the claim" if n_pro else f"{con} {_s(n_con, 'contradict')} the claim"
+        return t_n(n_con, "{first} and {papers} contradicts it", "{first} and {papers} contradict it",
+                   first=supports, papers=con)
+    return supports if n_pro else t_n(n_con, "{papers} contradicts the claim", "{papers} contradict the claim",
+                                      papers=con)
 
 
 def headline(label: str, pro: str, n_pro: int, con: str, n_con: int) -> str:
@@ -71,56 +74,73 @@ def headline(label: str, pro: str, n_pro: int, con: str, n_con: int) -> str:
     if label in DIRECTED:
         words, sign = DIRECTED[label]
         own, n_own, other, n_other = (pro, n_pro, con, n_con) if sign > 0 else (con, n_con, pro, n_pro)
-        text = f"{words} by {own}"
-        if n_other:
-            text += f", though {other} {_s(n_other, 'contradict' if sign > 0 else 'support')} it"
+        text = t("{label} by {papers}", label=t(words), papers=own)
+        if n_other and sign > 0:
+            text += t_n(n_other, ", though {papers} contradicts it", ", though {papers} contradict it", papers=other)
+        elif n_other:
+            text += t_n(n_other, ", though {papers} supports it", ", though {papers} support it", papers=other)
         return text
-    return f"{DISPUTED.get(label, label)}: {_both(pro, n_pro, con, n_con)}"
+    return t("{label}: {counts}", label=t(DISPUTED.get(label, label)), counts=_both(pro, n_pro, con, n_con))
 
 
 def _set_aside(zero: Sequence[SourceAssessment], n: int) -> str:
     """What ``n`` papers with a finding that weigh 0 are: "is retracted" when each of ``zero`` (those same papers,
     when at hand) is, else "weighs 0"."""
     if len(zero) == n and all(a.reputation_inputs.get("retracted") for a in zero):
-        return "is retracted" if n == 1 else "are retracted"
-    return "weighs 0" if n == 1 else "weigh 0"
+        return t_n(n, "is retracted", "are retracted")
+    return t_n(n, "weighs 0", "weigh 0")
 
 
 def _none_counts(k: int, zero: Sequence[SourceAssessment], n_zero: int, of: str) -> str:
     """Why none of the ``k`` papers (``of``: "read", or "other" after the ones the LLM did not read) counts: the
     ``n_zero`` with a finding weigh 0, the rest state no finding for or against the claim."""
-    the = f"the {k} papers {of}" if of == "read" else f"the other {k}"
-    one = "the one paper read" if of == "read" else "the other one"
+    read = of == "read"
     if not n_zero and k == 1:
-        return f"{one} states no finding for or against the claim"
+        one = t("the one paper read") if read else t("the other one")
+        return t("{papers} states no finding for or against the claim", papers=one)
     if not n_zero:
-        return f"none of {the} states a finding for or against the claim"
+        return (t("none of the {k} papers read states a finding for or against the claim", k=k) if read
+                else t("none of the other {k} states a finding for or against the claim", k=k))
+    what = _set_aside(zero, n_zero)
     if n_zero == k:
-        return f"{one if k == 1 else the} {_set_aside(zero, n_zero)}"
+        if k == 1:
+            return t("the one paper read {what}", what=what) if read else t("the other one {what}", what=what)
+        return t("the {k} papers read {what}", k=k, what=what) if read else t("the other {k} {what}", k=k, what=what)
     rest = k - n_zero
-    others = "the one other states" if rest == 1 else f"the {rest} others state"
-    return f"{n_zero} of {the} {_set_aside(zero, n_zero)}, and {others} no finding for or against the claim"
+    others = t("the one other states") if rest == 1 else t("the {n} others state", n=rest)
+    if read:
+        return t("{n} of the {k} papers read {what}, and {others} no finding for or against the claim", n=n_zero,
+                 k=k, what=what, others=others)
+    return t("{n} of the other {k} {what}, and {others} no finding for or against the claim", n=n_zero, k=k,
+             what=what, others=others)
 
 
 def not_enough(read: int, unread_listed: int, zero: Sequence[SourceAssessment], n_zero: int) -> str:
     """ "Not enough evidence": what was read, and why none of it counts."""
     if read == 0:
-        return "Not enough evidence: the search found no paper that addresses the claim."
+        return t("Not enough evidence: the search found no paper that addresses the claim.")
     if not unread_listed:
-        return f"Not enough evidence: {_none_counts(read, zero, n_zero, 'read')}."
-    head = "Not enough evidence so far (provisional): the LLM did not read"
+        return t("Not enough evidence: {why}.", why=_none_counts(read, zero, n_zero, "read"))
     if unread_listed == read:
-        return f"{head} {'the one paper' if read == 1 else f'the {read} papers'} found."
+        return t_n(read, "Not enough evidence so far (provisional): the LLM did not read the one paper found.",
+                   "Not enough evidence so far (provisional): the LLM did not read the {n} papers found.")
     rest = _none_counts(read - unread_listed, zero, n_zero, "other")
-    return f"{head} {unread_listed} of the {read} papers found, and {rest}."
+    return t("Not enough evidence so far (provisional): the LLM did not read {unread} of the {read} papers found, "
+             "and {rest}.", unread=unread_listed, read=read, rest=rest)
 
 
 def verdict_sentence(
-    v: Verdict, assessments: Sequence[SourceAssessment] = (), silent: Sequence[SilentSource] = ()
+    v: Verdict, assessments: Sequence[SourceAssessment] = (), silent: Sequence[SilentSource] = (),
+    language: str = "en",
 ) -> str:
     """The verdict in one sentence, from the verdict, the labelled papers and the papers read and not counted
     (without them the papers are counted by number, not named by design, and those the LLM did not read are taken
-    as counted ones)."""
+    as counted ones), in ``language`` (tools.text.i18n: English, or a translation kept in the repository)."""
+    with speaking(language):
+        return _sentence(v, assessments, silent)
+
+
+def _sentence(v: Verdict, assessments: Sequence[SourceAssessment], silent: Sequence[SilentSource]) -> str:
     unread_listed = sum(1 for s in silent if s.unread)
     zero = [a for a in assessments if GRADE_SCORE[a.label] != 0 and a.reputation <= 0]
     n_zero = max(0, v.counted_sources - v.supporting - v.contradicting)  # papers with a finding that weigh 0
@@ -130,26 +150,35 @@ def verdict_sentence(
     weighing = [a for a in assessments if a.reputation > 0]
     pro = by_design([a for a in weighing if GRADE_SCORE[a.label] > 0], v.supporting)
     con = by_design([a for a in weighing if GRADE_SCORE[a.label] < 0], v.contradicting)
+    confidence = decimal(v.confidence)
     if v.label == UNDECIDED:
-        called = f" to call it {v.leaning.lower()}" if v.leaning else ""
-        text = (
-            f"Cannot decide: {_both(pro, v.supporting, con, v.contradicting)}, but with too little confidence "
-            f"({v.confidence:.2f}){called}"
-        )
+        counts = _both(pro, v.supporting, con, v.contradicting)
+        if v.leaning:
+            text = t("Cannot decide: {counts}, but with too little confidence ({confidence}) to call it {leaning}",
+                     counts=counts, confidence=confidence, leaning=t(v.leaning).lower())
+        else:
+            text = t("Cannot decide: {counts}, but with too little confidence ({confidence})", counts=counts,
+                     confidence=confidence)
     else:
-        indirect = "; indirect evidence only" if v.weak_designs else ""
-        text = f"{headline(v.label, pro, v.supporting, con, v.contradicting)} (confidence {v.confidence:.2f}{indirect})"
+        line = headline(v.label, pro, v.supporting, con, v.contradicting)
+        if v.weak_designs:
+            text = t("{headline} (confidence {confidence}; indirect evidence only)", headline=line,
+                     confidence=confidence)
+        else:
+            text = t("{headline} (confidence {confidence})", headline=line, confidence=confidence)
     neither = max(0, v.irrelevant - unread_listed)
     if neither:
-        text += f"; {neither} more {'paper read bears' if neither == 1 else 'papers read bear'} on neither side"
+        text += t_n(neither, "; {n} more paper read bears on neither side",
+                    "; {n} more papers read bear on neither side")
     if n_zero:
-        does = "does" if n_zero == 1 else "do"
-        text += f"; {papers(n_zero)} with a finding {_set_aside(zero, n_zero)} and {does} not count"
+        text += t_n(n_zero, "; {papers} with a finding {what} and does not count",
+                    "; {papers} with a finding {what} and do not count", papers=papers(n_zero),
+                    what=_set_aside(zero, n_zero))
     unread = []
     if v.unread > unread_listed:
-        unread.append(f"{papers(v.unread - unread_listed)} it counts")
+        unread.append(t("{papers} it counts", papers=papers(v.unread - unread_listed)))
     if unread_listed:
-        unread.append(f"{papers(unread_listed)} more, listed, not counted")
+        unread.append(t("{papers} more, listed, not counted", papers=papers(unread_listed)))
     if unread:
-        text += f"; provisional: the LLM did not read {' and '.join(unread)}"
+        text += t("; provisional: the LLM did not read {papers}", papers=listing(unread))
     return text + "."

@@ -159,7 +159,8 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
 def ask(claim: str, json_out: bool, fresh: bool = False) -> int:
     from ui.terminal.ask import cmd_ask
 
-    return cmd_ask(argparse.Namespace(claim=claim, json=json_out, fresh=fresh, sources=None, search_rounds=None))
+    return cmd_ask(argparse.Namespace(claim=claim, json=json_out, fresh=fresh, lang=None, sources=None,
+                                      search_rounds=None))
 
 
 def test_ask_prints_an_earlier_check_instead_of_checking_again(cli: Settings, capsys: pytest.CaptureFixture[str]):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.settings.app import Settings
+from tools.text.i18n import catalog
 from ui.chat import credentials, launch
 from ui.chat.guard import TOO_MANY_TEXT
 
@@ -96,9 +97,13 @@ def test_write_private_never_replaces_a_file(tmp_path: Path):
 
 
 def test_the_login_page_translations_carry_the_throttle_message(tmp_path: Path):
+    """In each of Chainlit's languages: in it where claimtrace speaks it (tools/text/catalogs), else in English."""
     launch.write_translations(tmp_path)
     files = sorted(tmp_path.glob("*.json"))
     assert len(files) > 10 and (tmp_path / "en-US.json") in files
+    german = json.loads((tmp_path / "de-DE.json").read_text())["auth"]["login"]["errors"]["Too Many Requests"]
+    assert german == catalog("de")[TOO_MANY_TEXT] != TOO_MANY_TEXT
     for f in files:
         errors = json.loads(f.read_text())["auth"]["login"]["errors"]
-        assert errors["Too Many Requests"] == TOO_MANY_TEXT and "credentialsSignin" in errors
+        expected = catalog(f.stem.split("-")[0]).get(TOO_MANY_TEXT, TOO_MANY_TEXT)
+        assert errors["Too Many Requests"] == expected and "credentialsSignin" in errors

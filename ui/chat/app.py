@@ -21,6 +21,7 @@ from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings.app import get_settings
 from agent.store.feedback import record_feedback
+from tools.text.i18n import t
 from ui.chat.answer_stream import AnswerStream, new_answer, write_summaries
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
@@ -44,12 +45,8 @@ from ui.chat.queued import CHECKS, own_turn, queue_slot
 from ui.chat.resume import reattach
 from ui.chat.runtime import chat_runtime, loaded_runtime, thread_config, thread_values
 from ui.chat.sources import send_widget, turn_deps
-from ui.chat.views import (
-    current_index,
-    followup_message,
-    sources_message,
-    why_message,
-)
+from ui.chat.speech import heard
+from ui.chat.views import current_index, followup_message, sources_message, why_message
 from ui.shared.untrusted import md
 
 log = logging.getLogger("claimtrace.ui")
@@ -190,6 +187,7 @@ async def queued_turn(
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
     raw = message.content
+    heard(raw)  # the chat speaks the language of the user's last message (ui.chat.speech)
     if is_library_command(raw):  # "Your library": a list with Remove buttons, never a claim to check
         await library_turn()
         return
@@ -205,7 +203,8 @@ async def on_message(message: cl.Message) -> None:
     try:
         text, notes = validate_claim(raw, settings.answer.max_claim_chars)
     except InputError as e:
-        await cl.Message(content=f"⚠️ I cannot check this: {md(str(e))}. Send another claim or question.").send()
+        await cl.Message(content=t("⚠️ I cannot check this: {why}. Send another claim or question.",
+                                   why=md(str(e)))).send()
         return
     try:
         if await offer_earlier(text, thread_id()):  # checked before: the user chooses (on_check_again)
@@ -287,8 +286,8 @@ async def on_feedback(action: cl.Action) -> None:
         return
     sentence = int(p["sentence"])
     await asyncio.to_thread(record_feedback, get_settings(), thread_id(), result, sentence, p["kind"])
-    what = "the flag is wrong" if p["kind"] == "flag_wrong" else "it is unsupported"
-    await cl.Message(content=f"Thanks: recorded that on sentence {p['sentence']} {what}.").send()
+    what = t("the flag is wrong") if p["kind"] == "flag_wrong" else t("it is unsupported")
+    await cl.Message(content=t("Thanks: recorded that on sentence {n} {what}.", n=p["sentence"], what=what)).send()
 
 
 @cl.on_chat_resume

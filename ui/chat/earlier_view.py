@@ -16,6 +16,7 @@ import chainlit as cl
 from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
 from agent.followup.route import checks_without_the_llm
 from agent.settings.app import get_settings
+from tools.text.i18n import t
 from ui.chat.render import answer_markdown
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.shared.untrusted import md
@@ -61,14 +62,15 @@ def earlier_message(text: str, matches: list[EarlierCheck]) -> cl.Message:
     lines = []
     actions = []
     for e in matches:
-        kind = "This claim" if e.relation == "same" else "Its opposite"
+        kind = t("This claim") if e.relation == "same" else t("Its opposite")
         lines.append(f"- {kind}: {md(e.describe())}")
-        actions.append(cl.Action(name=OPEN_EARLIER, label=f"Open the check of {e.day}",
+        actions.append(cl.Action(name=OPEN_EARLIER, label=t("Open the check of {day}", day=e.day),
                                  payload={"thread_id": e.thread_id, "check_id": e.check_id, "day": e.day}))
-    actions.append(cl.Action(name=CHECK_AGAIN, label="Check again now",
+    actions.append(cl.Action(name=CHECK_AGAIN, label=t("Check again now"),
                              payload={"text": text, "earlier": [e.model_dump() for e in matches]}))
-    content = ("🔁 **Checked before.**\n" + "\n".join(lines) + "\n\nOpen the earlier check, or check again now: the "
-               "index and the live sources may have changed since.")
+    content = (t("🔁 **Checked before.**") + "\n" + "\n".join(lines) + "\n\n"
+               + t("Open the earlier check, or check again now: the index and the live sources may have changed "
+                   "since."))
     return cl.Message(content=content, actions=actions)
 
 
@@ -79,9 +81,9 @@ async def on_open_earlier(action: cl.Action) -> None:
     results = (await thread_values(str(payload["thread_id"]))).get("results") or []
     kept = next((r for r in results if r.get("id") == payload["check_id"]), results[-1] if results else None)
     if kept is None:
-        await cl.Message(content="⚠️ That check is no longer kept (its thread was deleted).").send()
+        await cl.Message(content=t("⚠️ That check is no longer kept (its thread was deleted).")).send()
         return
-    await cl.Message(content=f"**The check of {md(str(payload['day']))}, as it was kept:**\n\n"
+    await cl.Message(content=t("**The check of {day}, as it was kept:**", day=md(str(payload["day"]))) + "\n\n"
                      + answer_markdown(kept)).send()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent.settings.app import Settings
 from tools.config import env_file
+from tools.text.i18n import speaking, t
 from ui.chat.guard import TOO_MANY_TEXT
 
 UI_DIR = Path(__file__).resolve().parent
@@ -60,16 +61,20 @@ def auth_secret(settings: Settings, root: Path) -> str:
 
 
 def write_translations(target: Path) -> None:
-    """Chainlit's translations with the login errors, the message box's placeholder and the step status words
-    claimtrace sets (English in every language)."""
+    """Chainlit's translations (its interface, in the browser's language) with the login errors, the message box's
+    placeholder and the step status words claimtrace sets, in that language where claimtrace speaks it
+    (tools.text.i18n), else in English."""
     spec = importlib.util.find_spec("chainlit")  # found, not imported: the CLI stays quick
     assert spec is not None and spec.origin is not None
     target.mkdir(parents=True, exist_ok=True)
     for source in (Path(spec.origin).parent / "translations").glob("*.json"):
         strings = json.loads(source.read_text(encoding="utf-8"))
-        strings.setdefault("auth", {}).setdefault("login", {}).setdefault("errors", {}).update(LOGIN_ERRORS)
+        with speaking(source.stem.split("-")[0]):  # "de-DE" -> German
+            errors = {status: t(text) for status, text in LOGIN_ERRORS.items()}
+            placeholder = t(PLACEHOLDER)
+        strings.setdefault("auth", {}).setdefault("login", {}).setdefault("errors", {}).update(errors)
         chat = strings.setdefault("chat", {})
-        chat.setdefault("input", {})["placeholder"] = PLACEHOLDER
+        chat.setdefault("input", {})["placeholder"] = placeholder
         chat.setdefault("messages", {}).setdefault("status", {}).update(STEP_STATUS)
         (target / source.name).write_text(json.dumps(strings, ensure_ascii=False, indent=2), encoding="utf-8")
 

@@ -8,6 +8,7 @@ from typing import Any
 import chainlit as cl
 
 from agent.followup.intent import asked_sentence, asks_why
+from tools.text.i18n import t
 from tools.text.language import ENGLISH, LANGUAGES
 from ui.chat.runtime import thread_values
 from ui.shared.untrusted import md
@@ -33,7 +34,7 @@ class ReadingNotice:
 
     async def routed(self, action: str | None) -> ReadingNotice | None:
         if action == "answer":
-            self.message.content = self.CHECKING
+            self.message.content = t(self.CHECKING)
             await self.message.update()
             return self
         await self.message.remove()
@@ -47,14 +48,14 @@ async def reading_notice(text: str | None, thread: str) -> ReadingNotice | None:
         return None
     if not (await thread_values(thread)).get("results"):
         return None
-    message = cl.Message(content=ReadingNotice.READING)
+    message = cl.Message(content=t(ReadingNotice.READING))
     await message.send()
     return ReadingNotice(message)
 
 
 def own_words_action(asked: str) -> cl.Action:
-    return cl.Action(name=OWN_WORDS, label="Check my words instead", payload={"text": asked},
-                     tooltip="Check your message exactly as you typed it")
+    return cl.Action(name=OWN_WORDS, label=t("Check my words instead"), payload={"text": asked},
+                     tooltip=t("Check your message exactly as you typed it"))
 
 
 def rewritten_notice(asked: str, claim: str, language: str | None = None) -> cl.Message:
@@ -62,10 +63,10 @@ def rewritten_notice(asked: str, claim: str, language: str | None = None) -> cl.
     language (agent.translate): which claim it checks, and a button that checks the user's own words instead (a
     reopened thread offers it again until they are checked: ui.chat.resume)."""
     if language and language != ENGLISH:
-        content = (f"🔎 Checked as: “{md(claim)}” (your claim in English, translated from {LANGUAGES[language]} by "
-                   "the LLM: the literature searched is in English).")
+        content = t("🔎 Checked as: “{claim}” (your claim in English, translated from {language} by the LLM: the "
+                    "literature searched is in English).", claim=md(claim), language=t(LANGUAGES[language]))
     else:
-        content = f"🔎 I read your message as a new claim to check: “{md(claim)}”."
+        content = t("🔎 I read your message as a new claim to check: “{claim}”.", claim=md(claim))
     return cl.Message(content=content, actions=[own_words_action(asked)], metadata={OWN_WORDS_TAG: asked})
 
 

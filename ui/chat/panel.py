@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from agent.settings.app import get_settings
 from agent.state import Correction
 from tools.index.live_docs import with_removal_marks
+from tools.text.i18n import t
 from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail, silent_name
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.session_files import mark_current_session
@@ -43,14 +44,14 @@ def quoted(claim: str) -> str:
 
 
 def source_title(result: dict[str, Any], n: int) -> str:
-    return f"{open_name(n)} of {quoted(result['claim'])}"
+    return t("{name} of {claim}", name=open_name(n), claim=quoted(result["claim"]))
 
 
 def source_actions(sources: list[dict[str, Any]], index: int) -> list[cl.Action]:
     """A "Source n" button per paper of ``sources`` (evidence of the thread's check number ``index``)."""
     return [
         cl.Action(name=OPEN_SOURCE, label=open_name(paper[0]["n"]), payload={"result": index, "paper": paper[0]["n"]},
-                  tooltip="Open this paper's evidence, within its abstract, in the side panel")
+                  tooltip=t("Open this paper's evidence, within its abstract, in the side panel"))
         for paper in by_paper(sources)
     ]
 
@@ -59,7 +60,7 @@ def silent_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
     """An "Uncounted paper k" button per paper the thread's check number ``index`` read and did not count."""
     return [
         cl.Action(name=OPEN_SILENT, label=silent_name(k), payload={"result": index, "silent": k},
-                  tooltip="Open this paper, and why it does not count, in the side panel")
+                  tooltip=t("Open this paper, and why it does not count, in the side panel"))
         for k in range(1, len(result.get("silent") or []) + 1)
     ]
 
@@ -68,8 +69,8 @@ def original_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
     """The "Original answer" button of a self-corrected check's answer; none when nothing was corrected."""
     if not result.get("corrections"):
         return []
-    return [cl.Action(name=OPEN_ORIGINAL, label=ORIGINAL, payload={"result": index},
-                      tooltip="The answer as first written, and what self-correction changed")]
+    return [cl.Action(name=OPEN_ORIGINAL, label=t(ORIGINAL), payload={"result": index},
+                      tooltip=t("The answer as first written, and what self-correction changed"))]
 
 
 def followup_original_actions(reply: dict[str, Any]) -> list[cl.Action]:
@@ -78,8 +79,8 @@ def followup_original_actions(reply: dict[str, Any]) -> list[cl.Action]:
     if not reply.get("corrections"):
         return []
     payload = {"original_answer": reply.get("original_answer") or "", "corrections": reply["corrections"]}
-    return [cl.Action(name=OPEN_ORIGINAL, label=ORIGINAL, payload=payload,
-                      tooltip="The follow-up's answer as first written, and what self-correction changed")]
+    return [cl.Action(name=OPEN_ORIGINAL, label=t(ORIGINAL), payload=payload,
+                      tooltip=t("The follow-up's answer as first written, and what self-correction changed"))]
 
 
 def panel_id(thread: str) -> str:
@@ -115,7 +116,7 @@ def source_panel(result: dict[str, Any] | None, n: Any) -> tuple[str, str] | Non
 @cl.action_callback(OPEN_SOURCE)
 async def on_open_source(action: cl.Action) -> None:
     if (shown := source_panel(await _result(action.payload), action.payload.get("paper"))) is None:
-        await cl.Message(content=GONE).send()
+        await cl.Message(content=t(GONE)).send()
         return
     await show(*shown)
 
@@ -134,13 +135,13 @@ async def silent_panel(result: dict[str, Any] | None, k: Any) -> tuple[str, str]
         return None
     (paper,) = with_removal_marks([silent[k - 1]], get_settings().stores.index_dir)
     doc = None if paper.get("removed") else await indexed_doc(paper["doc_id"])
-    return f"{silent_name(k)} of {quoted(result['claim'])}", silent_detail(k, paper, doc)
+    return t("{name} of {claim}", name=silent_name(k), claim=quoted(result["claim"])), silent_detail(k, paper, doc)
 
 
 @cl.action_callback(OPEN_SILENT)
 async def on_open_silent(action: cl.Action) -> None:
     if (shown := await silent_panel(await _result(action.payload), action.payload.get("silent"))) is None:
-        await cl.Message(content=GONE).send()
+        await cl.Message(content=t(GONE)).send()
         return
     await show(*shown)
 
@@ -151,12 +152,12 @@ async def on_open_original(action: cl.Action) -> None:
         try:
             corrections = [Correction.model_validate(c).model_dump(mode="json") for c in action.payload["corrections"]]
         except (ValidationError, TypeError):
-            await cl.Message(content=GONE).send()
+            await cl.Message(content=t(GONE)).send()
             return
         shown = {"original_answer": str(action.payload.get("original_answer") or ""), "corrections": corrections}
-        await show(f"{ORIGINAL} of the follow-up", original_detail(shown))
+        await show(t("{name} of the follow-up", name=t(ORIGINAL)), original_detail(shown))
         return
     if (result := await _result(action.payload)) is None:
-        await cl.Message(content=GONE).send()
+        await cl.Message(content=t(GONE)).send()
         return
-    await show(f"{ORIGINAL} to {quoted(result['claim'])}", original_detail(result))
+    await show(t("{name} to {claim}", name=t(ORIGINAL), claim=quoted(result["claim"])), original_detail(result))

@@ -3,7 +3,8 @@ ask --json` object) and of follow-up replies. Nothing here computes a result; it
 
 Every text that comes from a source, the user or the LLM (titles, sentences and their neighbours, venues, links,
 answer sentences, generated summaries, reasons and notes that quote them) goes through ui.shared.untrusted, so it
-shows as the literal text it is."""
+shows as the literal text it is. The fixed words are in the language the chat speaks (tools.text.i18n); the reasons,
+notes and weights that the judge writes stay in English."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
+from tools.text.i18n import t
 from ui.shared.badges import badges_md
 from ui.shared.consensus import charted, consensus_line, consensus_of
 from ui.shared.notes import note_text
@@ -38,7 +40,7 @@ def cite(text: str, citations: list[int]) -> str:
 
 def note_line(note: str) -> str:
     """A note as the chat shows it under an answer or a step."""
-    return f"_Note: {md(note_text(note))}_"
+    return t("_Note: {note}_", note=md(note_text(note)))
 
 
 ORIGINAL = "Original answer"  # the button that opens the answer before self-correction in the side panel
@@ -49,14 +51,14 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
     says how it was corrected."""
     line = f"{i}. {cite(s['text'], s['citations'])}"
     if s.get("revision") and not s.get("flagged"):
-        return f"{line} ✅ _({REVISED[s['revision']]} in place of a flagged sentence)_"
+        return f"{line} ✅ " + t("_({how} in place of a flagged sentence)_", how=t(REVISED[s["revision"]]))
     if not s.get("flagged"):
         return f"{line} ✅"
-    what = FLAG_LABEL.get(s["status"], "flagged")
+    what = t(FLAG_LABEL.get(s["status"], "flagged"))
     if s.get("invalid_citations") and s["status"] == "supported":
-        what = "cited a source that does not exist"
-    score = f", verifier score {s['score']:+.2f}" if s.get("score") is not None else ""
-    return f"{line}\\\n   ⚠️ **Flagged: {what}** — _{md(s.get('reason') or what)}{score}_"
+        what = t("cited a source that does not exist")
+    score = t(", verifier score {score}", score=f"{s['score']:+.2f}") if s.get("score") is not None else ""
+    return f"{line}\\\n   ⚠️ " + t("**Flagged: {what}**", what=what) + f" — _{md(s.get('reason') or what)}{score}_"
 
 
 def verdict_badge(result: dict[str, Any]) -> str:
@@ -64,8 +66,9 @@ def verdict_badge(result: dict[str, Any]) -> str:
     numbers."""
     verdict = result.get("verdict")
     if not verdict:
-        return "**Verdict:** none (no evidence was assessed)"
-    return f"**Verdict:** {verdict_words(verdict, result.get('assessments') or [], result.get('silent') or [])}"
+        return t("**Verdict:** none (no evidence was assessed)")
+    return t("**Verdict:** {verdict}", verdict=verdict_words(verdict, result.get("assessments") or [],
+                                                            result.get("silent") or []))
 
 
 def early_markdown(
@@ -81,37 +84,38 @@ def early_markdown(
     answer replaces it."""
     line = verdict_words(verdict, assessments, silent)
     if searching_again:
-        head = (
-            f"⏳ **So far:** {line}\n\n"
+        head = t("⏳ **So far:** {verdict}", verdict=line) + "\n\n" + t(
             "_The evidence is thin, so the search runs again with reformulated queries; the final verdict and answer "
             "replace this._"
         )
     elif verdict.get("awaiting") == "judgement":
-        head = (
-            f"⏳ **Provisional:** {line}\n\n"
+        head = t("⏳ **Provisional:** {verdict}", verdict=line) + "\n\n" + t(
             "_From the verifier alone; the LLM is reading which way each source points (the claim or its "
             "opposite), and the judged verdict and the answer replace this._"
         )
     elif verdict.get("provisional"):
-        head = (
-            f"⏳ **Provisional:** {line}\n\n"
+        head = t("⏳ **Provisional:** {verdict}", verdict=line) + "\n\n" + t(
             "_From the claim and its negation alone; the search questions are being written, and the final verdict "
             "and answer replace this._"
         )
     else:
-        head = f"⏳ **Judged:** {line}\n\n_The answer is being written and checked; it replaces this._"
+        head = t("⏳ **Judged:** {verdict}", verdict=line) + "\n\n" + t(
+            "_The answer is being written and checked; it replaces this._"
+        )
     rows = [
         f"- **[{p[0]['n']}]** _{md(p[0]['title'])}_{with_badges(p[0])} — "
-        + " · ".join(f"{e.get('stance', 'nei')}: “{md(e['sentence'])}”" for e in p)
+        + " · ".join(f"{t(e.get('stance', 'nei'))}: “{md(e['sentence'])}”" for e in p)
         for p in by_paper(evidence)
     ]
-    return head + ("\n\n**Sources so far**\n" + "\n".join(rows) if rows else "\n\nNo source bears on it.")
+    if not rows:
+        return head + "\n\n" + t("No source bears on it.")
+    return head + "\n\n" + t("**Sources so far**") + "\n" + "\n".join(rows)
 
 
 def open_name(n: int) -> str:
     """The label of the button that opens source [n] in the side panel (ui.chat.panel); the answer names it beside
     the source."""
-    return f"Source {n}"
+    return t("Source {n}", n=n)
 
 
 def with_badges(src: dict[str, Any]) -> str:
@@ -125,9 +129,10 @@ def source_heading(src: dict[str, Any]) -> str:
     the index since the check (`removed`: tools.index.live_docs.with_removal_marks)."""
     gone = f" · _{md(src['removed'])}_" if src.get("removed") else ""
     year = f" ({src['year']})" if src.get("year") else ""
-    page = f" · p. {int(src['page'])}" if src.get("page") else ""  # a full text's page (the user's library)
+    # a full text's page (the user's library)
+    page = " · " + t("p. {page}", page=int(src["page"])) if src.get("page") else ""
     target = link(src["url"]) if src.get("url") else None
-    opens = f" · [link]({target})" if target else ""
+    opens = f" · [{t('link')}]({target})" if target else ""
     return f"**[{src['n']}]** _{md(src['title'])}_{year}{page}{opens}{with_badges(src)} · {stance_text(src)}{gone}"
 
 
@@ -147,7 +152,7 @@ def paper_line(paper: list[dict[str, Any]]) -> str:
         f"  > {md(s['context']) + ' ' if s.get('context') else ''}**{md(s['sentence'])}**" for s in paper
     )
     shown = generated(paper)
-    written = f"\n\n  _{shown[0]}:_ {md(shown[1])}" if shown and shown[0] == GENERATED else ""
+    written = f"\n\n  _{t(shown[0])}:_ {md(shown[1])}" if shown and shown[0] == GENERATED else ""
     return f"- {source_heading(src)} · {open_name(src['n'])}{weight}\n{quotes}{written}"
 
 
@@ -165,7 +170,7 @@ def paper_detail(paper: list[dict[str, Any]], window: int) -> str:
     """What opens for one paper [n]: each of its evidence sentences within its neighbouring sentences, then its
     generated summary, or why it has none."""
     shown = generated(paper)
-    written = f"\n\n---\n\n_{shown[0]}:_ {md(shown[1])}" if shown else ""
+    written = f"\n\n---\n\n_{t(shown[0])}:_ {md(shown[1])}" if shown else ""
     return "\n\n---\n\n".join(source_detail(src, window) for src in paper) + written
 
 
@@ -178,13 +183,13 @@ def source_detail(src: dict[str, Any], window: int) -> str:
     sentence before it as the verifier read it (cut at CONTEXT_CHARS)."""
     before, after = split_neighbours(src, window)
     body = " ".join([*map(md, before), f"**{md(src['sentence'])}**", *map(md, after)])
-    of = "full text" if src.get("page") else "abstract"
-    parts = [source_heading(src), f"Sentence {src['sentence_index'] + 1} of the {of}, with its neighbours "
-             f"({READ_IN_BOLD}):", body]
+    where = ("Sentence {n} of the full text, with its neighbours ({bold}):" if src.get("page")
+             else "Sentence {n} of the abstract, with its neighbours ({bold}):")
+    parts = [source_heading(src), t(where, n=src["sentence_index"] + 1, bold=t(READ_IN_BOLD)), body]
     if weight_line(src):
         parts.insert(1, weight_line(src))
     if src.get("context"):
-        parts.append(f"_{READ_BEFORE}:_ {md(src['context'])}")
+        parts.append(f"_{t(READ_BEFORE)}:_ {md(src['context'])}")
     return "\n\n".join(parts)
 
 
@@ -193,26 +198,28 @@ def corrections_line(corrections: list[dict[str, Any]]) -> str:
     if not corrections:
         return ""
     actions = ", ".join(
-        f"{sum(c['action'] == a for c in corrections)} {a}"
+        f"{sum(c['action'] == a for c in corrections)} {t(a)}"
         for a in CORRECTION_ACTIONS
         if any(c["action"] == a for c in corrections)
     )
-    return f"_Self-correction changed {len(corrections)} sentence(s) of the first answer ({actions}): {ORIGINAL}._"
+    return t("_Self-correction changed {n} sentence(s) of the first answer ({actions}): {original}._",
+             n=len(corrections), actions=actions, original=t(ORIGINAL))
 
 
 def original_detail(result: dict[str, Any]) -> str:
     """What opens for the original answer: the answer as first written, and each change with its reason."""
     rows = []
     for c in result.get("corrections", []):
-        instead = f" → shown instead: “{md(c['text'])}”" if c["text"] else " → not shown"
+        instead = " → " + (t("shown instead: “{text}”", text=md(c["text"])) if c["text"] else t("not shown"))
         rows.append(
-            f"{c['position']}. “{md(c['original'])}” — {c['status']}: _{md(c['reason'])}_; **{c['action']}**{instead}"
+            f"{c['position']}. “{md(c['original'])}” — {t(c['status'])}: _{md(c['reason'])}_; **{t(c['action'])}**"
+            + instead
         )
     return "\n\n".join(
         [
-            "**The answer as first written**",
+            t("**The answer as first written**"),
             md(result.get("original_answer") or ""),
-            "**What was changed, and why**",
+            t("**What was changed, and why**"),
             "\n".join(rows),
         ]
     )
@@ -227,7 +234,7 @@ def consensus_markdown(result: dict[str, Any]) -> str:
 def silent_name(k: int) -> str:
     """The label of the button that opens the ``k``-th paper read and not counted (1-based, in the listed order) in
     the side panel (ui.chat.panel); the answer names it beside the paper."""
-    return f"Uncounted paper {k}"
+    return t("Uncounted paper {k}", k=k)
 
 
 def read_not_counted(silent: list[dict[str, Any]]) -> str:
@@ -237,7 +244,7 @@ def read_not_counted(silent: list[dict[str, Any]]) -> str:
         f"- _{md(s['title'])}_" + (f" — {md(s['reason'])}" if s.get("reason") else "") + f" · {silent_name(k)}"
         for k, s in enumerate(silent, start=1)
     ]
-    return "**Read, not counted**\n" + "\n".join(rows)
+    return t("**Read, not counted**") + "\n" + "\n".join(rows)
 
 
 def answer_markdown(result: dict[str, Any]) -> str:
@@ -246,19 +253,21 @@ def answer_markdown(result: dict[str, Any]) -> str:
     sources."""
     parts = [verdict_badge(result)]
     if result.get("opposite"):
-        parts.append(f"_Each source was read against the claim's opposite: “{md(result['opposite'])}”_")
+        parts.append(t("_Each source was read against the claim's opposite: “{opposite}”_",
+                       opposite=md(result["opposite"])))
     if "assessments" in result and charted(consensus_of(result)):  # a hand-made dump may have no assessments
         parts.append(consensus_markdown(result))
     if result["sentences"]:
-        parts.append("**Answer**")
+        parts.append(t("**Answer**"))
         parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:
-        parts.append(f"_{flagged} of {len(result['sentences'])} sentence(s) flagged by the verifier._")
+        parts.append(t("_{flagged} of {n} sentence(s) flagged by the verifier._", flagged=flagged,
+                       n=len(result["sentences"])))
     if result.get("corrections"):
         parts.append(corrections_line(result["corrections"]))
     if result["sources"]:
-        parts.append("**Sources**\n" + papers_lines(result["sources"]))
+        parts.append(t("**Sources**") + "\n" + papers_lines(result["sources"]))
     if result.get("silent"):
         parts.append(read_not_counted(result["silent"]))
     parts.extend(note_line(note) for note in result.get("notes", []))
@@ -269,15 +278,15 @@ def sentence_sources_markdown(reply: dict[str, Any]) -> str:
     """The exact source sentences behind one answer sentence, each after the sentence before it."""
     if reply.get("error"):
         return f"⚠️ {md(reply['error'])}"
-    head = f"**Sentence {reply['sentence']}:** {cite(reply['text'], reply['citations'])}"
+    head = t("**Sentence {n}:** {text}", n=reply["sentence"], text=cite(reply["text"], reply["citations"]))
     if not reply["sources"]:
-        return f"{head}\n\nThis sentence cites no source."
-    return f"{head}\n\nIt cites:\n" + papers_lines(reply["sources"])
+        return f"{head}\n\n" + t("This sentence cites no source.")
+    return f"{head}\n\n" + t("It cites:") + "\n" + papers_lines(reply["sources"])
 
 
 def followup_markdown(reply: dict[str, Any]) -> str:
     """An answer from the evidence already held, flagged like the main answer."""
     lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
     changed = corrections_line(reply.get("corrections", []))
-    held = f"_Answered from the {reply['evidence_count']} source sentence(s) already in this thread._"
+    held = t("_Answered from the {n} source sentence(s) already in this thread._", n=reply["evidence_count"])
     return "\n\n".join(p for p in (lines, changed, held) if p)

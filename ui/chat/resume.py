@@ -22,6 +22,7 @@ from ui.chat.interrupted import (
 from ui.chat.notices import OWN_WORDS_TAG, own_words_action, still_offered
 from ui.chat.passage import PASSAGE_TAG, passage_actions
 from ui.chat.runtime import chat_runtime, thread_values
+from ui.chat.speech import speak
 from ui.chat.views import (
     ANSWER_TAG,
     answer_actions,
@@ -73,6 +74,8 @@ async def restore_views(thread: ThreadDict, values: dict[str, Any]) -> list[cl.M
     """The buttons and charts of the thread's restored answers, replies, passage tables and rewrite offers; returns
     the messages it updated."""
     results, passages = values.get("results", []), values.get("passages", [])
+    if results:  # the buttons speak the language of the thread's last check
+        speak(str(results[-1].get("language") or "en"))
     restored = []
     for step in thread["steps"]:
         metadata = _metadata(dict(step))

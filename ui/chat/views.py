@@ -11,6 +11,7 @@ import chainlit as cl
 
 from agent.settings.app import get_settings
 from tools.index.live_docs import with_removal_marks
+from tools.text.i18n import t
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
 from ui.chat.panel import followup_original_actions, original_actions, silent_actions, source_actions
@@ -37,8 +38,8 @@ def feedback_choice(k: int, flagged: bool) -> tuple[str, str]:
     """The feedback kind a button under answer sentence ``k`` records, and its label, which says what a click does:
     a flagged sentence's flag is reported as wrong, another sentence as unsupported."""
     if flagged:
-        return "flag_wrong", f"Report the flag on sentence {k} as wrong"
-    return "unsupported", f"Report sentence {k} as unsupported"
+        return "flag_wrong", t("Report the flag on sentence {k} as wrong", k=k)
+    return "unsupported", t("Report sentence {k} as unsupported", k=k)
 
 
 def answer_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
@@ -47,11 +48,11 @@ def answer_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
     actions = [*source_actions(result["sources"], index), *silent_actions(result, index),
                *original_actions(result, index)]
     for k, s in enumerate(result["sentences"], start=1):
-        actions.append(cl.Action(name="sentence_sources", label=f"Sources of sentence {k}",
+        actions.append(cl.Action(name="sentence_sources", label=t("Sources of sentence {k}", k=k),
                                  payload={"result": index, "sentence": k}))
         kind, label = feedback_choice(k, s["flagged"])
         actions.append(cl.Action(name="feedback", label=label, payload={"result": index, "sentence": k, "kind": kind},
-                                 tooltip=FEEDBACK_TIPS[kind]))
+                                 tooltip=t(FEEDBACK_TIPS[kind])))
     return [*actions, export_action(index)]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from agent.judge.consensus import Consensus, tally
 from agent.paper_counts import papers
 from agent.state import SilentSource, SourceAssessment
+from tools.text.i18n import t, t_n
 
 
 def consensus_of(result: Mapping[str, Any]) -> Consensus:
@@ -22,15 +23,15 @@ def consensus_of(result: Mapping[str, Any]) -> Consensus:
 
 
 def _count(c: Consensus) -> str:
-    verbs = {"supports": ("supports", "support"), "contradicts": ("contradicts", "contradict")}
-    parts = [f"{c.side(s).count} {verbs[s][c.side(s).count != 1]}" for s in ("supports", "contradicts")]
-    return ", ".join([*parts, f"{c.no_evidence.count} no evidence"])
+    supports = t_n(c.supports.count, "{n} supports", "{n} support")
+    contradicts = t_n(c.contradicts.count, "{n} contradicts", "{n} contradict")
+    return ", ".join([supports, contradicts, t("{n} no evidence", n=c.no_evidence.count)])
 
 
 def retracted_note(c: Consensus) -> str:
     if not c.retracted:
         return ""
-    return f"{c.retracted} retracted source{'' if c.retracted == 1 else 's'} left out (weight 0)"
+    return t_n(c.retracted, "{n} retracted source left out (weight 0)", "{n} retracted sources left out (weight 0)")
 
 
 def charted(c: Consensus) -> bool:
@@ -44,10 +45,13 @@ def consensus_line(c: Consensus) -> str:
     retracted sources left out said after it."""
     retracted = retracted_note(c)
     if not c.sources:
-        return f"Consensus: no source to rest on; {retracted}" if retracted else "Consensus: no source was read"
+        if retracted:
+            return t("Consensus: no source to rest on; {retracted}", retracted=retracted)
+        return t("Consensus: no source was read")
     if c.weight > 0:
-        weighted = "weighted " + " / ".join(f"{p}%" for p in c.percentages(weighted=True))
+        weighted = t("weighted {shares}", shares=" / ".join(t("{n}%", n=p) for p in c.percentages(weighted=True)))
     else:
-        weighted = "no weighted share: every source weighs 0"
-    line = f"Consensus over {papers(c.sources)}: {_count(c)} ({weighted})"
+        weighted = t("no weighted share: every source weighs 0")
+    line = t("Consensus over {papers}: {counts} ({weighted})", papers=papers(c.sources), counts=_count(c),
+             weighted=weighted)
     return f"{line}; {retracted}" if retracted else line

@@ -1,5 +1,6 @@
 """The words of a verdict and a source's stance that the chat and the terminal both show: plain text built from
-labels and numbers only (no source, user or LLM text), so either may print it as it is."""
+labels and numbers only (no source, user or LLM text), so either may print it as it is; in the language the view
+speaks (tools.text.i18n)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from agent.judge.reckoning import side_words
 from agent.judge.scoring import NO_EVIDENCE
 from agent.judge.sentence import verdict_sentence
 from agent.state import SilentSource, SourceAssessment, Verdict
+from tools.text.i18n import decimal, spoken, t
 
 REVISED = {
     "recited": "cited to the source whose words it repeats",
@@ -28,6 +30,7 @@ def verdict_words(
         Verdict.model_validate(verdict),
         [SourceAssessment.model_validate(a) for a in assessments],
         [SilentSource.model_validate(s) for s in silent],
+        spoken(),
     )
 
 
@@ -36,10 +39,11 @@ def stance_text(src: dict[str, Any]) -> str:
     direction against the opposite (in words: the figures stay the JSON's), "Mostly False · contradicts (0.81)" from
     the verifier alone, or, for a stance too weak to grade (label No Evidence), "No Evidence: leans supports (0.45),
     too weak to count"."""
-    confidence = f" ({src['stance_confidence']:.2f})" if src.get("stance_confidence") is not None else ""
+    confidence = f" ({decimal(src['stance_confidence'])})" if src.get("stance_confidence") is not None else ""
     if src.get("p_claim") is not None and src.get("label") != NO_EVIDENCE:
-        return f"{src['label']} · {side_words(src['p_claim'])}"
+        return f"{t(src['label'])} · {side_words(src['p_claim'])}"
     if src.get("label") == NO_EVIDENCE and src["stance"] != "nei":
-        return f"{NO_EVIDENCE}: leans {src['stance']}{confidence}, too weak to count"
-    label = f"{src['label']} · " if src.get("label") else ""
-    return f"{label}{src['stance']}{confidence}"
+        return t("{label}: leans {stance}{confidence}, too weak to count", label=t(NO_EVIDENCE),
+                 stance=t(src["stance"]), confidence=confidence)
+    label = f"{t(src['label'])} · " if src.get("label") else ""
+    return f"{label}{t(src['stance'])}{confidence}"

@@ -1,7 +1,8 @@
 """`claimtrace ask`: one claim checked, its verdict on stderr the moment it is reached, then the answer (readable or
 --json), then, without --json, each paper's generated summary as it is written; the check is kept for
 `claimtrace export --last`. A claim checked before (the same claim or its opposite) is shown with its earlier
-verdict instead of being checked again, unless --fresh (ui/terminal/earlier.py)."""
+verdict instead of being checked again, unless --fresh (ui/terminal/earlier.py). What it prints for a person speaks the
+claim's language (--lang to choose another; tools.text.i18n); the JSON speaks English."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import sys
 from typing import Any
 
 from agent.errors import EXIT_INPUT, CliError, unavailable_parts
-from agent.translate import in_english
+from agent.settings.app import Settings
+from agent.translate import InEnglish, in_english
+from tools.text.i18n import decimal, speaking, t
 from ui.shared.untrusted import plain
 from ui.terminal.earlier import earlier_checks, matches_json, print_matches, record_check
 from ui.terminal.export import keep_cli_check
@@ -28,12 +31,9 @@ def read_claim(arg: str) -> str:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from agent.provenance import run_info
-    from agent.result import CheckResult
-    from agent.service import InputError, load_deps, run_claim, supplement_result, validate_claim
+    from agent.service import InputError, validate_claim
     from agent.settings.app import get_settings
     from tools.live.config import parse_sources
-    from ui.shared.ask_json import ask_json
 
     settings = get_settings()
     if args.sources is not None:
@@ -47,15 +47,27 @@ def cmd_ask(args: argparse.Namespace) -> int:
         asked, notes = validate_claim(read_claim(args.claim), settings.answer.max_claim_chars)
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
-    deps = None
     english = in_english(None, asked)  # an English claim takes no step; another is translated by the LLM
+    with speaking("en" if args.json else args.lang or english.language):
+        return checked(args, settings, asked, notes, english)
+
+
+def checked(args: argparse.Namespace, settings: Settings, asked: str, notes: list[str], english: InEnglish) -> int:
+    """The check of ``asked`` (``english``: its language, and its English when it is another), printed."""
+    from agent.provenance import run_info
+    from agent.result import CheckResult
+    from agent.service import load_deps, run_claim, supplement_result
+    from ui.shared.ask_json import ask_json
+
+    deps = None
     if english.language != "en":
         with unavailable_parts():
             deps = load_deps(settings)
         english = in_english(deps.llm, asked)
         notes += [english.note] if english.note else []
         if english.translated and not args.json:
-            print(f"Checked as: {plain(english.claim)} (translated from your words by the LLM)", file=sys.stderr)
+            print(t("Checked as: {claim} (translated from your words by the LLM)", claim=plain(english.claim)),
+                  file=sys.stderr)
     claim = english.claim
     found = earlier_checks(settings, claim)  # with --fresh too: the new check keeps a link to the earlier ones
     if not args.fresh and any(e.matched for e in found):
@@ -70,10 +82,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         v = update.get("verdict") if node == "verdict" else None
         if v is not None and not args.json:
             again = v.provisional or update.get("search_again")
-            kind = "Provisional verdict" if v.provisional else "Verdict so far" if again else "Verdict"
-            then = "searching again" if again else "writing the answer"
-            print(f"{kind}: {v.label} (confidence {v.confidence:.2f}; {v.sides()}); {then}...", file=sys.stderr,
-                  flush=True)
+            kind = t("Provisional verdict") if v.provisional else t("Verdict so far") if again else t("Verdict")
+            then = t("searching again") if again else t("writing the answer")
+            print(t("{kind}: {label} (confidence {confidence}; {sides}); {then}...", kind=kind, label=t(v.label),
+                    confidence=decimal(v.confidence), sides=v.sides(), then=then), file=sys.stderr, flush=True)
 
     with unavailable_parts():
         deps = deps or load_deps(settings)
@@ -90,10 +102,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
         print_readable(ask_json(checked, notes))  # the answer first; each paper's summary as it is written
         if deps.settings.judge.supplement and checked.sources:
-            print("\nA generated summary of each paper, written by the LLM after the answer:", flush=True)
+            print("\n" + t("A generated summary of each paper, written by the LLM after the answer:"), flush=True)
         result = ask_json(supplement_result(checked, deps, print_supplement), notes)
     thread_id = keep_cli_check(deps.settings, result)  # `claimtrace export --last` finds it
     if thread_id:
         record_check(deps.settings, result, thread_id)
-    return 0
     return 0

@@ -19,6 +19,7 @@ from typing import NoReturn
 from agent.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_UNAVAILABLE, CliError
 from agent.settings.app import SettingsError
 from evals.scifact.cli import add_eval_parser, cmd_eval
+from tools.text.language import LANGUAGES
 from ui.terminal.ask import cmd_ask
 from ui.terminal.export import add_export_parsers, at_least_one, cmd_export, cmd_threads
 from ui.terminal.library import add_library_parser, cmd_add
@@ -55,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
         "--fresh",
         action="store_true",
         help="check it now even when the same claim, or its opposite, was checked before (EARLIER_CHECKS)",
+    )
+    ask.add_argument(
+        "--lang",
+        choices=sorted(LANGUAGES),
+        help="the language of what it prints for a person (default: the claim's; the JSON is in English)",
     )
     ask.add_argument(
         "--sources",

@@ -11,6 +11,7 @@ from typing import Any
 
 from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
 from agent.settings.app import Settings
+from tools.text.i18n import t
 from ui.shared.untrusted import plain
 
 
@@ -40,10 +41,11 @@ def earlier_checks(settings: Settings, claim: str) -> list[EarlierCheck]:
 def print_matches(found: list[EarlierCheck]) -> None:
     """The matched earlier checks, for a person: each with how to open it, then how to check again."""
     for e in (e for e in found if e.matched):
-        kind = "The same claim" if e.relation == "same" else "Its opposite"
-        print(f"{kind} was checked before. {plain(e.describe())}")
-        print(f"  Open it: claimtrace export {e.thread_id} --format md")
-    print("Not checked again. To check it again now (the index may have changed): claimtrace ask --fresh ...")
+        kind = t("The same claim") if e.relation == "same" else t("Its opposite")
+        print(t("{kind} was checked before. {earlier}", kind=kind, earlier=plain(e.describe())))
+        print("  " + t("Open it: {command}", command=f"claimtrace export {e.thread_id} --format md"))
+    print(t("Not checked again. To check it again now (the index may have changed): {command}",
+            command="claimtrace ask --fresh ..."))
 
 
 def matches_json(claim: str, found: list[EarlierCheck]) -> dict[str, Any]:

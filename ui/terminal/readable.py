@@ -1,9 +1,12 @@
 """The terminal view of a check result (`claimtrace ask` without --json): every untrusted text through
-`ui.shared.untrusted.plain`, so no escape sequence reaches the terminal."""
+`ui.shared.untrusted.plain`, so no escape sequence reaches the terminal; the fixed words in the language the command
+speaks (tools.text.i18n), the judge's reasons and notes in English."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from tools.text.i18n import t
 
 if TYPE_CHECKING:
     from agent.answer.supplement import Supplement
@@ -28,56 +31,59 @@ def print_readable(result: dict[str, Any]) -> None:
 
     marks = {
         "supported": "",
-        "contradicted": "  [FLAG: contradicted by its sources]",
-        "unsupported": "  [FLAG: not supported by its sources]",
-        "uncited": "  [FLAG: cites no source]",
+        "contradicted": "  " + t("[FLAG: contradicted by its sources]"),
+        "unsupported": "  " + t("[FLAG: not supported by its sources]"),
+        "uncited": "  " + t("[FLAG: cites no source]"),
     }
-    print(f"Claim: {plain(result['claim'])}\n")
+    print(t("Claim: {claim}", claim=plain(result["claim"])) + "\n")
     v = result["verdict"]
     if v:
-        print(f"Verdict: {verdict_words(v, result.get('assessments') or [], result.get('silent') or [])}")
+        print(t("Verdict: {verdict}", verdict=verdict_words(v, result.get("assessments") or [],
+                                                          result.get("silent") or [])))
         if result.get("opposite"):
-            print(f'Each source was read against the claim\'s opposite: "{plain(result["opposite"])}"')
+            print(t('Each source was read against the claim\'s opposite: "{opposite}"',
+                    opposite=plain(result["opposite"])))
     if "assessments" in result and charted(consensus_of(result)):
         print(consensus_line(consensus_of(result)))
     if result["sentences"]:
-        print("\nAnswer:")
+        print("\n" + t("Answer:"))
     for i, s in enumerate(result["sentences"], start=1):
         cites = f" [{', '.join(map(str, s['citations']))}]" if s["citations"] else ""
         flag = marks[s["status"]]
         if s["invalid_citations"]:
-            flag += f"  [FLAG: removed citation(s) to non-existent source(s) {s['invalid_citations']}]"
-        revised = f"  ({REVISED[s['revision']]})" if s.get("revision") else ""
+            flag += "  " + t("[FLAG: removed citation(s) to non-existent source(s) {numbers}]",
+                             numbers=s["invalid_citations"])
+        revised = f"  ({t(REVISED[s['revision']])})" if s.get("revision") else ""
         print(f"  {i}. {plain(s['text'])}{cites}{flag}{revised}")
     if result.get("corrections"):
-        print("\nSelf-correction (the first answer's flagged sentences):")
+        print("\n" + t("Self-correction (the first answer's flagged sentences):"))
         for c in result["corrections"]:
             instead = f' -> "{plain(c["text"])}"' if c["text"] else ""
-            print(f'  {c["position"]}. {c["action"]}: "{plain(c["original"])}" ({c["status"]}: {plain(c["reason"])})'
-                  f"{instead}")
+            print(f'  {c["position"]}. {t(c["action"])}: "{plain(c["original"])}" ({t(c["status"])}: '
+                  f"{plain(c['reason'])}){instead}")
     if result["sources"]:
-        print("\nSources:")
+        print("\n" + t("Sources:"))
         for paper in by_paper(result["sources"]):  # one number per paper, its evidence sentences under it
             src = paper[0]
             year = f" ({src['year']})" if src["year"] else ""
             badges = f" {badges_plain(src)}" if badges_plain(src) else ""
             pages = sorted({int(s["page"]) for s in paper if s.get("page")})  # a full text's pages (the library)
-            page = f", p. {', '.join(map(str, pages))}" if pages else ""
+            page = ", " + t("p. {page}", page=", ".join(map(str, pages))) if pages else ""
             print(f"  [{src['n']}] {plain(src['title'])}{year}{page}{badges} — {stance_text(src)}")
             for s in paper:
                 print(f'      "{plain(s["sentence"])}"')
             if shown := generated(paper):
-                print(f"      {shown[0]}: {plain(shown[1])}")
+                print(f"      {t(shown[0])}: {plain(shown[1])}")
             weight = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
             if weight:
                 print(f"      {plain(weight)}")
             if src["url"]:
                 print(f"      {plain(src['url'])}")
     for note in result["notes"]:  # in a reader's words: the JSON keeps each note as the pipeline wrote it
-        print(f"\nNote: {plain(note_text(note, settings=True))}")
-    t, llm = result["timings"], result["llm"]
+        print("\n" + t("Note: {note}", note=plain(note_text(note, settings=True))))
+    took, llm = result["timings"], result["llm"]
     print(
-        f"\n({t.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
+        f"\n({took.get('total', 0):.1f} s, {llm['calls']} LLM call(s), "
         f"{llm['prompt_tokens']}+{llm['completion_tokens']} tokens)"
     )
 
@@ -88,7 +94,7 @@ def print_supplement(n: int, written: Supplement) -> None:
     from ui.shared.untrusted import plain
 
     label, text = (GENERATED, written.text) if written.text else (NONE, written.note)
-    print(f"  [{n}] {label}: {plain(text)}", flush=True)
+    print(f"  [{n}] {t(label)}: {plain(text)}", flush=True)
 
 
 def print_passage(check: PassageCheck) -> None:
