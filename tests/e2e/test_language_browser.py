@@ -41,5 +41,6 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     send(page, GERMAN_FOLLOWUP)
     reply = page.locator(".message-content").filter(has_text="Beantwortet aus den")
     expect(reply).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
-    expect(reply).to_contain_text("The cohort study found no association with autism")  # the answer, in English
+    expect(reply).to_contain_text("[1]")  # a cited sentence, written and checked in English
+    expect(reply).not_to_contain_text("Answered from the")
     turn_ended(page)

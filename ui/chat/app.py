@@ -187,7 +187,6 @@ async def queued_turn(
 async def on_message(message: cl.Message) -> None:
     settings = get_settings()
     raw = message.content
-    heard(raw)  # the chat speaks the language of the user's last message (ui.chat.speech)
     if is_library_command(raw):  # "Your library": a list with Remove buttons, never a claim to check
         await library_turn()
         return
@@ -206,6 +205,7 @@ async def on_message(message: cl.Message) -> None:
         await cl.Message(content=t("⚠️ I cannot check this: {why}. Send another claim or question.",
                                    why=md(str(e)))).send()
         return
+    heard(text)  # from now on the chat speaks the language of this message (ui.chat.speech)
     try:
         if await offer_earlier(text, thread_id()):  # checked before: the user chooses (on_check_again)
             return
