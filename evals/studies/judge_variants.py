@@ -45,6 +45,8 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
      RESULTS / "verifier_vote" / "scifact_dev_judgement.json"),
     ("the mpnet verifier as the gate's first reader, with its vote in the direction (shipped)", AMX,
      RESULTS / "mpnet_verifier" / "scifact_dev_judgement.json"),
+    ("the abstract reader passes papers it reads as bearing (P >= 0.95) past the gate (not shipped)", AMX,
+     RESULTS / "reader" / "dev" / "scifact_dev_judgement.json"),
 ]
 # Each dev run's claim-level tables (on its claims, and a full run's on the first claims of each shorter run), read
 # once from the runs' predictions: {"runs": {report file under evals/results: {"all" or N: {"claims_in_run",

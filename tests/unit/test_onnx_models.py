@@ -149,8 +149,8 @@ def test_index_fingerprint_and_queries_follow_the_embedder_variant(tiny_index: o
 
 
 def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Path) -> None:
-    """A fresh cache: the embedder, both verifiers and the abstract reader are built from their weights
-    (tools.models.onnx_bert), quantised and run, and neither torch nor transformers is ever imported."""
+    """A fresh cache: the embedder and both verifiers are built from their weights (tools.models.onnx_bert), quantised
+    and run, and neither torch nor transformers is ever imported."""
     code = (
         "import sys\n"
         "from tools.models.embedder import get_embedder\n"
@@ -164,7 +164,7 @@ def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Pat
     env = {**os.environ, "ONNX_CACHE_DIR": str(tmp_path / "onnx"), "EMBED_CACHE_PATH": str(tmp_path / "e.sqlite")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "[]"
-    assert len(list((tmp_path / "onnx").glob("*-fp32.onnx"))) == 4
+    assert len(list((tmp_path / "onnx").glob("*-fp32.onnx"))) == 3
 
 
 def test_the_torch_backend_without_pytorch_is_one_clear_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:

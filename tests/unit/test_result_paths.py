@@ -14,7 +14,6 @@ DOCS = [
     *sorted((REPO / "docs").glob("*.md")),
     REPO / "tools" / "models" / "verifier" / "MODEL_CARD.md",
     REPO / "tools" / "models" / "sentence_verifier" / "MODEL_CARD.md",
-    REPO / "tools" / "models" / "reader" / "MODEL_CARD.md",
     REPO / "evals" / "README.md",
     REPO / "evals" / "studies" / "README.md",
     REPO / ".env.example",
