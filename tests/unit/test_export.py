@@ -22,7 +22,7 @@ from agent.state import AnswerSentence, Correction, SilentSource, SourceAssessme
 from tests.conftest import decompose_rule, direction_rules
 from ui.export.formats import FORMATS, bib_escape, bib_unescape, export_text, file_name
 from ui.export.references import references
-from ui.shared.consensus import consensus_line
+from ui.shared.consensus import consensus_line, consensus_of
 from ui.shared.untrusted import md
 from ui.terminal.export import FORMATS as CLI_FORMATS
 
@@ -254,3 +254,14 @@ def test_markdown_report_says_the_llms_reading_and_the_notes_in_words():
     assert f"- {md('2 source(s) read do not count: not about the claim')}" in markdown
     data = json.loads(export_text(result, "json"))
     assert data["sources"][0]["p_claim"] == 0.03 and data["notes"] == result.notes
+
+
+def test_an_export_asked_for_in_a_german_chat_is_in_english():
+    """The exports are not translated yet: a chat that speaks German exports the same English report."""
+    from tools.text.i18n import speaking
+
+    english = export_text(hostile_result(), "md")
+    with speaking("de"):
+        assert export_text(hostile_result(), "md") == english
+        assert consensus_line(consensus_of(hostile_result().model_dump())).startswith("Konsens")  # speaks German
+    assert "Cannot decide" in english and "Keine Entscheidung" not in english

@@ -32,6 +32,7 @@ from agent.result import CheckResult, Source
 from agent.state import AnswerSentence, Verdict
 from tools.documents.design import DESIGN_NAMES
 from tools.index.live_docs import removal_mark
+from tools.text.i18n import english
 from ui.export.references import Reference, references
 from ui.shared.consensus import consensus_line
 from ui.shared.notes import note_text
@@ -42,6 +43,7 @@ from ui.shared.untrusted import link, md
 SOURCE_COLUMNS = ("Source", "Title", "Year", "Stance (confidence)", "Label", "Weight", "Study design")
 
 
+@english  # the exports are in English whatever the view that asks for them speaks
 def report_markdown(result: CheckResult, removed: Mapping[str, str] | None = None) -> str:
     """The whole report. `removed` (doc id -> day) marks each source that has left the index since the check: its
     sentences stay as the check kept them, with "removed from the library on <day>"."""

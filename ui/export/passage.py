@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.passage.model import PassageCheck
+from tools.text.i18n import english
 from ui.export.formats import FORMATS, write_bib, write_ris
 from ui.export.markdown import report_markdown
 from ui.export.references import Reference, references
@@ -33,6 +34,7 @@ def _demoted(report: str) -> str:
     return "\n".join(f"##{line}" if line.startswith("#") else line for line in report.splitlines())
 
 
+@english  # the exports are in English whatever the view that asks for them speaks
 def passage_markdown(check: PassageCheck) -> str:
     marked = marked_text(check, md, lambda row, text: f"**[{row.n}: {md(row.label)}]** {text}")
     parts = [
@@ -77,6 +79,7 @@ def passage_references(check: PassageCheck) -> list[tuple[Reference, str]]:
     return out
 
 
+@english  # the exports are in English whatever the view that asks for them speaks
 def export_passage(check: PassageCheck, fmt: str) -> str:
     """The passage check in ``fmt`` (a key of FORMATS)."""
     if fmt == "md":
