@@ -263,5 +263,9 @@ def test_a_claim_in_german_is_checked_in_english_and_keeps_the_users_words(index
     result = json.loads(proc.stdout)
     assert (result["claim"], result["asked"], result["language"]) == (CLAIM, german, "de")
     assert result["verdict"]["label"] and result["sources"]  # searched in English: the tiny corpus's MMR papers
-    readable = run(["ask", german], indexed_env)
-    assert f"Checked as: {CLAIM} (translated from your words by the LLM)" in readable.stderr
+    readable = run(["ask", german], indexed_env)  # printed for a person in the claim's language
+    assert f"Geprüft als: {CLAIM} (vom LLM aus Ihren Worten übersetzt)" in readable.stderr
+    assert "\nUrteil: " in readable.stdout and "\nVerdict: " not in readable.stdout
+    english = run(["ask", german, "--lang", "en"], indexed_env)
+    assert f"Checked as: {CLAIM} (translated from your words by the LLM)" in english.stderr
+    assert "\nVerdict: " in english.stdout
