@@ -15,9 +15,6 @@ numbers only) goes to ``--out``.
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
-import io
 import json
 import random
 import time
@@ -26,21 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import REPO_ROOT, git_commit
+from evals.language.recognition import healthfc_pairs
 
-HEALTHFC = REPO_ROOT.parent / "shared" / "data" / "healthfc" / "Datensatz.csv.gz"
 TOP = 3
 
 
-def pairs() -> list[tuple[str, str]]:
-    """(German claim, English claim) of every HealthFC row, in the file's order."""
-    with gzip.open(HEALTHFC) as f:
-        rows = list(csv.DictReader(io.TextIOWrapper(f, encoding="utf-8-sig")))
-    return [(r["de_claim"], r["en_claim"]) for r in rows]
-
-
-def drawn(n: int, seed: int) -> list[int]:
-    """``n`` row numbers drawn with ``seed``, in the order they are checked."""
-    return random.Random(seed).sample(range(len(pairs())), n)
+def drawn(total: int, n: int, seed: int) -> list[int]:
+    """``n`` of ``total`` row numbers drawn with ``seed``, in the order they are checked."""
+    return random.Random(seed).sample(range(total), n)
 
 
 def checked(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,8 +45,9 @@ def checked(state: Mapping[str, Any]) -> dict[str, Any]:
             "counts_a_paper": bool(v and (v.supporting or v.contradicting))}
 
 
-def run(rows: list[int], records: Path) -> list[dict[str, Any]]:
-    """Each drawn pair checked both ways, the records of earlier runs kept."""
+def run(rows: list[int], records: Path, text: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Each drawn pair of ``text`` (HealthFC's (German, English) claims) checked both ways, the records of earlier
+    runs kept."""
     from agent.graph import build_graph
     from agent.service import load_deps, run_claim
     from agent.settings.app import get_settings
@@ -67,7 +58,6 @@ def run(rows: list[int], records: Path) -> list[dict[str, Any]]:
     if todo:
         deps = load_deps(get_settings())
         graph = build_graph(last="reformulate")  # through the judged verdict, as --judgement-only runs
-        text = pairs()
         with records.open("a", encoding="utf-8") as fh:
             for k in todo:
                 german, english = text[k]
@@ -140,16 +130,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--report-only", action="store_true", help="write the report from the records so far")
     args = ap.parse_args(argv)
     args.records.parent.mkdir(parents=True, exist_ok=True)
-    rows = drawn(args.n, args.seed)
+    text = healthfc_pairs()
+    rows = drawn(len(text), args.n, args.seed)
     if args.report_only:
         done = {r["row"]: r for r in map(json.loads, args.records.read_text().splitlines())}
         recs = [done[k] for k in rows if k in done]
     else:
-        recs = run(rows, args.records)
-    text = report(recs, args.n, args.seed)
+        recs = run(rows, args.records, text)
+    written = report(recs, args.n, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
-    print(text)
+    args.out.write_text(written)
+    print(written)
 
 
 if __name__ == "__main__":

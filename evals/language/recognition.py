@@ -42,10 +42,17 @@ def scifact_dev() -> list[tuple[str, str]]:
     return [("en", json.loads(line)["claim"]) for line in path.read_text().splitlines()]
 
 
-def healthfc() -> list[tuple[str, str]]:
+def healthfc_pairs() -> list[tuple[str, str]]:
+    """(German claim, English claim) of every HealthFC row, in the file's order (read as stored, never copied)."""
     with gzip.open(HEALTHFC) as f:
         rows = list(csv.DictReader(io.TextIOWrapper(f, encoding="utf-8-sig")))
-    return [("de", r["de_claim"]) for r in rows] + [("en", r["en_claim"]) for r in rows]
+    return [(r["de_claim"], r["en_claim"]) for r in rows]
+
+
+def healthfc() -> list[tuple[str, str]]:
+    """HealthFC's claims with their language: every German one, then every English one."""
+    both = healthfc_pairs()
+    return [("de", de) for de, _ in both] + [("en", en) for _, en in both]
 
 
 def every_language() -> Callable[[str], str]:
