@@ -13,6 +13,7 @@ from agent.graph import build_graph
 from agent.result import CheckResult
 from agent.settings.app import Settings
 from agent.state import ClaimState, Deps
+from agent.translate import answer_in
 from tools.text.claim_rules import checkable
 from tools.text.passage import read_passage
 
@@ -178,5 +179,23 @@ def supplement_result(
             "llm": result.llm + usage,
             "notes": [*result.notes, *notes],
             "timings": {**result.timings, "supplement": round(time.perf_counter() - t0, 3)},
+        }
+    )
+
+
+def translate_result(result: CheckResult, deps: Deps) -> CheckResult:
+    """The check with its answer's sentences translated into the language the claim came in (agent.translate), made
+    after the check, with the LLM's usage, a note when a sentence stays in English, and the seconds; the check as it
+    is for an English claim."""
+    if result.language == "en" or not result.sentences:
+        return result
+    t0 = time.perf_counter()
+    sentences, usage, note = answer_in(deps.llm, result.sentences, result.language)
+    return result.model_copy(
+        update={
+            "sentences": sentences,
+            "llm": result.llm + usage,
+            "notes": [*result.notes, *([f"translation: {note}"] if note else [])],
+            "timings": {**result.timings, "translate": round(time.perf_counter() - t0, 3)},
         }
     )

@@ -139,6 +139,9 @@ class AnswerSentence(BaseModel):
     attribution: list[Attribution] = Field(default_factory=list)
     revision: Revision | None = None  # set when self-correction wrote this sentence in place of a flagged one
     original: str = ""  # the flagged sentence it replaces, citations included
+    # the LLM's translation into the language the claim came in (agent.translate.answer_in), made after the check:
+    # "" for an English claim, for a quote, and for a translation that could not be kept
+    translation: str = ""
 
 
 class Correction(BaseModel):

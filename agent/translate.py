@@ -3,10 +3,15 @@ claim is what is searched, judged and answered; the user's words and their langu
 (CheckResult.asked, CheckResult.language). An English claim (tools.text.language.language_of) takes no step.
 
 A translation is kept only when it is English and keeps the claim's numbers; otherwise, or without the LLM, the
-claim is checked as typed, and a note says why."""
+claim is checked as typed, and a note says why.
+
+The answer goes the other way (`answer_in`): its sentences are written and checked in English, then the LLM translates
+them into the claim's language for the user to read, each kept only when it is in that language and keeps its
+numbers. A translation is never what was checked; the chat and `ask` say so and keep the English one click away."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from langchain_core.language_models import BaseChatModel
@@ -14,11 +19,12 @@ from langchain_core.language_models import BaseChatModel
 import prompts
 from agent.llm.calls import chat, parse_json_object
 from agent.llm.client import LLMUnavailableError
-from agent.state import Usage
+from agent.state import AnswerSentence, Usage
 from tools.text.distortion import numbers
 from tools.text.language import ENGLISH, LANGUAGES, language_of
 
 TRANSLATE_TOKENS = 160
+SENTENCE_TOKENS = 90  # the reply's room for each answer sentence translated
 MAX_GROWTH = 3  # a translation more than this many times the claim's length is no translation
 
 
@@ -64,3 +70,48 @@ def in_english(llm: BaseChatModel | None, claim: str) -> InEnglish:
         return InEnglish(claim, language, False, usage, f"the claim is in {name}; the LLM's English version could "
                          "not be kept (not English, or a number changed), so it is checked as typed")
     return InEnglish(english, language, True, usage)
+
+
+def same_digits(a: str, b: str) -> bool:
+    """Whether two texts hold the same runs of digits: "1.5" and "1,5", "1,000" and "1.000" are the same number."""
+    return sorted(re.findall(r"\d+", a)) == sorted(re.findall(r"\d+", b))
+
+
+def quotes(sentence: AnswerSentence) -> bool:
+    """Whether the sentence quotes a paper: quotes stay in the paper's words."""
+    return sentence.revision == "replaced" or '"' in sentence.text or "\u201c" in sentence.text
+
+
+def answer_in(
+    llm: BaseChatModel | None, sentences: list[AnswerSentence], language: str
+) -> tuple[list[AnswerSentence], Usage, str]:
+    """The answer's sentences with their translation into ``language`` (AnswerSentence.translation), from one LLM
+    call, and a note ("" when all went well). A sentence keeps "" (shown in English) when it quotes a paper or its
+    translation is not in ``language``, grows far longer or changes a number; nothing is asked for an English claim."""
+    wanted = [k for k, s in enumerate(sentences) if not quotes(s)]
+    if language == ENGLISH or not wanted:
+        return sentences, Usage(), ""
+    name = LANGUAGES[language]
+    if llm is None:
+        return sentences, Usage(), f"no LLM could translate the answer into {name}; it is shown in English"
+    numbered = "\n".join(f"{k + 1}: {sentences[k].text}" for k in wanted)
+    try:
+        reply, usage = chat(llm, prompts.load("translate_answer_system"),
+                            prompts.render("translate_answer", language=name, sentences=numbered), json_mode=True,
+                            max_tokens=SENTENCE_TOKENS * len(wanted))
+    except LLMUnavailableError as e:
+        return sentences, Usage(), f"the LLM could not translate the answer into {name} ({e}); it is shown in English"
+    got = parse_json_object(reply) or {}
+    out, missed = list(sentences), 0
+    for k in wanted:
+        text = got.get(str(k + 1))
+        text = " ".join(text.split()) if isinstance(text, str) else ""
+        english = sentences[k].text
+        if (text and text.casefold() != english.casefold() and len(text) <= MAX_GROWTH * len(english) + 20
+                and same_digits(text, english) and language_of(text) == language):
+            out[k] = sentences[k].model_copy(update={"translation": text})
+        else:
+            missed += 1
+    note = (f"{missed} of the answer's {len(wanted)} sentence(s) could not be kept in {name} (the LLM's translation "
+            "was missing, not in that language, or changed a number); they are shown in English") if missed else ""
+    return out, usage, note

@@ -1,6 +1,6 @@
 """The thread graph. This is the only place where its edges live.
 
-START -> route -> check -> supplement -> END
+START -> route -> check -> translate -> supplement -> END
                | sources | why | answer -> END
 """
 
@@ -16,6 +16,7 @@ from agent.followup.route import route
 from agent.followup.sources import sources
 from agent.followup.state import ThreadState
 from agent.followup.supplement import supplement
+from agent.followup.translate import translate
 from agent.followup.why import why
 from tools.text.i18n import english
 
@@ -29,11 +30,14 @@ def build_thread_graph(checkpointer: Any = None) -> Any:
     builder.add_node("sources", english(sources))
     builder.add_node("why", english(why))
     builder.add_node("answer", english(answer))
+    builder.add_node("translate", english(translate))
     builder.add_node("supplement", english(supplement))
     builder.add_edge(START, "route")
     builder.add_conditional_edges("route", lambda s: s["action"], REPLIES)
-    # a check's answer is kept (and shown) before the LLM writes the generated summaries of its papers
-    builder.add_edge("check", "supplement")
+    # a check's answer is kept (and shown) before the LLM translates it for a claim in another language, and before
+    # it writes the generated summaries of its papers
+    builder.add_edge("check", "translate")
+    builder.add_edge("translate", "supplement")
     builder.add_edge("supplement", END)
     for name in REPLIES[1:]:
         builder.add_edge(name, END)

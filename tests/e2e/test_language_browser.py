@@ -1,28 +1,51 @@
 """A claim in German, in headless Chromium (agent/translate.py, tools/text/i18n.py): the chat says, in German, which
 English claim it checks ("Geprüft als: ..."), with "Stattdessen meine Worte prüfen", and shows the verdict line,
-headings and buttons in German; the answer's sentences stay in English, as written and verified. A follow-up in
-German is answered with German fixed words too. The thread keeps the English claim, the user's words and their
+headings and buttons in German; the answer's sentences, written and verified in English, come in the LLM's German
+translation, marked as such, with the checked English a click away in the side panel. A follow-up in German is
+answered with German fixed words too. The thread keeps the English claim, the user's words and their
 language (docs/languages.md)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import CLAIM
+from tests.e2e.conftest import CLAIM, SCRIPT, chat_environment
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, send, turn_ended
+from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, opens, send, turn_ended
 from tests.e2e.test_followup_browser import checked_claims
 
 GERMAN = "Der MMR-Impfstoff verursacht Autismus."
 GERMAN_FOLLOWUP = "Was haben die Kohortenstudien zu Autismus herausgefunden?"
+FINDING = "A nationwide cohort study found that MMR vaccination was not associated with an increased risk of autism."
+GERMAN_FINDING = ("Eine landesweite Kohortenstudie fand, dass die MMR-Impfung nicht mit einem erhöhten Autismusrisiko "
+                  "verbunden war.")
+# in place of the script's answer, whose sentences are flagged and replaced by quotes: the first one its paper
+# supports, so it stands as written and is translated; the second is replaced by a quote, which stays in English
+ANSWER = {"when": "<evidence>", "reply": f"1: {FINDING}\n2: Vaccinations are not associated with the development of "
+          "autism."}
+TRANSLATION = {"when": "Translate the answer's sentences", "reply": json.dumps(
+    {"1": GERMAN_FINDING, "2": "Impfungen sind nicht mit der Entstehung von Autismus verbunden."})}
+
+
+@pytest.fixture(scope="module")
+def german_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
+    rules = [TRANSLATION, *(ANSWER if r.get("when") == "<evidence>" else r for r in SCRIPT)]
+    data = tmp_path_factory.mktemp("german_chat")
+    srv = ChatServer(chat_environment(data, rules), data / "server.log").start()
+    yield srv
+    srv.stop()
 
 
 def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
-    browser: Any, server: ChatServer, tmp_path: Path
+    browser: Any, german_chat: ChatServer, tmp_path: Path
 ):
+    server = german_chat
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
     log_in(page, server.url)
     send(page, GERMAN)
@@ -36,6 +59,10 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     expect(answer).to_contain_text("Quellen")  # the heading of the sources, in German
     expect(page.get_by_role("button", name="Quelle 1")).to_have_count(1)
     expect(page.locator(".message-content").filter(has_text="Verdict:")).to_have_count(0)
+    expect(answer).to_contain_text(f"{GERMAN_FINDING[:-1]} [1]")  # the translation, its citation kept
+    expect(answer).to_contain_text("Vom LLM nach der Prüfung übersetzt")
+    expect(answer).to_contain_text('A study reports: "Findings suggest')  # a quote, in the paper's words
+    opens(page, "Das geprüfte Englisch", f"{FINDING[:-1]} [1]")  # the sentences as written and checked
     assert checked_claims(server, page, tmp_path, 1) == [CLAIM]  # the English claim is what was checked
 
     send(page, GERMAN_FOLLOWUP)

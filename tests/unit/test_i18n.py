@@ -18,11 +18,12 @@ from agent.state import CORRECTION_ACTIONS, SourceAssessment, Verdict
 from tools.documents.design import DESIGN_PLURALS
 from tools.text.i18n import CATALOGS, catalog, decimal, english, speaking, spoken, t, t_n
 from tools.text.language import ENGLISH, LANGUAGES
+from ui.chat.answer_stream import TRANSLATING, WRITING
 from ui.chat.guard import TOO_MANY_TEXT
 from ui.chat.launch import PLACEHOLDER
 from ui.chat.notices import ReadingNotice
 from ui.chat.panel import GONE
-from ui.chat.render import FLAG_LABEL, ORIGINAL, READ_BEFORE, READ_IN_BOLD
+from ui.chat.render import ENGLISH_ANSWER, FLAG_LABEL, ORIGINAL, READ_BEFORE, READ_IN_BOLD
 from ui.chat.views import FEEDBACK_TIPS
 from ui.shared.supplement import GENERATED, NONE
 from ui.shared.wording import REVISED
@@ -56,7 +57,8 @@ def named_keys() -> set[str]:
         | {"flagged"}
         | set(REVISED.values())
         | set(FEEDBACK_TIPS.values())
-        | {READ_IN_BOLD, READ_BEFORE, ORIGINAL, GONE, GENERATED, NONE, PLACEHOLDER, TOO_MANY_TEXT}
+        | {READ_IN_BOLD, READ_BEFORE, ORIGINAL, ENGLISH_ANSWER, GONE, GENERATED, NONE, PLACEHOLDER, TOO_MANY_TEXT}
+        | {TRANSLATING, WRITING}
         | {ReadingNotice.READING, ReadingNotice.CHECKING}
         | {LANGUAGES[code] for code in LANGUAGES if code != ENGLISH}
         | {"supports", "contradicts", "nei", "supported", "contradicted", "unsupported", "uncited"}

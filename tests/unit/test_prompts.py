@@ -26,6 +26,7 @@ EVIDENCE = [
 # every prompt file and the test that renders it through its caller
 BEARS_TEST = "test_judge_sources.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose"
 TRANSLATE_TEST = "test_translate.py::test_another_language_is_checked_in_english_and_english_takes_no_step"
+TRANSLATE_ANSWER_TEST = "test_translate.py::test_the_answer_is_translated_after_the_check_and_its_english_is_kept"
 TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
@@ -55,6 +56,8 @@ TESTED = {
     "supplement_system": "test_supplement.py::test_the_llm_reads_the_whole_abstract_and_the_shown_sentences",
     "translate": TRANSLATE_TEST,
     "translate_system": TRANSLATE_TEST,
+    "translate_answer": TRANSLATE_ANSWER_TEST,
+    "translate_answer_system": TRANSLATE_ANSWER_TEST,
 }
 
 

@@ -11,7 +11,7 @@ from tests.conftest import decompose_rule, direction_rules
 TOP = {"id", "claim", "queries", "opposite", "summary", "answer", "sentences", "original_answer", "corrections",
        "sources", "assessments", "verdict", "llm", "timings", "notes", "silent", "run", "earlier", "asked", "language"}
 SENTENCE = {"text", "citations", "status", "flagged", "score", "reason", "invalid_citations", "attribution", "revision",
-            "original"}
+            "original", "translation"}
 CORRECTION = {"position", "original", "citations", "invalid_citations", "status", "reason", "action", "text"}
 SOURCE = {"n", "doc_id", "title", "sentence", "sentence_index", "context", "section", "neighbours", "url", "year",
           "doi", "pmid", "venue", "stance", "design", "design_basis", "retracted", "notices", "label", "reputation",

@@ -197,13 +197,14 @@ def test_every_view_labels_the_summary_as_generated(make_deps: Any):
 
 
 def test_the_chat_writes_the_contexts_after_the_check_in_a_run_of_their_own(make_deps: Any):
-    """The chat stops the thread's run after `check` (its queue slot is then freed) and resumes it for the summaries;
-    a thread whose summaries were never written takes the next message as a new turn."""
+    """The chat stops the thread's run after `check` (its queue slot is then freed) and resumes it for the translation
+    of a claim in another language and the summaries; a thread whose summaries were never written takes the next
+    message as a new turn."""
     deps = deps_with_contexts(make_deps)
     graph = build_thread_graph(InMemorySaver())
     cfg = {"configurable": {"thread_id": "t-4"}}
     graph.invoke({"message": CLAIM}, cfg, context=deps, interrupt_after=["check"])
-    assert graph.get_state(cfg).next == ("supplement",)
+    assert graph.get_state(cfg).next == ("translate",)
     (checked,) = graph.get_state(cfg).values["results"]
     assert all(not s["supplement"] for s in checked["sources"])
     graph.invoke(None, cfg, context=deps)  # the summaries, in a run of their own

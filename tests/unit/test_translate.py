@@ -13,9 +13,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.followup.graph import build_thread_graph
 from agent.llm.scripted import ScriptedChatModel
-from agent.translate import in_english
+from agent.result import CheckResult
+from agent.state import AnswerSentence
+from agent.translate import answer_in, in_english
 from tests.unit.test_correct import DownModel
 from tests.unit.test_followup import CHECK_RULES, CLAIM, VERIFIER_RULES
+from tools.text.i18n import speaking
 from tools.text.language import language_of
 
 GERMAN = "Der MMR-Impfstoff verursacht Autismus."
@@ -84,3 +87,108 @@ def test_the_chat_checks_the_english_claim_and_keeps_the_users_words(make_deps: 
     assert result["verdict"]["label"] == "Generally refuted"  # judged on the English claim, as the English check is
     own = graph.invoke({"message": GERMAN, "verbatim": True}, cfg, context=deps)  # "Check my words instead"
     assert own["results"][-1]["claim"] == GERMAN and own["results"][-1]["asked"] == ""
+
+
+GERMAN_ANSWER = "Große Studien fanden keinen Zusammenhang zwischen MMR und Autismus."
+SUPPORTING = {"not associated": "supports"}  # the answer's sentence stands as written (the verdict is not the point)
+
+
+def answer_translating(replies: dict[str, str]) -> ScriptedChatModel:
+    return ScriptedChatModel(rules=[{"when": "Translate the answer's sentences", "reply": json.dumps(replies)}])
+
+
+def test_the_answer_is_translated_after_the_check_and_its_english_is_kept(make_deps: Any):
+    deps = make_deps([{"when": "Translate the claim into English", "reply": json.dumps({"english": CLAIM})},
+                      {"when": "Translate the answer's sentences", "reply": json.dumps({"1": GERMAN_ANSWER})},
+                      *CHECK_RULES], verifier_rules=SUPPORTING)
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-de-answer"}}
+    kept = graph.invoke({"message": GERMAN}, cfg, context=deps, interrupt_after=["check"])["results"][0]
+    assert all(s["translation"] == "" for s in kept["sentences"])  # the answer is kept (and shown) first in English
+    (result,) = graph.invoke(None, cfg, context=deps)["results"]
+    first = result["sentences"][0]
+    assert (first["text"], first["translation"]) == ("Large studies found no link between MMR and autism.",
+                                                     GERMAN_ANSWER)
+    assert [(s["text"], s["flagged"]) for s in result["sentences"]] == [(s["text"], s["flagged"])
+                                                                        for s in kept["sentences"]]
+    assert "Large studies found no link" in result["answer"]  # the answer's text stays the English that was checked
+    asked = str(deps.llm.calls[-1][-1].content)
+    assert "German" in asked and "1: Large studies found no link between MMR and autism." in asked
+    assert result["llm"]["calls"] == kept["llm"]["calls"] + 1 and "translate" in result["timings"]
+
+
+def test_an_answer_that_only_quotes_its_papers_asks_for_no_translation(make_deps: Any):
+    deps = make_deps([{"when": "Translate the claim into English", "reply": json.dumps({"english": CLAIM})},
+                      *CHECK_RULES], verifier_rules=VERIFIER_RULES)  # its sentence is flagged and replaced by a quote
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-de-quote"}}
+    (result,) = graph.invoke({"message": GERMAN}, cfg, context=deps)["results"]
+    assert [s["revision"] for s in result["sentences"]] == ["replaced"] and result["sentences"][0]["translation"] == ""
+    assert not any("Translate the answer" in str(call[-1].content) for call in deps.llm.calls)
+
+
+def test_an_english_check_asks_for_no_translation(make_deps: Any):
+    deps = make_deps([*CHECK_RULES], verifier_rules=VERIFIER_RULES)
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-en-answer"}}
+    (result,) = graph.invoke({"message": CLAIM}, cfg, context=deps)["results"]
+    assert result["sentences"] and all(s["translation"] == "" for s in result["sentences"])
+    assert not any("Translate" in str(call[-1].content) for call in deps.llm.calls)
+
+
+def sentences(*texts: str) -> list[AnswerSentence]:
+    return [AnswerSentence(text=text, citations=[1], status="supported", flagged=False) for text in texts]
+
+
+def test_a_translation_is_kept_only_in_the_language_with_the_same_numbers():
+    english = sentences("The risk fell by 1.5 percent in 2,000 children.", "Vaccines did not raise the risk of autism.",
+                        "Cohort study (2019): \"MMR was not associated with autism.\"")
+    llm = answer_translating({"1": "Das Risiko sank bei 2.000 Kindern um 1,5 Prozent.",  # the same numbers
+                              "2": "Vaccines did not raise the risk of autism at all."})  # English: not kept
+    got, usage, note = answer_in(llm, english, "de")
+    assert [s.translation for s in got] == ["Das Risiko sank bei 2.000 Kindern um 1,5 Prozent.", "", ""]
+    assert [s.text for s in got] == [s.text for s in english] and usage.calls == 1
+    assert "1 of the answer's 2 sentence(s)" in note and "German" in note
+    assert "MMR was not associated" not in str(llm.calls[-1][-1].content)  # a quote stays in the paper's words
+    changed = answer_in(answer_translating({"1": "Das Risiko sank bei 3.000 Kindern um 1,5 Prozent."}),
+                        english[:1], "de")[0]
+    assert changed[0].translation == ""  # a changed number is no translation
+
+
+def test_no_translation_is_asked_in_english_or_made_without_the_llm():
+    english = sentences("Vaccines did not raise the risk of autism.")
+    llm = answer_translating({"1": "Impfstoffe erhöhten das Autismusrisiko nicht."})
+    assert answer_in(llm, english, "en") == (english, answer_in(llm, english, "en")[1], "") and not llm.calls
+    assert "no LLM" in answer_in(None, english, "de")[2]
+    got, _, note = answer_in(DownModel(rules=[]), english, "de")
+    assert got == english and "could not translate" in note
+
+
+def translated_check() -> dict[str, Any]:
+    """A check of the German claim whose one answer sentence the LLM translated."""
+    english = sentences("Vaccines did not raise the risk of autism.")
+    got = answer_in(answer_translating({"1": "Impfstoffe erhöhten das Autismusrisiko nicht."}), english, "de")[0]
+    return CheckResult(claim=CLAIM, asked=GERMAN, language="de", sentences=got).model_dump(mode="json")
+
+
+def test_the_chat_shows_the_translation_and_the_checked_english_opens_in_english():
+    from ui.chat.panel import english_actions, english_detail
+    from ui.chat.render import answer_markdown
+
+    result = translated_check()
+    with speaking("de"):
+        shown = answer_markdown(result)
+        assert "Impfstoffe erhöhten das Autismusrisiko nicht [1]" in shown and "Vaccines did not" not in shown
+        assert "Vom LLM nach der Prüfung übersetzt" in shown and "Das geprüfte Englisch" in shown
+        assert [a.label for a in english_actions(result, 0)] == ["Das geprüfte Englisch"]
+        panel = english_detail(result)
+    assert "Vaccines did not raise the risk of autism [1]" in panel and "Impfstoffe" not in panel
+    assert "Flagged" not in panel and "✅" in panel  # the flags of the English sentences, in English
+    assert english_actions({**result, "sentences": [s.model_dump() for s in sentences("No risk.")]}, 0) == []
+
+
+def test_ask_prints_the_translation_with_its_english_under_it(capsys: pytest.CaptureFixture[str]):
+    from ui.terminal.readable import print_readable
+
+    with speaking("de"):
+        print_readable(translated_check())
+    out = capsys.readouterr().out
+    assert "1. Impfstoffe erhöhten das Autismusrisiko nicht. [1]" in out
+    assert "(vom LLM übersetzt; auf Englisch geprüft: Vaccines did not raise the risk of autism.)" in out

@@ -1,7 +1,8 @@
 """The side panel, opened only by the buttons under a message: "Source n" opens that check's paper [n] (each of its
 evidence sentences within its neighbours), "Uncounted paper k" the k-th paper it read and did not count (why, and its
-text as the index holds it), "Original answer" the answer as first written and what self-correction changed. Nothing
-else points the panel, so it shows what the user opened last until the user opens or closes it.
+text as the index holds it), "Original answer" the answer as first written and what self-correction changed, "The
+checked English" a translated answer's sentences as written and checked. Nothing else points the panel, so it shows
+what the user opened last until the user opens or closes it.
 
 Chainlit's client sets the panel itself whenever the display="side" elements it holds change (to all of them, under
 the newest one's name), and closes it whenever an element arrives while it holds none. So no message carries a side
@@ -22,8 +23,16 @@ from pydantic import ValidationError
 from agent.settings.app import get_settings
 from agent.state import Correction
 from tools.index.live_docs import with_removal_marks
-from tools.text.i18n import t
-from ui.chat.render import ORIGINAL, open_name, original_detail, paper_detail, silent_name
+from tools.text.i18n import speaking, t
+from ui.chat.render import (
+    ENGLISH_ANSWER,
+    ORIGINAL,
+    open_name,
+    original_detail,
+    paper_detail,
+    sentence_line,
+    silent_name,
+)
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.session_files import mark_current_session
 from ui.chat.uncounted import silent_detail
@@ -35,6 +44,7 @@ if TYPE_CHECKING:
 OPEN_SOURCE = "open_source"  # payload {"result": index of the check in the thread, "paper": n}
 OPEN_SILENT = "open_silent"  # payload {"result": index of the check in the thread, "silent": k, 1-based}
 OPEN_ORIGINAL = "open_original"  # payload {"result": index}, or a follow-up's {"original_answer", "corrections"}
+OPEN_ENGLISH = "open_english"  # payload {"result": index}
 TITLE_CHARS = 90  # the longest claim a panel's title quotes whole
 GONE = "⚠️ That check is no longer in this thread."
 
@@ -71,6 +81,20 @@ def original_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
         return []
     return [cl.Action(name=OPEN_ORIGINAL, label=t(ORIGINAL), payload={"result": index},
                       tooltip=t("The answer as first written, and what self-correction changed"))]
+
+
+def english_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
+    """The "The checked English" button of an answer shown in translation; none when no sentence was translated."""
+    if not any(s.get("translation") for s in result["sentences"]):
+        return []
+    return [cl.Action(name=OPEN_ENGLISH, label=t(ENGLISH_ANSWER), payload={"result": index},
+                      tooltip=t("The answer's sentences as written and checked, in English"))]
+
+
+def english_detail(result: dict[str, Any]) -> str:
+    """What opens for a translated answer: its sentences as written and checked, with their flags, all in English."""
+    with speaking("en"):
+        return "\n".join(sentence_line(i, {**s, "translation": ""}) for i, s in enumerate(result["sentences"], 1))
 
 
 def followup_original_actions(reply: dict[str, Any]) -> list[cl.Action]:
@@ -161,3 +185,11 @@ async def on_open_original(action: cl.Action) -> None:
         await cl.Message(content=t(GONE)).send()
         return
     await show(t("{name} to {claim}", name=t(ORIGINAL), claim=quoted(result["claim"])), original_detail(result))
+
+
+@cl.action_callback(OPEN_ENGLISH)
+async def on_open_english(action: cl.Action) -> None:
+    if (result := await _result(action.payload)) is None:
+        await cl.Message(content=t(GONE)).send()
+        return
+    await show(t("{name} to {claim}", name=t(ENGLISH_ANSWER), claim=quoted(result["claim"])), english_detail(result))

@@ -44,12 +44,13 @@ def note_line(note: str) -> str:
 
 
 ORIGINAL = "Original answer"  # the button that opens the answer before self-correction in the side panel
+ENGLISH_ANSWER = "The checked English"  # the button that opens a translated answer's English sentences in the panel
 
 
 def sentence_line(i: int, s: dict[str, Any]) -> str:
     """One numbered answer sentence; a flagged one is marked and carries the verifier's reason, a corrected one
-    says how it was corrected."""
-    line = f"{i}. {cite(s['text'], s['citations'])}"
+    says how it was corrected. A translated sentence shows its translation (agent.translate.answer_in)."""
+    line = f"{i}. {cite(s.get('translation') or s['text'], s['citations'])}"
     if s.get("revision") and not s.get("flagged"):
         return f"{line} ✅ " + t("_({how} in place of a flagged sentence)_", how=t(REVISED[s["revision"]]))
     if not s.get("flagged"):
@@ -259,6 +260,9 @@ def answer_markdown(result: dict[str, Any]) -> str:
         parts.append(consensus_markdown(result))
     if result["sentences"]:
         parts.append(t("**Answer**"))
+        if any(s.get("translation") for s in result["sentences"]):
+            parts.append(t("_Translated by the LLM after the check; the sentences were checked in English: {english}._",
+                           english=t(ENGLISH_ANSWER)))
         parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:

@@ -14,7 +14,13 @@ from tools.index.live_docs import with_removal_marks
 from tools.text.i18n import t
 from ui.chat.consensus_view import consensus_figure
 from ui.chat.export_chat import export_action  # importing it registers the Export callback with Chainlit
-from ui.chat.panel import followup_original_actions, original_actions, silent_actions, source_actions
+from ui.chat.panel import (
+    english_actions,
+    followup_original_actions,
+    original_actions,
+    silent_actions,
+    source_actions,
+)
 from ui.chat.render import answer_markdown, followup_markdown, sentence_sources_markdown
 from ui.chat.why_view import why_markdown
 from ui.shared.consensus import charted, consensus_of
@@ -43,10 +49,11 @@ def feedback_choice(k: int, flagged: bool) -> tuple[str, str]:
 
 
 def answer_actions(result: dict[str, Any], index: int) -> list[cl.Action]:
-    """The buttons under an answer: each source, each paper read and not counted, and the original answer
-    (ui.chat.panel), each sentence's sources and feedback, then Export (ui.chat.export_chat)."""
+    """The buttons under an answer: each source, each paper read and not counted, the original answer and a
+    translated answer's English (ui.chat.panel), each sentence's sources and feedback, then Export
+    (ui.chat.export_chat)."""
     actions = [*source_actions(result["sources"], index), *silent_actions(result, index),
-               *original_actions(result, index)]
+               *original_actions(result, index), *english_actions(result, index)]
     for k, s in enumerate(result["sentences"], start=1):
         actions.append(cl.Action(name="sentence_sources", label=t("Sources of sentence {k}", k=k),
                                  payload={"result": index, "sentence": k}))

@@ -115,7 +115,7 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
         LLM call per paper."""
         from agent.provenance import run_info
         from agent.result import CheckResult
-        from agent.service import InputError, run_claim, supplement_result, validate_claim
+        from agent.service import InputError, run_claim, supplement_result, translate_result, validate_claim
         from agent.store.threads import keep_check
         from agent.translate import in_english
         from tools.live.config import parse_sources
@@ -139,6 +139,7 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
             checked = CheckResult.from_state(state, run_info(deps.settings, deps.llm)).model_copy(
                 update={"language": english.language, "asked": text if english.translated else ""})
             notes += [english.note] if english.note else []
+            checked = await asyncio.to_thread(translate_result, checked, deps)  # sentences[].translation
             if context:
                 checked = await asyncio.to_thread(supplement_result, checked, deps)
         await ctx.report_progress(PROGRESS_TOTAL, PROGRESS_TOTAL, "answer checked")

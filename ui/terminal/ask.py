@@ -56,7 +56,7 @@ def checked(args: argparse.Namespace, settings: Settings, asked: str, notes: lis
     """The check of ``asked`` (``english``: its language, and its English when it is another), printed."""
     from agent.provenance import run_info
     from agent.result import CheckResult
-    from agent.service import load_deps, run_claim, supplement_result
+    from agent.service import load_deps, run_claim, supplement_result, translate_result
     from ui.shared.ask_json import ask_json
 
     deps = None
@@ -94,6 +94,7 @@ def checked(args: argparse.Namespace, settings: Settings, asked: str, notes: lis
     checked = CheckResult.from_state(state, run).model_copy(update={
         "earlier": [e.model_dump() for e in found], "language": english.language,
         "asked": asked if english.translated else ""})
+    checked = translate_result(checked, deps)  # the answer's sentences in the claim's language, beside their English
     if args.json:
         result = ask_json(supplement_result(checked, deps), notes)
         print(json.dumps(result, ensure_ascii=False))

@@ -54,7 +54,9 @@ def print_readable(result: dict[str, Any]) -> None:
             flag += "  " + t("[FLAG: removed citation(s) to non-existent source(s) {numbers}]",
                              numbers=s["invalid_citations"])
         revised = f"  ({t(REVISED[s['revision']])})" if s.get("revision") else ""
-        print(f"  {i}. {plain(s['text'])}{cites}{flag}{revised}")
+        print(f"  {i}. {plain(s.get('translation') or s['text'])}{cites}{flag}{revised}")
+        if s.get("translation"):
+            print("     " + t("(translated by the LLM; checked in English: {english})", english=plain(s["text"])))
     if result.get("corrections"):
         print("\n" + t("Self-correction (the first answer's flagged sentences):"))
         for c in result["corrections"]:
