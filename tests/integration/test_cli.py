@@ -269,3 +269,7 @@ def test_a_claim_in_german_is_checked_in_english_and_keeps_the_users_words(index
     english = run(["ask", german, "--lang", "en"], indexed_env)
     assert f"Checked as: {CLAIM} (translated from your words by the LLM)" in english.stderr
     assert "\nVerdict: " in english.stdout
+    report = run(["export", "--last", "--format", "md"], indexed_env)  # the report speaks the claim's language
+    assert report.returncode == 0 and "\n## Urteil\n" in report.stdout and "**Wie gefragt (Deutsch):**" in report.stdout
+    asked_english = run(["export", "--last", "--format", "md", "--lang", "en"], indexed_env)
+    assert "\n## Verdict\n" in asked_english.stdout and "**As asked (German):**" in asked_english.stdout

@@ -256,8 +256,10 @@ def test_markdown_report_says_the_llms_reading_and_the_notes_in_words():
     assert data["sources"][0]["p_claim"] == 0.03 and data["notes"] == result.notes
 
 
-def test_an_export_asked_for_in_a_german_chat_is_in_english():
-    """The exports are not translated yet: a chat that speaks German exports the same English report."""
+def test_the_report_speaks_the_language_the_claim_came_in_whatever_the_chat_speaks():
+    """An English check's report is English even from a chat that speaks German; a German check's report has German
+    fixed words, the user's words beside the claim as checked, and the papers' and the answer's English as kept;
+    `claimtrace export --lang en` (``language``) asks for English."""
     from tools.text.i18n import speaking
 
     english = export_text(hostile_result(), "md")
@@ -265,3 +267,19 @@ def test_an_export_asked_for_in_a_german_chat_is_in_english():
         assert export_text(hostile_result(), "md") == english
         assert consensus_line(consensus_of(hostile_result().model_dump())).startswith("Konsens")  # speaks German
     assert "Cannot decide" in english and "Keine Entscheidung" not in english
+
+    sentences = [hostile_result().sentences[0].model_copy(update={"translation": "Vitamin D senkte keine Brüche."}),
+                 hostile_result().sentences[1]]
+    german = hostile_result().model_copy(update={"language": "de", "asked": "Vitamin D verhindert Brüche.",
+                                                 "sentences": sentences})
+    report = export_text(german, "md")
+    for heading in ("# claimtrace-Prüfung", "## Urteil", "## Quellen", "## Antwort", "## Literatur"):
+        assert f"\n{heading}\n" in f"\n{report}"
+    assert "## Sources" not in report and "## Verdict" not in report
+    assert f"**Behauptung:** {md(CLAIM)}" in report  # the claim as checked, in English
+    assert f"**Wie gefragt (Deutsch):** {md('Vitamin D verhindert Brüche.')}" in report
+    assert "**Keine Entscheidung möglich**, Tendenz Schwach widerlegt" in report and "Konfidenz: 0,40" in report
+    assert f"1. {md('Vitamin D did not reduce fractures.')} [1] — **" in report  # the sentence that was checked
+    assert f"   - Vom LLM nach der Prüfung übersetzt: {md('Vitamin D senkte keine Brüche.')}" in report
+    assert "| Quelle | Titel | Jahr | Haltung (Konfidenz) | Einstufung | Gewicht | Studiendesign |" in report
+    assert export_text(german, "md", language="en").startswith("# claimtrace check\n")

@@ -25,6 +25,7 @@ from ui.chat.notices import ReadingNotice
 from ui.chat.panel import GONE
 from ui.chat.render import ENGLISH_ANSWER, FLAG_LABEL, ORIGINAL, READ_BEFORE, READ_IN_BOLD
 from ui.chat.views import FEEDBACK_TIPS
+from ui.export.markdown import BASIS, HOW_COMPUTED, PENDING, SOURCE_COLUMNS
 from ui.shared.supplement import GENERATED, NONE
 from ui.shared.wording import REVISED
 
@@ -58,7 +59,8 @@ def named_keys() -> set[str]:
         | set(REVISED.values())
         | set(FEEDBACK_TIPS.values())
         | {READ_IN_BOLD, READ_BEFORE, ORIGINAL, ENGLISH_ANSWER, GONE, GENERATED, NONE, PLACEHOLDER, TOO_MANY_TEXT}
-        | {TRANSLATING, WRITING}
+        | {TRANSLATING, WRITING, HOW_COMPUTED}
+        | set(BASIS.values()) | set(PENDING.values()) | set(SOURCE_COLUMNS)
         | {ReadingNotice.READING, ReadingNotice.CHECKING}
         | {LANGUAGES[code] for code in LANGUAGES if code != ENGLISH}
         | {"supports", "contradicts", "nei", "supported", "contradicted", "unsupported", "uncited"}

@@ -142,11 +142,12 @@ def write_ris(refs: list[tuple[Reference, str]]) -> str:
     return str(rispy.dumps(records, implementation=_RisWriter))
 
 
-def export_text(result: CheckResult, fmt: str, removed: Removed | None = None) -> str:
+def export_text(result: CheckResult, fmt: str, removed: Removed | None = None, language: str | None = None) -> str:
     """The result in `fmt` (a key of FORMATS). `removed` (doc id -> day) marks each source that has left the index
-    since the check "removed from the library on <day>"; its sentences stay as the check kept them."""
+    since the check "removed from the library on <day>"; its sentences stay as the check kept them. The Markdown
+    report speaks ``language``, by default the claim's (ui.export.markdown)."""
     if fmt == "md":
-        return report_markdown(result, cited_removed(result, removed))
+        return report_markdown(result, cited_removed(result, removed), language)
     if fmt == "json":
         return export_json(result, removed)
     if fmt == "bib":

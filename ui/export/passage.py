@@ -54,7 +54,7 @@ def passage_markdown(check: PassageCheck) -> str:
         parts += ["## Notes", "\n".join(f"- {md(n)}" for n in check.notes)]
     for claim in check.claims:
         if claim.result is not None:
-            parts += [f"## Claim {claim.n}: full check", _demoted(report_markdown(claim.result))]
+            parts += [f"## Claim {claim.n}: full check", _demoted(report_markdown(claim.result, language="en"))]
     return "\n\n".join(parts) + "\n"
 
 

@@ -17,6 +17,7 @@ from agent.errors import EXIT_INPUT, EXIT_UNAVAILABLE, CliError
 from agent.settings.app import Settings, get_settings
 from agent.store.checkpoint import CheckpointUnavailableError
 from agent.store.threads import ThreadNotFoundError, ThreadSummary, checks_of, keep_check, threads
+from tools.text.language import LANGUAGES
 from ui.shared.untrusted import plain
 
 if TYPE_CHECKING:  # the result model and the writers load LangChain: only `export` needs them
@@ -51,6 +52,8 @@ def add_export_parsers(sub: Any) -> None:
     ex.add_argument("--check", type=at_least_one, metavar="K", help="the thread's K-th check (default: its latest)")
     ex.add_argument("--format", required=True, choices=list(FORMATS), help="md, json, bib or ris")
     ex.add_argument("--out", type=Path, help="output file (default: standard output)")
+    ex.add_argument("--lang", choices=sorted(LANGUAGES),
+                    help="the language of the Markdown report's fixed words (default: the language the claim came in)")
 
 
 def _reason(e: Exception) -> str:
@@ -153,7 +156,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     result = chosen_check(settings, args.thread, args.last, args.check)
-    text = export_text(result, args.format, removed_days(settings.stores.index_dir))
+    text = export_text(result, args.format, removed_days(settings.stores.index_dir), args.lang)
     if args.out is None:
         sys.stdout.write(text)
         return 0
