@@ -1,0 +1,41 @@
+"""The comparison of a claim in another language with its English version (evals.language.both_ways): its figures
+from records, and the hand-translated SciFact sample (evals/language/scifact_sample.jsonl) it runs on."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from evals.language.both_ways import table
+from evals.language.scifact_sample import SAMPLE
+from tools.text.language import language_of
+
+
+def record(key: str, sides: tuple[int, int], tops: tuple[list[str], list[str]], counts: bool) -> dict[str, Any]:
+    asked, en = ({"side": s, "top": t, "counts_a_paper": counts} for s, t in zip(sides, tops, strict=True))
+    return {"key": key, "language": key.split(":")[0], "asked": asked, "en": en,
+            "seconds": {"translate": 2.0, "asked": 9.0, "en": 7.0}}
+
+
+def test_the_table_counts_sides_and_top_papers_against_the_english_check():
+    recs = [
+        record("es:1", (1, 1), (["a", "b", "c"], ["c", "b", "a"]), True),  # same side, same top 3 as a set
+        record("es:2", (0, -1), (["a", "b", "c"], ["a", "b", "d"]), True),  # another side, 2 of 3 shared
+        record("fr:3", (0, 0), (["x"], ["y"]), False),  # recognised as French, not Spanish
+    ]
+    shown = table(recs, "es")
+    assert "| recognised as the language it is in | 2 of 3 (0.67) |" in shown
+    assert "| the same verdict side (supported, refuted, neither) | 2 of 3 (0.67) |" in shown
+    assert "| the same side, of the claims whose English version counts a paper | 1 of 2 (0.50) |" in shown
+    assert "| the same top 3 papers (as a set) | 1 of 3 (0.33) |" in shown
+    assert "| top-3 papers shared, mean | 1.67 of 3 |" in shown
+    assert "translation 2.0, the translated claim's check 9.0, the\nEnglish version's 7.0" in shown
+
+
+def test_the_sample_holds_each_claim_in_each_language_and_each_reads_as_its_language():
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    by_language = Counter(r["language"] for r in rows)
+    assert by_language == {"es": 10, "fr": 10, "pt": 10}
+    assert {r["id"] for r in rows if r["language"] == "es"} == {r["id"] for r in rows if r["language"] == "pt"}
+    assert [r["id"] for r in rows if language_of(r["claim"]) != r["language"]] == []
