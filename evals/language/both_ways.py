@@ -104,4 +104,4 @@ def table(recs: list[dict[str, Any]], language: str) -> str:
 | top-{TOP} papers shared, mean | {overlap / k if k else 0:.2f} of {TOP} | |
 
 Seconds a claim (median): translation {secs["translate"]:.1f}, the translated claim's check {secs["asked"]:.1f}, the
-English version's {secs["en"]:.1f}."""
+English version's {secs["en"]:.1f} (on the machine as it was, shared or not: compare them within one run only)."""

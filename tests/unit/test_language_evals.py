@@ -30,7 +30,7 @@ def test_the_table_counts_sides_and_top_papers_against_the_english_check():
     assert "| the same side, of the claims whose English version counts a paper | 1 of 2 (0.50) |" in shown
     assert "| the same top 3 papers (as a set) | 1 of 3 (0.33) |" in shown
     assert "| top-3 papers shared, mean | 1.67 of 3 |" in shown
-    assert "translation 2.0, the translated claim's check 9.0, the\nEnglish version's 7.0" in shown
+    assert "translation 2.0, the translated claim's check 9.0, the\nEnglish version's 7.0 (" in shown
 
 
 def test_the_sample_holds_each_claim_in_each_language_and_each_reads_as_its_language():
