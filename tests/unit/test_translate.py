@@ -192,3 +192,31 @@ def test_ask_prints_the_translation_with_its_english_under_it(capsys: pytest.Cap
     out = capsys.readouterr().out
     assert "1. Impfstoffe erhöhten das Autismusrisiko nicht. [1]" in out
     assert "(vom LLM übersetzt; auf Englisch geprüft: Vaccines did not raise the risk of autism.)" in out
+
+
+def test_the_chat_answer_says_a_translation_is_coming_then_shows_it_with_its_english_button():
+    import asyncio
+
+    from tests.unit.test_supplement import Sent
+    from ui.chat.answer_stream import TRANSLATING, AnswerStream
+
+    class Message(Sent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.actions: list[Any] = []
+
+        async def remove_actions(self) -> None:
+            self.actions = []
+
+    done = translated_check()
+    kept = {**done, "sentences": [{**s, "translation": ""} for s in done["sentences"]]}
+    stream = AnswerStream(0, [])
+    stream.result, stream.message, stream.translating = kept, Message(), True  # type: ignore[assignment]
+    assert TRANSLATING in stream.content() and "Vaccines did not raise the risk of autism" in stream.content()
+    asyncio.run(stream.translated(done))
+    shown = stream.message.updates[-1]
+    assert TRANSLATING not in shown and "Impfstoffe erhöhten das Autismusrisiko nicht" in shown
+    assert [a.label for a in stream.message.actions if a.name == "open_english"] == ["The checked English"]
+    stream.translating = True
+    asyncio.run(stream.failed("RuntimeError: the LLM broke"))  # the answer stands as kept, and says why
+    assert TRANSLATING not in stream.message.updates[-1] and "the LLM broke" in stream.message.updates[-1]

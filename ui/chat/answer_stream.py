@@ -81,12 +81,12 @@ class AnswerStream:
         await self.message.update()
 
     async def failed(self, why: str) -> None:
-        """The summaries could not be written: the answer as kept, with a note that says why."""
+        """The translation or the summaries could not be written: the answer as kept, with a note that says why."""
         if self.message is None or self.result is None:
             return
-        self.result = {**self.result, "notes": [*self.result.get("notes", []),
-                                                f"supplement: the generated summaries could not be written ({why})"]}
-        self.written = {s["n"] for s in self.result["sources"]}
+        note = f"supplement: the translation or the generated summaries could not be written ({why})"
+        self.result = {**self.result, "notes": [*self.result.get("notes", []), note]}
+        self.written, self.translating = {s["n"] for s in self.result["sources"]}, False
         self.message.content = self.content()
         await self.message.update()
 
