@@ -106,7 +106,8 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
     ) -> dict[str, Any]:
         """Check one scientific claim against the literature. Returns the verdict (label, calibrated confidence,
         papers for and against), `summary` (the verdict in words), `answer` (sentences citing papers as [n], each
-        checked against what it cites: `sentences[].flagged`), `sources` (each paper's evidence sentences with
+        checked against what it cites: `sentences[].flagged`; for a claim in another language, `sentences[].translation`
+        is the LLM's translation into it, made after the check), `sources` (each paper's evidence sentences with
         their neighbouring sentences), `silent` (papers read and not counted, with the reason), `notes`, and
         `thread_id` (for sources_for_sentence and export_check). `sources`: a comma list of local, library,
         europepmc, pubmed, openalex, s2, all or auto (the default: the local index plus every live source that
