@@ -1,6 +1,7 @@
 """A follow-up answered from the evidence already held: citations parsed and checked against the evidence list,
 then every sentence verified by the independent verifier and self-corrected, exactly like the main answer (the
-verification stage)."""
+verification stage). A follow-up asked in another language gets its sentences translated into it after they were
+checked, as the main answer does (agent.translate.answer_in)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from agent.followup.deps import deps_of
 from agent.followup.state import ThreadState, current
 from agent.result import CheckResult
 from agent.state import ClaimState, Evidence
+from agent.translate import answer_in
 from tools.text.citations import parse_answer
+from tools.text.language import language_of
 
 
 def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
@@ -23,11 +26,15 @@ def answer(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     drafted = answer_sentences(parse_answer(state["draft"], {ev.n for ev in evidence}))
     # no assessments: a follow-up may report any evidence held, not only the papers the verdict counts
     held: ClaimState = {"claim": result.claim, "evidence": evidence}
-    checked = stages.verification({**held, "sentences": drafted}, deps_of(runtime))
-    sentences = [s.model_dump(mode="json") for s in checked.get("sentences", [])]
+    deps = deps_of(runtime)
+    checked = stages.verification({**held, "sentences": drafted}, deps)
+    language = language_of(state["message"])
+    translated, _, note = answer_in(deps.llm, list(checked.get("sentences", [])), language)
     reply = {
         "kind": "answer",
-        "sentences": sentences,
+        "sentences": [s.model_dump(mode="json") for s in translated],
+        "language": language,
+        "notes": [f"translation: {note}"] if note else [],
         "evidence_count": len(evidence),
         "original_answer": checked.get("original_answer", ""),
         "corrections": [c.model_dump(mode="json") for c in checked.get("corrections", [])],

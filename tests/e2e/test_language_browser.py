@@ -2,8 +2,8 @@
 English claim it checks ("Geprüft als: ..."), with "Stattdessen meine Worte prüfen", and shows the verdict line,
 headings and buttons in German; the answer's sentences, written and verified in English, come in the LLM's German
 translation, marked as such, with the checked English a click away in the side panel. A follow-up in German is
-answered with German fixed words too. The thread keeps the English claim, the user's words and their
-language (docs/languages.md)."""
+answered with German fixed words too, its checked sentence in the LLM's German with the English under it. The
+thread keeps the English claim, the user's words and their language (docs/languages.md)."""
 
 from __future__ import annotations
 
@@ -29,13 +29,18 @@ GERMAN_FINDING = ("Eine landesweite Kohortenstudie fand, dass die MMR-Impfung ni
 # supports, so it stands as written and is translated; the second is replaced by a quote, which stays in English
 ANSWER = {"when": "<evidence>", "reply": f"1: {FINDING}\n2: Vaccinations are not associated with the development of "
           "autism."}
+# the router answers the follow-up from the papers held with the finding its paper supports, which the LLM then
+# translates into German as it did in the answer
+FOLLOWUP = {"when": "Follow-up from the user",
+            "reply": json.dumps({"action": "answer", "answer": f"{FINDING[:-1]} [1]."})}
 TRANSLATION = {"when": "Translate the answer's sentences", "reply": json.dumps(
     {"1": GERMAN_FINDING, "2": "Impfungen sind nicht mit der Entstehung von Autismus verbunden."})}
 
 
 @pytest.fixture(scope="module")
 def german_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
-    rules = [TRANSLATION, *(ANSWER if r.get("when") == "<evidence>" else r for r in SCRIPT)]
+    replaced = {"<evidence>": ANSWER, "Follow-up from the user": FOLLOWUP}
+    rules = [TRANSLATION, *(replaced.get(str(r.get("when")), r) for r in SCRIPT)]
     data = tmp_path_factory.mktemp("german_chat")
     srv = ChatServer(chat_environment(data, rules), data / "server.log").start()
     yield srv
@@ -68,6 +73,7 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     send(page, GERMAN_FOLLOWUP)
     reply = page.locator(".message-content").filter(has_text="Beantwortet aus den")
     expect(reply).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
-    expect(reply).to_contain_text("[1]")  # a cited sentence, written and checked in English
+    expect(reply).to_contain_text(f"{GERMAN_FINDING[:-1]} [1]")  # the LLM's translation of the checked sentence
+    expect(reply).to_contain_text(f"{FINDING[:-1]} [1]")  # the sentence as checked, in English, under it
     expect(reply).not_to_contain_text("Answered from the")
     turn_ended(page)

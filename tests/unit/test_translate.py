@@ -220,3 +220,26 @@ def test_the_chat_answer_says_a_translation_is_coming_then_shows_it_with_its_eng
     stream.translating = True
     asyncio.run(stream.failed("RuntimeError: the LLM broke"))  # the answer stands as kept, and says why
     assert TRANSLATING not in stream.message.updates[-1] and "the LLM broke" in stream.message.updates[-1]
+
+
+def test_a_follow_up_asked_in_german_is_answered_in_german_beside_the_checked_english(make_deps: Any):
+    from ui.chat.render import followup_markdown
+    from ui.shared.untrusted import md
+
+    router = {"action": "answer", "answer": "Large studies found no link between MMR and autism [1]."}
+    german = "Die MMR-Impfung war in großen Studien nicht mit Autismus verbunden."
+    deps = make_deps([{"when": "Follow-up from the user", "reply": json.dumps(router)},
+                      {"when": "Translate the answer's sentences", "reply": json.dumps({"1": german})},
+                      {"when": "Translate the claim into English", "reply": json.dumps({"english": CLAIM})},
+                      *CHECK_RULES], verifier_rules=SUPPORTING)
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-de-followup"}}
+    graph.invoke({"message": GERMAN}, cfg, context=deps)
+    reply = graph.invoke({"message": "Was fanden die großen Studien heraus?"}, cfg, context=deps)["reply"]
+    (sentence,) = reply["sentences"]
+    assert (sentence["text"], sentence["translation"], reply["language"]) == (
+        "Large studies found no link between MMR and autism.", german, "de")
+    with speaking("de"):
+        shown = followup_markdown(reply)
+    assert shown.index(md(german[:-1])) < shown.index("auf Englisch:") < shown.index("Large studies found no link")
+    english = graph.invoke({"message": "What did the large studies find?"}, cfg, context=deps)["reply"]
+    assert english["language"] == "en" and english["sentences"][0]["translation"] == ""

@@ -289,8 +289,14 @@ def sentence_sources_markdown(reply: dict[str, Any]) -> str:
 
 
 def followup_markdown(reply: dict[str, Any]) -> str:
-    """An answer from the evidence already held, flagged like the main answer."""
+    """An answer from the evidence already held, flagged like the main answer; translated, its English sentences as
+    checked follow it."""
     lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
+    english = ""
+    if any(s.get("translation") for s in reply["sentences"]):
+        checked = "\n".join(f"{i}. {cite(s['text'], s['citations'])}" for i, s in enumerate(reply["sentences"], 1))
+        english = t("_Translated by the LLM after the check; the sentences as checked, in English:_") + "\n" + checked
     changed = corrections_line(reply.get("corrections", []))
     held = t("_Answered from the {n} source sentence(s) already in this thread._", n=reply["evidence_count"])
-    return "\n\n".join(p for p in (lines, changed, held) if p)
+    notes = [note_line(note) for note in reply.get("notes", [])]
+    return "\n\n".join(p for p in (lines, english, changed, held, *notes) if p)
