@@ -10,6 +10,7 @@ stopped: ``asked`` is the check of the claim as asked (translated), ``en`` that 
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 TOP = 3
+RESULTS = Path(__file__).resolve().parents[2] / "evals" / "results" / "language"
 
 
 class Pair:
@@ -73,6 +75,25 @@ def kept(pairs: list[Pair], records: Path) -> list[dict[str, Any]]:
     """The records a run has written so far, in the pairs' order."""
     done = {r["key"]: r for r in map(json.loads, records.read_text().splitlines())}
     return [done[p.key] for p in pairs if p.key in done]
+
+
+def add_arguments(ap: argparse.ArgumentParser, records: Path, out: Path) -> None:
+    """The options every comparison takes: where its records and its report go, and whether to run at all."""
+    ap.add_argument("--records", type=Path, default=records, help="the records file (outside the repository)")
+    ap.add_argument("--out", type=Path, default=out, help="the report")
+    ap.add_argument("--report-only", action="store_true", help="write the report from the records so far")
+
+
+def compared(pairs: list[Pair], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The pairs' records: those kept so far with --report-only, else after running the pairs not yet done."""
+    args.records.parent.mkdir(parents=True, exist_ok=True)
+    return kept(pairs, args.records) if args.report_only else run(pairs, args.records)
+
+
+def publish(report: str, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report)
+    print(report)
 
 
 def share(a: int, b: int) -> str:

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import random
-from pathlib import Path
 from typing import Any
 
 from evals.experiments import REPO_ROOT, git_commit
-from evals.language.both_ways import Pair, kept, run, table
+from evals.language.both_ways import RESULTS, Pair, add_arguments, compared, publish, table
 from evals.language.recognition import healthfc_pairs
 
 
@@ -45,18 +44,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--records", type=Path, default=REPO_ROOT.parent / "healthfc_run" / "records.jsonl")
-    ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results" / "language" / "healthfc.md")
-    ap.add_argument("--report-only", action="store_true", help="write the report from the records so far")
+    add_arguments(ap, REPO_ROOT.parent / "healthfc_run" / "records.jsonl", RESULTS / "healthfc.md")
     args = ap.parse_args(argv)
-    args.records.parent.mkdir(parents=True, exist_ok=True)
     text = healthfc_pairs()
     pairs = [Pair(str(k), *text[k]) for k in drawn(len(text), args.n, args.seed)]
-    recs = kept(pairs, args.records) if args.report_only else run(pairs, args.records)
-    written = report(recs, args.n, args.seed)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(written)
-    print(written)
+    publish(report(compared(pairs, args), args.n, args.seed), args.out)
 
 
 if __name__ == "__main__":

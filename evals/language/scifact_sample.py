@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import REPO_ROOT, git_commit
-from evals.language.both_ways import Pair, kept, run, table
+from evals.language.both_ways import RESULTS, Pair, add_arguments, compared, publish, table
 from tools.text.language import LANGUAGES
 
 SAMPLE = Path(__file__).with_name("scifact_sample.jsonl")
@@ -55,17 +55,10 @@ and SciFact's English. Ten SciFact dev claims (seed 13), translated by hand into
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--records", type=Path, default=REPO_ROOT.parent / "language_sample" / "records.jsonl")
-    ap.add_argument("--out", type=Path, default=REPO_ROOT / "evals" / "results" / "language" / "scifact_sample.md")
-    ap.add_argument("--report-only", action="store_true", help="write the report from the records so far")
+    add_arguments(ap, REPO_ROOT.parent / "language_sample" / "records.jsonl", RESULTS / "scifact_sample.md")
     args = ap.parse_args(argv)
-    args.records.parent.mkdir(parents=True, exist_ok=True)
     todo = pairs()
-    recs = kept(todo, args.records) if args.report_only else run(todo, args.records)
-    written = report(recs, len(todo))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(written)
-    print(written)
+    publish(report(compared(todo, args), len(todo)), args.out)
 
 
 if __name__ == "__main__":
