@@ -25,7 +25,8 @@ from ui.chat.notices import ReadingNotice
 from ui.chat.panel import GONE
 from ui.chat.render import ENGLISH_ANSWER, FLAG_LABEL, ORIGINAL, READ_BEFORE, READ_IN_BOLD
 from ui.chat.views import FEEDBACK_TIPS
-from ui.export.markdown import BASIS, HOW_COMPUTED, PENDING, SOURCE_COLUMNS
+from ui.export.markdown import BASIS, SOURCE_COLUMNS
+from ui.export.verdict_section import HOW_COMPUTED, PENDING
 from ui.shared.supplement import GENERATED, NONE
 from ui.shared.wording import REVISED
 

@@ -223,7 +223,7 @@ def test_the_chat_answer_says_a_translation_is_coming_then_shows_it_with_its_eng
 
 
 def test_a_follow_up_asked_in_german_is_answered_in_german_beside_the_checked_english(make_deps: Any):
-    from ui.chat.render import followup_markdown
+    from ui.chat.replies import followup_markdown
     from ui.shared.untrusted import md
 
     router = {"action": "answer", "answer": "Large studies found no link between MMR and autism [1]."}

@@ -10,14 +10,13 @@ from ui.chat.render import (
     answer_markdown,
     cite,
     corrections_line,
-    followup_markdown,
     open_name,
     original_detail,
     sentence_line,
-    sentence_sources_markdown,
     source_detail,
     split_neighbours,
 )
+from ui.chat.replies import followup_markdown, sentence_sources_markdown
 from ui.chat.steps import STEP_NAMES, as_json, step_markdown
 from ui.chat.why_view import why_markdown
 

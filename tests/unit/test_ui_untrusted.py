@@ -18,11 +18,10 @@ from markdown_it.token import Token
 from ui.chat.render import (
     answer_markdown,
     early_markdown,
-    followup_markdown,
     original_detail,
-    sentence_sources_markdown,
     source_detail,
 )
+from ui.chat.replies import followup_markdown, sentence_sources_markdown
 from ui.chat.steps import step_markdown
 from ui.shared.untrusted import link, md, md_more, plain
 

@@ -276,27 +276,3 @@ def answer_markdown(result: dict[str, Any]) -> str:
         parts.append(read_not_counted(result["silent"]))
     parts.extend(note_line(note) for note in result.get("notes", []))
     return "\n\n".join(parts)
-
-
-def sentence_sources_markdown(reply: dict[str, Any]) -> str:
-    """The exact source sentences behind one answer sentence, each after the sentence before it."""
-    if reply.get("error"):
-        return f"⚠️ {md(reply['error'])}"
-    head = t("**Sentence {n}:** {text}", n=reply["sentence"], text=cite(reply["text"], reply["citations"]))
-    if not reply["sources"]:
-        return f"{head}\n\n" + t("This sentence cites no source.")
-    return f"{head}\n\n" + t("It cites:") + "\n" + papers_lines(reply["sources"])
-
-
-def followup_markdown(reply: dict[str, Any]) -> str:
-    """An answer from the evidence already held, flagged like the main answer; translated, its English sentences as
-    checked follow it."""
-    lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
-    english = ""
-    if any(s.get("translation") for s in reply["sentences"]):
-        checked = "\n".join(f"{i}. {cite(s['text'], s['citations'])}" for i, s in enumerate(reply["sentences"], 1))
-        english = t("_Translated by the LLM after the check; the sentences as checked, in English:_") + "\n" + checked
-    changed = corrections_line(reply.get("corrections", []))
-    held = t("_Answered from the {n} source sentence(s) already in this thread._", n=reply["evidence_count"])
-    notes = [note_line(note) for note in reply.get("notes", [])]
-    return "\n\n".join(p for p in (lines, english, changed, held, *notes) if p)

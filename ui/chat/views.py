@@ -21,7 +21,8 @@ from ui.chat.panel import (
     silent_actions,
     source_actions,
 )
-from ui.chat.render import answer_markdown, followup_markdown, sentence_sources_markdown
+from ui.chat.render import answer_markdown
+from ui.chat.replies import followup_markdown, sentence_sources_markdown
 from ui.chat.why_view import why_markdown
 from ui.shared.consensus import charted, consensus_of
 
