@@ -10,7 +10,7 @@ from typing import Any
 
 from tools.corpus import Abstract
 from tools.documents.design import DEFAULT_WEIGHTS, DESIGN_NAMES, classify
-from tools.text.i18n import t
+from tools.text.i18n import decimal, t, t_n
 
 GRADES: list[tuple[str, float]] = [
     ("True", 1.0),
@@ -100,25 +100,37 @@ def reputation(
     return round(weight, 4), inputs
 
 
+def figure(x: float) -> str:
+    """A factor or a citedness as the spoken language writes it, without trailing zeros: "0.35", "2.1", "12" in
+    English, "0,35" in German, Spanish, French and Portuguese."""
+    text = f"{x:g}"
+    return text if "e" in text else decimal(x, len(text.partition(".")[2]))
+
+
 def weight_in_words(inputs: Mapping[str, Any]) -> str:
-    """What a source's weight came from: "RETRACTED, animal study ×0.35, 120 citations, venue citedness 2.1 of
-    Annals, 2019, via openalex"; "no metadata: full weight" when nothing is known."""
+    """What a source's weight came from, in the spoken language: "RETRACTED, animal study ×0.35, 120 citations,
+    venue citedness 2.1 of Annals, 2019, via openalex"; "no metadata: full weight" when nothing is known. Venues,
+    sources and notices are the data's own words."""
     parts = []
     if inputs.get("retracted"):
-        parts.append("RETRACTED")
+        parts.append(t("RETRACTED"))
     parts += [notice.upper() for notice in inputs.get("notices", [])]
     if "design" in inputs:
-        parts.append(f"{DESIGN_NAMES.get(inputs['design'], inputs['design'])} ×{inputs.get('design_factor', 1):g}")
+        name = t(DESIGN_NAMES.get(inputs["design"], inputs["design"]))
+        parts.append(f"{name} ×{figure(inputs.get('design_factor', 1))}")
     if "citation_count" in inputs:
-        parts.append(f"{inputs['citation_count']} citations")
+        parts.append(t_n(inputs["citation_count"], "{n} citation", "{n} citations"))
     if "venue_citedness" in inputs:
-        venue = f" of {inputs['venue']}" if inputs.get("venue") else ""
-        parts.append(f"venue citedness {inputs['venue_citedness']:g}{venue}")
+        citedness = figure(inputs["venue_citedness"])
+        if inputs.get("venue"):
+            parts.append(t("venue citedness {citedness} of {venue}", citedness=citedness, venue=inputs["venue"]))
+        else:
+            parts.append(t("venue citedness {citedness}", citedness=citedness))
     if "year" in inputs:
         parts.append(str(inputs["year"]))
     if inputs.get("source"):
-        parts.append(f"via {inputs['source']}")
-    return ", ".join(parts) or "no metadata: full weight"
+        parts.append(t("via {source}", source=inputs["source"]))
+    return ", ".join(parts) or t("no metadata: full weight")
 
 
 def percent(p: float) -> str:
@@ -132,11 +144,15 @@ def percent(p: float) -> str:
     return t("{n}%", n=shown)
 
 
-def describe_reputation(weight: float | None, inputs: Mapping[str, Any] | None) -> str:
-    """One line for the user: the weight and what it came from."""
+def describe_reputation(weight: float | None, inputs: Mapping[str, Any] | None, verdict: bool = False) -> str:
+    """One line for the user, in the spoken language: the weight and what it came from ("weight 0.83 (...)"), as
+    "Verdict weight 0.83 (...)" with ``verdict``; "" when the source has no weight yet."""
     if weight is None:
         return ""
-    return f"weight {weight:.2f} ({weight_in_words(inputs or {})})"
+    shown, words = decimal(weight), weight_in_words(inputs or {})
+    if verdict:
+        return t("Verdict weight {weight} ({inputs})", weight=shown, inputs=words)
+    return t("weight {weight} ({inputs})", weight=shown, inputs=words)
 
 
 def counted(assessments: Sequence[Any]) -> list[Any]:

@@ -15,7 +15,7 @@ from agent.earlier.matches import EarlierCheck
 from agent.judge import scoring
 from agent.judge.sentence import DIRECTED, DISPUTED, SINGULAR, verdict_sentence
 from agent.state import CORRECTION_ACTIONS, SourceAssessment, Verdict
-from tools.documents.design import DESIGN_PLURALS
+from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
 from tools.text.i18n import CATALOGS, catalog, decimal, english, speaking, spoken, t, t_n
 from tools.text.language import ENGLISH, LANGUAGES
 from ui.chat.answer_stream import TRANSLATING, WRITING
@@ -53,6 +53,7 @@ def named_keys() -> set[str]:
     return (
         labels
         | designs
+        | set(DESIGN_NAMES.values())
         | {words for words, _ in DIRECTED.values()}
         | set(DISPUTED.values())
         | set(FLAG_LABEL.values())

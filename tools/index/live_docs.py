@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from tools.corpus import Abstract
 from tools.live.merge import union
+from tools.text.i18n import t
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +144,9 @@ def removal_stamp(index_dir: Path) -> tuple[tuple[int, int, int] | None, ...]:
 
 
 def removal_mark(day: str) -> str:
-    """How a past check's source that has left the index is marked, wherever it is shown."""
-    return f"removed from the library on {day}"
+    """How a past check's source that has left the index is marked, wherever it is shown, in the language spoken
+    where it is shown (the day as YYYY-MM-DD)."""
+    return t("removed from the library on {day}", day=day)
 
 
 def with_removal_marks(sources: Iterable[Mapping[str, Any]], index_dir: Path) -> list[dict[str, Any]]:

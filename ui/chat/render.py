@@ -3,8 +3,8 @@ ask --json` object) and of follow-up replies. Nothing here computes a result; it
 
 Every text that comes from a source, the user or the LLM (titles, sentences and their neighbours, venues, links,
 answer sentences, generated summaries, reasons and notes that quote them) goes through ui.shared.untrusted, so it
-shows as the literal text it is. The fixed words are in the language the chat speaks (tools.text.i18n); the reasons,
-notes and weights that the judge writes stay in English."""
+shows as the literal text it is. The fixed words, the weight lines among them, are in the language the chat speaks
+(tools.text.i18n); the reasons and notes that the judge writes stay in English."""
 
 from __future__ import annotations
 
@@ -140,8 +140,8 @@ def source_heading(src: dict[str, Any]) -> str:
 def weight_line(src: dict[str, Any]) -> str:
     """How much the source counts in the verdict, and why (empty before assessment); the venue's name in it is the
     source's."""
-    text = describe_reputation(src.get("reputation"), src.get("reputation_inputs"))
-    return f"_Verdict {md(text)}_" if text else ""
+    text = describe_reputation(src.get("reputation"), src.get("reputation_inputs"), verdict=True)
+    return f"_{md(text)}_" if text else ""
 
 
 def paper_line(paper: list[dict[str, Any]]) -> str:

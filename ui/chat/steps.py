@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from tools.text.i18n import decimal, t
 from ui.chat.render import cite, note_line
 from ui.shared.untrusted import md
 from ui.shared.wording import verdict_words
@@ -82,8 +83,10 @@ def _context(u: Update) -> str:
 def _assess(u: Update) -> str:
     rows = u.get("assessments", [])
     kept = "\n".join(
-        f"- doc {md(a['doc_id'])}: **{a['label']}** (stance confidence {a.get('stance_confidence', 0.0):.2f}, "
-        f"verdict weight {a['reputation']:.2f}) — {md(a['explanation'])}"
+        f"- doc {md(a['doc_id'])}: **{a['label']}** ("
+        + t("stance confidence {confidence}, verdict weight {weight}",
+            confidence=decimal(a.get("stance_confidence", 0.0)), weight=decimal(a["reputation"]))
+        + f") — {md(a['explanation'])}"
         for a in rows
     )
     return kept or "No source bears on the claim."

@@ -6,6 +6,7 @@ since the check, the day it left (read from the removal log by the caller: tools
 BibTeX: one @article per abstract (title, year, journal, doi, pmid, url, note), written with bibtexparser. Texts are
 escaped for LaTeX (`bib_escape`; `bib_unescape` reads them back): a title's braces, %, &, #, _, $, ^, ~ and
 backslash print as themselves, and non-ASCII letters stay UTF-8. RIS: one TY JOUR record per abstract, with rispy.
+A reference's note is in English whatever the view speaks, as reference managers keep it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bibtexparser.model import Entry, Field
 from agent.judge.consensus import consensus
 from agent.result import CheckResult
 from tools.index.live_docs import removal_mark
+from tools.text.i18n import english
 from ui.export.markdown import report_markdown
 from ui.export.references import Reference, references
 
@@ -82,7 +84,7 @@ def bib_unescape(text: str) -> str:
 
 def _note(ref: Reference, removed: Removed | None = None) -> str:
     cited = ", ".join(f"[{n}]" for n in ref.evidence)
-    gone = f"; {removal_mark(removed[ref.doc_id])}" if removed and ref.doc_id in removed else ""
+    gone = f"; {english(removal_mark)(removed[ref.doc_id])}" if removed and ref.doc_id in removed else ""
     return f"claimtrace evidence {cited}" + ("; RETRACTED" if ref.retracted else "") + gone
 
 

@@ -92,7 +92,8 @@ BASIS = {  # what decided a source's design (tools.documents.design.Basis), as t
 
 def _design(src: Source) -> str:
     basis = t(BASIS[src.design_basis]) if src.design_basis in BASIS else md(src.design_basis)
-    return f"{DESIGN_NAMES.get(src.design, md(src.design))} ({basis})"
+    name = t(DESIGN_NAMES[src.design]) if src.design in DESIGN_NAMES else md(src.design)
+    return f"{name} ({basis})"
 
 
 def _gone(removed: Mapping[str, str], doc_id: str) -> str:
@@ -126,8 +127,9 @@ def _source_detail(paper: list[Source], explanation: str, removed_on: str | None
     src = paper[0]
     lines = [t("### Source {n}: {title}", n=src.n, title=md(src.title)), ""]
     if removed_on:
+        mark = removal_mark(removed_on)
         lines += [t("**{mark}**: the index no longer holds it; this check keeps the sentences it was judged on.",
-                    mark=md(removal_mark(removed_on).capitalize())), ""]
+                    mark=md(mark[:1].upper() + mark[1:])), ""]
     if src.retracted:
         lines += [t("**RETRACTED**: this paper was retracted; it weighs 0 in the verdict."), ""]
     if src.notices:
@@ -147,8 +149,8 @@ def _source_detail(paper: list[Source], explanation: str, removed_on: str | None
     if explanation:
         lines.append(t("- Why this label: {why}", why=md(explanation)))
     lines.append(t("- Study design: {design}", design=_design(src)))
-    weight = describe_reputation(src.reputation, src.reputation_inputs)
-    lines.append(f"- Verdict {md(weight)}" if weight else t("- Weight: not assessed"))
+    weight = describe_reputation(src.reputation, src.reputation_inputs, verdict=True)
+    lines.append(f"- {md(weight)}" if weight else t("- Weight: not assessed"))
     if src.reputation_inputs:
         inputs = ", ".join(f"{md(k)} {md(_value(v))}" for k, v in sorted(src.reputation_inputs.items()))
         lines.append(t("- Weight inputs: {inputs}", inputs=inputs))

@@ -59,7 +59,7 @@ def verdict_section(result: CheckResult) -> str:
         lines.append(t("- Each source was read against the claim's opposite: \u201c{opposite}\u201d",
                        opposite=md(result.opposite)))
     if v.weak_designs:
-        names = ", ".join(DESIGN_NAMES.get(d, d) for d in v.weak_designs)
+        names = ", ".join(t(DESIGN_NAMES[d]) if d in DESIGN_NAMES else d for d in v.weak_designs)
         lines.append(t("- Every source it counts has a weak study design: {names}", names=names))
     lines.append(f"- {consensus_line(consensus(result))}")
     return t("## Verdict") + "\n\n" + "\n".join(lines) + "\n\n" + _how_computed()
