@@ -38,12 +38,12 @@ def side_words(p_claim: float, who: str = "") -> str:
     return t("{who} is {sure}", who=who, sure=sure) if who else sure
 
 
-def direction_words(a: SourceAssessment) -> str:
-    """How the source's side was read: by the LLM against the opposite (or by whichever judge set its P(claim)), or
-    by the verifier alone."""
-    if a.p_claim is not None:
-        who = {"verifier+llm": t("the LLM"), "reader": t("the abstract reader")}.get(a.judged_by, "")
-        return side_words(a.p_claim, who)
+def direction_words(p_claim: float | None, judged_by: str) -> str:
+    """How a source's side was read, from its P(claim) and who judged it (SourceAssessment's fields): by the LLM
+    against the opposite (or by whichever judge set its P(claim)), or by the verifier alone."""
+    if p_claim is not None:
+        who = {"verifier+llm": t("the LLM"), "reader": t("the abstract reader")}.get(judged_by, "")
+        return side_words(p_claim, who)
     return t("read by the verifier alone")
 
 
@@ -76,8 +76,10 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
             "stance_confidence": round(a.stance_confidence, 2),
             "weight": a.reputation,
             "weight_inputs": weight_in_words(a.reputation_inputs),
-            "direction": direction_words(a),
-            "removed": gone(a.doc_id),
+            "reputation_inputs": a.reputation_inputs,
+            "direction": direction_words(a.p_claim, a.judged_by),
+            "p_claim": a.p_claim, "judged_by": a.judged_by,
+            "removed": gone(a.doc_id), "removed_on": removed.get(a.doc_id),
         }
         if a.doc_id in counted_ids:
             rows.append(row)
@@ -91,7 +93,7 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
             left.append({**row, "why": why})
     left += [
         {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim",
-         "removed": gone(s.doc_id)}
+         "removed": gone(s.doc_id), "removed_on": removed.get(s.doc_id)}
         for s in result.silent
     ]
     total = sum(r["weight"] for r in rows)

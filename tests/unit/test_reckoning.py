@@ -105,10 +105,6 @@ def test_percentages_are_never_rounded_to_certainty() -> None:
 def test_a_source_says_which_reader_read_its_side() -> None:
     from agent.judge.reckoning import direction_words
 
-    def source(judged_by: str, p_claim: float | None) -> SourceAssessment:
-        return SourceAssessment(doc_id="1", label="Mostly True", score=0.66, reputation=1.0, explanation="",
-                                judged_by=judged_by, p_claim=p_claim)
-
-    assert direction_words(source("verifier+llm", 0.9)) == "the LLM is 90% sure it supports the claim"
-    assert direction_words(source("reader", 0.1)) == "the abstract reader is 90% sure it supports the opposite"
-    assert direction_words(source("verifier", None)) == "read by the verifier alone"
+    assert direction_words(0.9, "verifier+llm") == "the LLM is 90% sure it supports the claim"
+    assert direction_words(0.1, "reader") == "the abstract reader is 90% sure it supports the opposite"
+    assert direction_words(None, "verifier") == "read by the verifier alone"
