@@ -117,6 +117,9 @@ class JudgeCalibration:
     # P(claim))]): two weights read the LLM alone, three add the verifier's vote
     direction_weights: tuple[float, ...] = (0.0, 1.0)
     reader_band: ReaderBand = field(default_factory=ReaderBand)  # fitted by evals/training/reader_band.py
+    # the band of the reader alone (JUDGE_DIRECTION=reader), fitted by the same command on the same replay: it labels
+    # what it passes, since nobody else reads a side
+    reader_alone_band: ReaderBand = field(default_factory=ReaderBand)
     fitted: dict[str, Any] = field(default_factory=dict)  # what it was fitted on, and the held-out figures
 
     def verifier_bearing(self, strongest: float) -> float:
@@ -183,5 +186,6 @@ def load_calibration(path: Path = CALIBRATION_FILE) -> JudgeCalibration:
         direction_reads=str(raw.get("direction_reads", "shown")),
         direction_weights=tuple(raw["direction_weights"]),
         reader_band=ReaderBand(**raw["reader_band"]) if "reader_band" in raw else ReaderBand(),
+        reader_alone_band=ReaderBand(**raw["reader_alone_band"]) if "reader_alone_band" in raw else ReaderBand(),
         fitted=dict(raw.get("fitted", {})),
     )

@@ -11,7 +11,8 @@ kept in agent/judge/judge_calibration.json):
   otherwise (and always with ``sure`` None) the LLM and the verifier read only its side, as the two-part judge does;
 * otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/judge_sources.py).
 
-With JUDGE_DIRECTION=reader nobody else reads a paper: one the reader does not label is set aside as unsure. Each
+With JUDGE_DIRECTION=reader nobody else reads a paper: the reader decides by its own band (``reader_alone_band``,
+fitted by the same command), and one it does not label is set aside as unsure. Each
 source says in words which reader decided it.
 """
 

@@ -133,7 +133,9 @@ def reader_step(
     if reader is not None:
         new = [a.doc_id for a in assessments if a.doc_id not in readings]
         readings |= {d: r.as_list() for d, r in read_abstracts(reader, deps, state["claim"], new).items()}
-    return readings, reader_decisions(assessments, readings, cal.reader_band, titles, judge.direction == "reader")
+    alone = judge.direction == "reader"
+    band = cal.reader_alone_band if alone else cal.reader_band
+    return readings, reader_decisions(assessments, readings, band, titles, alone)
 
 
 def reading_notes(cal: JudgeCalibration, seconds: float, error: str, left: int, aside: list[SilentSource]) -> list[str]:

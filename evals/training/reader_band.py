@@ -13,8 +13,10 @@ from the LLM's recorded answer); the rest goes to the two-part judge as shipped 
 the band with the most settled claims on the right side whose wrong sides do not exceed the judge's own and whose
 Label-Only precision does not fall below it; on a tie, the fewest claims without evidence given a side, the higher
 precision, then the band where the reader decides less (its own side last), then the fewest papers left to the LLM.
-The same band serves the reader alone (JUDGE_DIRECTION=reader: what it does not label does not count). ``--write``
-puts it in agent/judge/judge_calibration.json. Dev is never read here.
+The reader alone (JUDGE_DIRECTION=reader: what it does not label does not count) gets its own band from the same
+trials, by the same rule and order among the bands that let it label (``sure`` set). ``--write`` puts both in
+agent/judge/judge_calibration.json (``reader_band``, ``reader_alone_band``), the second with whether it met the
+rule. Dev is never read here.
 """
 
 from __future__ import annotations
@@ -163,13 +165,21 @@ def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_he
     best = max(ok or trials, key=lambda t: (t["claims"]["right"], -t["claims"]["no_evidence_sided"],
                                              t["label_only"]["precision"], caution(ReaderBand(**t["band"])),
                                              -t["llm_reads"]))
+    labelling = [t for t in trials if t["band"]["sure"] is not None]
+    alone_ok = [t for t in labelling if t["alone"]["claims"]["wrong_side"] <= today["claims"]["wrong_side"]
+                and t["alone"]["label_only"]["precision"] >= today["label_only"]["precision"]]
+    alone = max(alone_ok or labelling, key=lambda t: (
+        t["alone"]["claims"]["right"], -t["alone"]["claims"]["no_evidence_sided"],
+        t["alone"]["label_only"]["precision"], caution(ReaderBand(**t["band"]))))
     papers = sum(1 for r in rows for d in r["docs"])
     report = {"command": "python -m evals.training.reader_band fit" + (" --write" if write else ""),
               "git_commit": git_commit(), "claims": len(rows), "abstracts": papers, "today": today,
-              "chosen": best, "rule_met": bool(ok), "trials": trials}
+              "chosen": best, "rule_met": bool(ok), "chosen_alone": {"band": alone["band"], **alone["alone"]},
+              "alone_rule_met": bool(alone_ok), "trials": trials}
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(json.dumps(report, separators=(",", ":")) + "\n")
-    print(json.dumps({k: report[k] for k in ("today", "chosen", "rule_met")}, indent=1))
+    print(json.dumps({k: report[k] for k in ("today", "chosen", "rule_met", "chosen_alone", "alone_rule_met")},
+                     indent=1))
     if write and not ok:
         print("no band meets the rule (wrong sides not up, Label-Only precision not down): nothing written",
               file=sys.stderr)
@@ -177,9 +187,14 @@ def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_he
     if write:
         raw = json.loads(CALIBRATION_FILE.read_text())
         raw["reader_band"] = best["band"]
-        raw.setdefault("fitted", {})["reader_band"] = {
+        raw["reader_alone_band"] = alone["band"]
+        fitted = raw.setdefault("fitted", {})
+        fitted["reader_band"] = {
             "command": report["command"], "git_commit": report["git_commit"],
             "held_out_claims": best["claims"], "label_only": best["label_only"], "llm_reads": best["llm_reads"]}
+        fitted["reader_alone_band"] = {
+            "command": report["command"], "git_commit": report["git_commit"], "rule_met": bool(alone_ok),
+            "held_out_claims": alone["alone"]["claims"], "label_only": alone["alone"]["label_only"]}
         CALIBRATION_FILE.write_text(json.dumps(raw, indent=2) + "\n")
     return 0
 

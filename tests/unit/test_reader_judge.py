@@ -59,9 +59,10 @@ PASSES = ReaderBand(aside_below=0.0, decide_from=0.95, sure=None)  # one where i
 
 @pytest.fixture
 def band(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> ReaderBand:
-    """The judge's calibration with the test's reader band (``LABELS`` unless the test is parametrized)."""
+    """The judge's calibration with the test's reader band, with the LLM and alone (``LABELS`` unless the test is
+    parametrized)."""
     chosen = getattr(request, "param", LABELS)
-    with_band = replace(load_calibration(), reader_band=chosen)
+    with_band = replace(load_calibration(), reader_band=chosen, reader_alone_band=chosen)
     monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: with_band)
     return chosen
 
@@ -123,6 +124,23 @@ def test_the_reader_alone_never_asks_the_llm_and_lists_what_it_is_unsure_of(make
     (aside,) = [s for s in result.silent if s.doc_id == "103"]
     assert aside.close and "unsure" in aside.reason
     assert result.verdict is not None and result.verdict.label == "Not enough evidence"
+
+
+def test_the_reader_alone_decides_by_its_own_band(make_deps, monkeypatch) -> None:
+    """With JUDGE_DIRECTION=reader the reader labels by ``reader_alone_band``: a band that only passes papers to the
+    LLM (``reader_band``) would count nothing when nobody else reads a side."""
+    cal = replace(load_calibration(), reader_band=PASSES, reader_alone_band=LABELS)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: cal)
+    deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, direction_rules(ALDH1_WORSE), direction="reader")
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    (source,) = [a for a in result.assessments if a.doc_id == "103"]
+    assert source.judged_by == "reader" and source.score < 0
+    assert not llm_read_anything(deps)
+
+
+def test_the_shipped_alone_band_lets_the_reader_label() -> None:
+    alone = load_calibration().reader_alone_band
+    assert 0.0 <= alone.aside_below <= alone.decide_from <= 1.0 and alone.sure is not None
 
 
 def test_without_the_reader_the_llm_reads_every_paper(make_deps, band) -> None:
