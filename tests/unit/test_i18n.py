@@ -67,6 +67,7 @@ def named_keys() -> set[str]:
         | {LANGUAGES[code] for code in LANGUAGES if code != ENGLISH}
         | {"supports", "contradicts", "nei", "supported", "contradicted", "unsupported", "uncited"}
         | set(CORRECTION_ACTIONS)
+        | {f"1 {a}" for a in CORRECTION_ACTIONS} | {f"{{n}} {a}" for a in CORRECTION_ACTIONS}
         | set(MONTHS)
     )
 

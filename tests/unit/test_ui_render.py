@@ -178,6 +178,17 @@ def test_a_corrected_answer_says_what_changed_and_keeps_the_original() -> None:
     assert r"**rewritten** → shown instead: “No link was found \[1\]\.”" in detail
 
 
+def test_the_count_of_each_change_agrees_with_its_word() -> None:
+    from tools.text.i18n import speaking
+
+    changed = [{"action": "replaced"}, {"action": "replaced"}, {"action": "dropped"}]
+    assert "(2 replaced, 1 dropped)" in corrections_line(changed)
+    with speaking("es"):
+        assert "(2 sustituidas, 1 suprimida)" in corrections_line(changed)
+    with speaking("fr"):
+        assert "(2 remplacées, 1 supprimée)" in corrections_line(changed)
+
+
 def test_a_hedged_sentence_says_its_sources_hedge_was_put_back() -> None:
     hedged = sentence("The study suggests that CBT beats zopiclone.", [1], "supported", False, revision="hedged",
                       original="CBT beats zopiclone [1].")  # fmt: skip

@@ -13,7 +13,7 @@ from typing import Any
 
 from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
-from tools.text.i18n import t
+from tools.text.i18n import t, t_n
 from ui.shared.badges import badges_md
 from ui.shared.consensus import charted, consensus_line, consensus_of
 from ui.shared.notes import note_text
@@ -198,11 +198,10 @@ def corrections_line(corrections: list[dict[str, Any]]) -> str:
     """One line saying that self-correction changed the answer, naming the button that opens the original."""
     if not corrections:
         return ""
-    actions = ", ".join(
-        f"{sum(c['action'] == a for c in corrections)} {t(a)}"
-        for a in CORRECTION_ACTIONS
-        if any(c["action"] == a for c in corrections)
-    )
+    # "1 replaced" and "{n} replaced" are two keys: the participle agrees with the count in Spanish, French and
+    # Portuguese ("2 sustituidas")
+    counts = {a: sum(c["action"] == a for c in corrections) for a in CORRECTION_ACTIONS}
+    actions = ", ".join(t_n(n, f"1 {a}", f"{{n}} {a}") for a, n in counts.items() if n)
     return t("_Self-correction changed {n} sentence(s) of the first answer ({actions}): {original}._",
              n=len(corrections), actions=actions, original=t(ORIGINAL))
 
