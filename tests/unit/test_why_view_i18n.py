@@ -13,8 +13,8 @@ from agent.judge.reckoning import reckoning
 from agent.provenance import RunInfo
 from agent.result import CheckResult, Source
 from agent.state import SilentSource, SourceAssessment, Verdict
-from tools.text.i18n import speaking
-from ui.chat.why_view import removed, signed, why_markdown
+from tools.text.i18n import signed, speaking
+from ui.chat.why_view import removed, why_markdown
 from ui.shared.untrusted import md
 
 INPUTS = {"source": "openalex", "design": "animal", "design_basis": "text", "design_factor": 0.35,

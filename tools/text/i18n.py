@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -81,6 +82,12 @@ def decimal(x: float, places: int = 2) -> str:
     """A number as the spoken language writes it: 0.89 in English, 0,89 in German, Spanish, French and Portuguese."""
     text = f"{x:.{places}f}"
     return text if spoken() == ENGLISH else text.replace(".", ",")
+
+
+def signed(x: float, places: int = 2) -> str:
+    """A number with its sign, as the spoken language writes it: "+0.33", "-0.66" (``f"{x:+.2f}"``); "-0,66" in
+    German, Spanish, French and Portuguese."""
+    return ("-" if math.copysign(1.0, x) < 0 else "+") + decimal(abs(x), places)
 
 
 def english(fn: F) -> F:

@@ -10,20 +10,13 @@ text quote sources or the graph and go through ui.shared.untrusted."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from agent.judge.reckoning import direction_words
 from agent.judge.scoring import weight_in_words
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import decimal, t
+from tools.text.i18n import decimal, signed, t
 from ui.shared.untrusted import md
-
-
-def signed(x: float) -> str:
-    """A grade with its sign, two decimals, as the spoken language writes it: "+0.33", "-0.66"; "-0,66" in
-    German."""
-    return ("-" if math.copysign(1.0, x) < 0 else "+") + decimal(abs(x))
 
 
 def weight_from(row: dict[str, Any]) -> str:

@@ -23,10 +23,10 @@ from agent.result import CheckResult, Source
 from agent.state import AnswerSentence
 from tools.documents.design import DESIGN_NAMES
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import decimal, speaking, t
+from tools.text.i18n import decimal, signed, speaking, t
 from tools.text.language import LANGUAGES
 from ui.export.references import Reference, references
-from ui.export.verdict_section import signed, verdict_section
+from ui.export.verdict_section import verdict_section
 from ui.shared.notes import note_text
 from ui.shared.papers import by_paper
 from ui.shared.supplement import generated

@@ -19,14 +19,9 @@ from agent.judge.scoring import (
 from agent.result import CheckResult
 from agent.state import Verdict
 from tools.documents.design import DESIGN_NAMES
-from tools.text.i18n import decimal, t
+from tools.text.i18n import decimal, signed, t
 from ui.shared.consensus import consensus_line
 from ui.shared.untrusted import md
-
-
-def signed(x: float) -> str:
-    """A score with its sign, as the spoken language writes a number: +0.50, -0,66."""
-    return ("+" if x >= 0 else "") + decimal(x)
 
 
 def _threshold(result: CheckResult) -> str:
