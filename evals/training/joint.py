@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.training.data import NEI, Claim, Doc, Example, doc_premise, rationale_sents
-from tools.text.opposite import flip_direction, negate_claim
+from tools.text.opposite import flip_claim_direction, flip_direction, negate_claim
 from tools.text.premise import WHOLE_ABSTRACT_CHARS, premise, whole_abstract
 
 
@@ -34,16 +34,22 @@ def _label(claim: Claim, doc_id: int) -> int:
     return claim.evidence[doc_id][0][1]
 
 
-def joint_augmentation(claims: list[Claim], corpus: dict[int, Doc]) -> list[Example]:
+def joint_augmentation(claims: list[Claim], corpus: dict[int, Doc], *, claim_flips: bool = False) -> list[Example]:
     """The contrast examples at abstract level: negated claims against their evidence abstracts, and evidence
-    abstracts whose one flippable rationale sentence is reversed, each with the flipped label."""
+    abstracts whose one flippable rationale sentence is reversed, each with the flipped label; with
+    ``claim_flips``, also the claim with its direction word reversed ("increases" -> "decreases") against the same
+    abstract, the way SciFact's annotators wrote most refuted claims (augment.claim_flip_examples, here read
+    against the whole abstract)."""
     out: list[Example] = []
     for c in claims:
         neg = negate_claim(c.text)
+        turned = flip_claim_direction(c.text) if claim_flips else None
         for d in c.evidence:
             doc, lab = corpus[d], _label(c, d)
             if neg:
                 out.append(Example(neg, [abstract_text(doc)], 1 - lab))
+            if turned:
+                out.append(Example(turned, [abstract_text(doc)], 1 - lab))
             flips = [(i, flip_direction(doc.sents[i])) for i in sorted(rationale_sents(c, d))]
             flipped = [(i, s) for i, s in flips if s is not None]
             if len(flipped) == 1:

@@ -214,7 +214,9 @@ def joint_training_data(
     negatives per claim, the contrast flags' abstract-level pairs, CLIMATE-FEVER's evidence sets read as passages
     (``--climate-fever``, drawn per epoch by ``--cf-per-epoch``) and Evidence Inference's trial findings
     (``--nli-mix``, drawn by ``--ei-per-epoch``; the rest of the NLI mix is sentence pairs and is left out)."""
-    aug = joint_augmentation(claims, corpus) if args.negation_aug or args.premise_flips else []
+    flips = bool(getattr(args, "claim_flips", False))
+    contrast = args.negation_aug or args.premise_flips or flips
+    aug = joint_augmentation(claims, corpus, claim_flips=flips) if contrast else []
     cf = climate_fever_passages(args.climate_fever) if args.climate_fever else []
     ei = load_nli_mix(args.nli_mix)[0] if getattr(args, "nli_mix", None) else []
     print(

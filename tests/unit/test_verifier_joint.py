@@ -61,6 +61,11 @@ def test_training_examples_and_contrast_pairs() -> None:
     assert aug[("Aspirin does not reduce fever.", abstract_text(CORPUS[1]))] == 1
     flipped = Doc("Statins and stroke", ["Patients were followed.", "Statins decreased the incidence of stroke."])
     assert aug[("Statins reduce the risk of stroke.", abstract_text(flipped))] == 0
+    assert ("Statins increase the risk of stroke.", abstract_text(CORPUS[4])) not in aug
+    turned = {(e.hyp, e.variants[0]): e.label for e in joint_augmentation(CLAIMS, CORPUS, claim_flips=True)}
+    # the claim with its direction word reversed, against the same whole abstract, takes the other side
+    assert turned[("Statins increase the risk of stroke.", abstract_text(CORPUS[4]))] == 0
+    assert turned[("Aspirin increases fever.", abstract_text(CORPUS[1]))] == 1
 
 
 class KeywordVerifier:
