@@ -24,6 +24,7 @@ from agent.answer.sentence_direction import read_direction
 from agent.judge.sources import premise
 from agent.state import AnswerSentence, Attribution, Deps, Evidence, StanceVerifier, Usage
 from tools.text.distortion import distorted
+from tools.text.i18n import written
 from tools.text.overlap import copies, misattributed, without_negations, words
 
 _RULING = re.compile(r"\bverdicts?\b|\b(?:the|this|that) claim (?:is|was|has been|remains|seems)\b", re.IGNORECASE)
@@ -41,14 +42,14 @@ def _status(cited: list[tuple[Evidence, Any]]) -> tuple[str, float, str]:
     best_sup = max(cited, key=lambda p: p[1].p_supports)
     best_con = max(cited, key=lambda p: p[1].p_contradicts)
     if best_sup[1].label == "supports":
-        return "supported", round(best_sup[1].p_supports, 4), f"[{best_sup[0].n}] supports this sentence"
+        return "supported", round(best_sup[1].p_supports, 4), written("[{n}] supports this sentence", n=best_sup[0].n)
     if best_con[1].label == "contradicts":
         return (
             "contradicted",
             round(-best_con[1].p_contradicts, 4),
-            f"[{best_con[0].n}] contradicts this sentence",
+            written("[{n}] contradicts this sentence", n=best_con[0].n),
         )
-    return "unsupported", round(best_sup[1].score, 4), "no cited source states this"
+    return "unsupported", round(best_sup[1].score, 4), written("no cited source states this")
 
 
 def check_sentences(
@@ -77,23 +78,23 @@ def check_sentences(
         quoted = next((ev for ev, _ in cited if quotes(s.text, ev)), None)
         score: float | None
         if quoted is not None:
-            status, score, reason = "supported", None, f"quotes [{quoted.n}] word for word"
+            status, score, reason = "supported", None, written("quotes [{n}] word for word", n=quoted.n)
         elif cited and not words(s.text):
-            status, score, reason = "unsupported", None, "states nothing"
+            status, score, reason = "unsupported", None, written("states nothing")
         elif cited:
             status, score, reason = _status(cited)
             other = misattributed(s.text, s.citations, texts)
             said = [ev.sentence for ev, _ in cited]
             if status == "supported" and restates(s.text, claim, said):
-                status, reason = "unsupported", "restates the claim in words its sources do not use"
+                status, reason = "unsupported", written("restates the claim in words its sources do not use")
             elif other is not None:
-                status, reason = "unsupported", f"repeats [{other}], not what it cites"
+                status, reason = "unsupported", written("repeats [{n}], not what it cites", n=other)
             elif status == "supported" and _RULING.search(s.text):
-                status, reason = "unsupported", "rules on the claim instead of reporting a finding"
+                status, reason = "unsupported", written("rules on the claim instead of reporting a finding")
             elif status == "supported" and (changed := distorted(s.text, said)):
                 status, reason = "unsupported", changed
         else:
-            status, score, reason = "uncited", None, "cites no existing source"
+            status, score, reason = "uncited", None, written("cites no existing source")
         if s.invalid_citations:
             reason = f"{reason}; {s.reason}"
         update = {

@@ -27,6 +27,7 @@ from agent.judge.direction import choose, evidence_text
 from agent.llm.client import LLMUnavailableError
 from agent.state import AnswerSentence, Deps, Evidence, Usage
 from tools.text.claim_rules import frame_removed
+from tools.text.i18n import written
 from tools.text.opposite import negation, rule_opposite
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -80,7 +81,8 @@ def read_direction(
             continue
         usage += choice.usage
         if choice.p_claim < judge.sentence_direction_below:
-            reason = f"its source reads the other way: the LLM judge finds “{opposite}” better supported"
+            reason = written("its source reads the other way: the LLM judge finds “{opposite}” better supported",
+                             opposite=opposite)
             s = s.model_copy(update={"status": "unsupported", "flagged": True, "reason": reason})
         out.append(s)
     notes = []

@@ -26,6 +26,7 @@ from agent.answer.text import findings_block, papers_block
 from agent.llm.calls import chat
 from agent.state import AnswerSentence, Deps, Evidence, Usage, Verdict
 from tools.text.citations import ParsedSentence, parse_answer
+from tools.text.i18n import written
 
 Strategy = Literal["abstractive", "per_paper", "extractive", "hybrid"]
 _NUMBERED = re.compile(r"^\s*(?:\[(\d+)\]\s*[:.)\-]?|(\d+)\s*[:.)\-])\s*(.+)$")  # "1: ..." or "[1] ..."
@@ -38,7 +39,9 @@ def answer_sentences(parsed: Sequence[ParsedSentence]) -> list[AnswerSentence]:
             text=p.text,
             citations=p.citations,
             invalid_citations=p.invalid,
-            reason=f"removed citation(s) to non-existent source(s) {p.invalid}" if p.invalid else "",
+            reason=written("removed citation(s) to non-existent source(s) {numbers}", numbers=p.invalid)
+            if p.invalid
+            else "",
         )
         for p in parsed
     ]

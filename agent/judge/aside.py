@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agent.judge.scoring import percent
 from agent.state import SilentSource, SourceAssessment
+from tools.text.i18n import written
 
 # a paper this close below the gate's threshold is pointed out to the user as one to read: the gate reads whether the
 # few sentences read report a finding on the claim, and SciFact's refuting papers often sit just below it
@@ -19,11 +20,13 @@ def close_to_the_gate(bearing: float, threshold: float) -> bool:
 def below_the_gate(bearing: float, threshold: float) -> str:
     """Why a paper the LLM read does not count, in plain words; it says what the gate read (the sentences, not the
     whole paper), and a paper close to the line is marked as worth the user's own reading."""
-    odds = f"({percent(bearing)} likely to report a finding on the claim; papers count from {percent(threshold)})"
+    odds = {"bears": percent(bearing), "gate": percent(threshold)}
     if close_to_the_gate(bearing, threshold):
-        return (f"Not counted, but close: the LLM cannot tell whether the sentences it read report a finding on the "
-                f"claim {odds}. Worth reading yourself.")  # fmt: skip
-    return f"Not counted: the LLM reads no finding on the claim in the sentences it read {odds}."
+        return written("Not counted, but close: the LLM cannot tell whether the sentences it read report a finding "
+                       "on the claim ({bears} likely to report a finding on the claim; papers count from {gate}). "
+                       "Worth reading yourself.", **odds)  # fmt: skip
+    return written("Not counted: the LLM reads no finding on the claim in the sentences it read ({bears} likely to "
+                   "report a finding on the claim; papers count from {gate}).", **odds)
 
 
 def set_aside(

@@ -26,6 +26,7 @@ from agent.judge.calibration import ReaderBand
 from agent.judge.scoring import grade, percent
 from agent.state import Deps, SilentSource, SourceAssessment, StanceVerifier
 from tools.models.verifier import VerifierResult
+from tools.text.i18n import written
 from tools.text.premise import whole_abstract
 
 Decision = Literal["aside", "counts", "bears", "unsure"]
@@ -83,7 +84,7 @@ def reader_label(a: SourceAssessment, reading: Reading) -> SourceAssessment:
     """The assessment labelled by the reader alone."""
     p = reading.p_claim
     score = round(2 * p - 1, 4)
-    side = "supports the claim" if p >= 0.5 else "refutes the claim"
+    side = written("it supports the claim") if p >= 0.5 else written("it refutes the claim")
     return a.model_copy(
         update={
             "label": grade(score),
@@ -92,41 +93,39 @@ def reader_label(a: SourceAssessment, reading: Reading) -> SourceAssessment:
             "stance_confidence": round(reading.confidence, 4),
             "bearing": reading.bears,
             "judged_by": "reader",
-            "explanation": f"Decided by the abstract reader, which read the whole abstract: it {side} "
-            f"({percent(reading.confidence)} sure of the side; {percent(reading.bears)} sure the paper reports a "
-            "finding on the claim).",
+            "explanation": written(
+                "Decided by the abstract reader, which read the whole abstract: {side} ({sure} sure of the side; "
+                "{bears} sure the paper reports a finding on the claim).", side=side,
+                sure=percent(reading.confidence), bears=percent(reading.bears)),
         }
     )
 
 
 def aside_reason(reading: Reading) -> str:
     """Why the reader sets a paper aside, in words."""
-    return (
-        f"Not counted: the abstract reader read the whole abstract and finds no finding on the claim "
-        f"({percent(reading.p_nei)} sure)."
-    )
+    return written("Not counted: the abstract reader read the whole abstract and finds no finding on the claim "
+                   "({sure} sure).", sure=percent(reading.p_nei))
 
 
 def unsure_reason(reading: Reading) -> str:
     """Why a paper the reader is unsure of does not count when nobody else reads it (JUDGE_DIRECTION=reader)."""
-    lean = "supporting the claim" if reading.p_claim >= 0.5 else "refuting the claim"
-    return (
-        f"Not counted, but worth reading yourself: the abstract reader is unsure of it (it leans to {lean}, "
-        f"{percent(reading.confidence)} sure of the side, {percent(reading.bears)} sure it reports a finding on the "
-        "claim)."
-    )
+    lean = written("supporting the claim") if reading.p_claim >= 0.5 else written("refuting the claim")
+    return written("Not counted, but worth reading yourself: the abstract reader is unsure of it (it leans to {lean}, "
+                   "{side} sure of the side, {bears} sure it reports a finding on the claim).", lean=lean,
+                   side=percent(reading.confidence), bears=percent(reading.bears))
 
 
-UNREAD = "Not counted: the abstract reader could not read it (its abstract is no longer in the index)."
+UNREAD = written("Not counted: the abstract reader could not read it (its abstract is no longer in the index).")
 
 
 def reader_note(reading: Reading, bears: bool) -> str:
     """What a source the LLM reads after the reader says of the reader: that the reader found it reports a finding
     on the claim (``bears``: the LLM read only its side), or was unsure of it."""
     if bears:
-        return (f" The abstract reader read the whole abstract and finds that it reports a finding on the claim "
-                f"({percent(reading.bears)} sure), so the LLM read only its side.")
-    return f" The abstract reader was unsure of it ({percent(reading.bears)} sure it reports a finding on the claim)."
+        return " " + written("The abstract reader read the whole abstract and finds that it reports a finding on the "
+                             "claim ({sure} sure), so the LLM read only its side.", sure=percent(reading.bears))
+    return " " + written("The abstract reader was unsure of it ({sure} sure it reports a finding on the claim).",
+                         sure=percent(reading.bears))
 
 
 class ReaderDecisions(NamedTuple):

@@ -14,7 +14,7 @@ from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import t
+from tools.text.i18n import said, t
 
 
 def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> list[Evidence]:
@@ -84,15 +84,18 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
         if a.doc_id in counted_ids:
             rows.append(row)
         else:
-            why = "its weight is 0 (retracted)" if a.reputation <= 0 else "its stance is too weak to grade"
+            why = t("its weight is 0 (retracted)") if a.reputation <= 0 else t(
+                "its stance is too weak to grade")
             if GRADE_SCORE[a.label] == 0 and a.p_claim is not None:
-                sure = percent(max(a.p_claim, 1 - a.p_claim))
-                why = f"the LLM cannot tell which way it points: it is only {sure} sure it {supported_side(a.p_claim)}"
+                why = t("the LLM cannot tell which way it points: it is only {sure} sure it {side}",
+                              sure=percent(max(a.p_claim, 1 - a.p_claim)), side=supported_side(a.p_claim))
             elif a.bearing is not None and GRADE_SCORE[a.label] == 0:
-                why = f"it is {percent(a.bearing)} likely to bear on the claim, too little to count"
+                why = t("it is {bears} likely to bear on the claim, too little to count",
+                              bears=percent(a.bearing))
             left.append({**row, "why": why})
     left += [
-        {"numbers": numbers.get(s.doc_id, []), "title": s.title, "why": s.reason or "no sentence bears on the claim",
+        {"numbers": numbers.get(s.doc_id, []), "title": s.title,
+         "why": said(s.reason) if s.reason else t("no sentence bears on the claim"),
          "removed": gone(s.doc_id), "removed_on": removed.get(s.doc_id)}
         for s in result.silent
     ]

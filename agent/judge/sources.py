@@ -19,6 +19,7 @@ from agent.judge.scoring import grade, percent, reputation
 from agent.state import Evidence, SilentSource, SourceAssessment, numbered
 from tools.corpus import Abstract
 from tools.models.verifier import VerifierResult
+from tools.text.i18n import written
 from tools.text.premise import premise as placed_premise
 
 
@@ -48,6 +49,14 @@ class JudgeRule:
     def counts_alone(self, bearing: float | None) -> bool:
         """Whether the verifier's reading counts before (or without) the LLM's."""
         return self.gate is None or bearing is None or self.gate.verifier_passes(bearing)
+
+
+# what the verifier's strongest sentence of a paper says of the claim, by its label
+SENTENCE_READS = {
+    "supports": "Sentence {k} supports the claim (supports {supports}, contradicts {contradicts}).",
+    "contradicts": "Sentence {k} contradicts the claim (supports {supports}, contradicts {contradicts}).",
+    "nei": "Sentence {k} bears on neither side of the claim (supports {supports}, contradicts {contradicts}).",
+}
 
 
 def shown(pairs: list[tuple[Evidence, VerifierResult]], n: int) -> list[tuple[Evidence, VerifierResult]]:
@@ -106,12 +115,12 @@ def judge_sources(
         score = sum(res.score for _, res in pairs) / len(pairs)
         weight, inputs = weigh(docs[doc_id])
         best_ev, best = max(pairs, key=lambda p: abs(p[1].score))
-        reading = (
-            f"Sentence {best_ev.sentence_index + 1} {best.label} the claim "
-            f"(supports {best.p_supports:.2f}, contradicts {best.p_contradicts:.2f})."
+        reading = written(
+            SENTENCE_READS[best.label], k=best_ev.sentence_index + 1, supports=f"{best.p_supports:.2f}",
+            contradicts=f"{best.p_contradicts:.2f}",
         )
         if not rule.counts_alone(bearings[doc_id]):  # the LLM decides whether it bears; until then it does not count
-            score, reading = 0.0, f"Not counted until the LLM has read it: {reading}"
+            score, reading = 0.0, written("Not counted until the LLM has read it: {reading}", reading=reading)
         assessments.append(
             SourceAssessment(
                 doc_id=doc_id,
@@ -153,10 +162,10 @@ def judge_sources(
 def no_finding_reason(bearing: float | None) -> str:
     """Why an abstract none of whose sentences bears on the claim does not count, in a reader's words; the figure is
     the verifier's P(the abstract bears on the claim), which the result keeps as its number (``bearing``)."""
-    said = "The verifier finds no sentence reporting a finding on the claim"
     if bearing is None:
-        return said + "."
-    return f"{said} (it rates the paper {percent(bearing)} likely to bear on the claim)."
+        return written("The verifier finds no sentence reporting a finding on the claim.")
+    return written("The verifier finds no sentence reporting a finding on the claim (it rates the paper {bears} "
+                   "likely to bear on the claim).", bears=percent(bearing))
 
 
 def verifier_direction(res: VerifierResult) -> float:

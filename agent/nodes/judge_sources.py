@@ -33,6 +33,7 @@ from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Evidence, SilentSource, SourceAssessment, Usage, numbered
+from tools.text.i18n import written
 
 
 def out_of_time(start: float, budget: float) -> bool:
@@ -47,6 +48,10 @@ def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> st
     return f"{key}|{opposite}" if opposite else key
 
 
+# which statement the two-part judge finds the evidence supports, by its stance
+SIDE_READ = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
+
+
 def directed(
     a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None, passed: bool = False
 ) -> SourceAssessment:
@@ -54,9 +59,8 @@ def directed(
     the paper, or sure that it bears on the claim (``passed``: the LLM read only its side)."""
     cal = load_calibration()
     judged = cal.stance(llm_p_claim, a.verifier_p_claim)
-    statements = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
-    supported = statements[judged.stance]
-    readers = "the LLM and the verifier" if cal.direction_reads_verifier else "the LLM"
+    supported = written(SIDE_READ[judged.stance])
+    readers = written("the LLM and the verifier") if cal.direction_reads_verifier else written("the LLM")
     return a.model_copy(
         update={
             "label": judged.label,
@@ -65,8 +69,10 @@ def directed(
             "stance_confidence": judged.confidence,
             "bearing": bearing,
             "judged_by": "verifier+llm",
-            "explanation": f"The evidence supports {supported}, as {readers} read it ({percent(judged.confidence)} "
-            f"sure of the side; {percent(bearing)} likely to report a finding on the claim)."
+            "explanation": written(
+                "The evidence supports {supported}, as {readers} read it ({sure} sure of the side; {bears} likely to "
+                "report a finding on the claim).", supported=supported, readers=readers,
+                sure=percent(judged.confidence), bears=percent(bearing))
             + (reader_note(Reading(*reading), passed) if reading else ""),
         }
     )
@@ -90,15 +96,14 @@ def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: 
     bearing = a.bearing if a.bearing is not None else 1.0
     if cal.verifier_stands_in and cal.verifier_passes(bearing):
         return a
-    leaning = "supporting the claim" if a.score > 0 else "against the claim" if a.score < 0 else "on neither side"
-    return set_aside(
-        a,
-        title,
-        bearing,
-        f"Not read by the LLM: {why}. The verifier alone is not trusted to count it (it reads the paper as "
-        f"{leaning}, {percent(bearing)} likely to report a finding on the claim).",
-        unread=True,
-    )
+    if a.score == 0:
+        leaning = written("on neither side")
+    else:
+        leaning = written("on the claim's side") if a.score > 0 else written("against the claim")
+    why_not = written("Not read by the LLM: {why}. The verifier alone is not trusted to count it (it places the "
+                      "paper {leaning}, {bears} likely to report a finding on the claim).", why=why, leaning=leaning,
+                      bears=percent(bearing))
+    return set_aside(a, title, bearing, why_not, unread=True)
 
 
 def gate_reading(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[Evidence], text: str, claim: str,
@@ -244,12 +249,9 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             except LLMUnavailableError as e:
                 error = str(e)
             left += 1
-            why = (
-                "it was unavailable"
-                if error
-                else f"the time allowed for its reading ({judge.direction_seconds:g} s) ran out while other checks "
-                "waited for it, before it reached this paper"
-            )
+            why = written("it was unavailable") if error else written(
+                "the time allowed for its reading ({seconds} s) ran out while other checks waited for it, before it "
+                "reached this paper", seconds=f"{judge.direction_seconds:g}")
             kept = unread_reading(a, cal, titles.get(a.doc_id, a.doc_id), why)
             if isinstance(kept, SilentSource):
                 aside.append(kept)

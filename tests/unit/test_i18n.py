@@ -14,6 +14,8 @@ import pytest
 from agent.earlier.matches import EarlierCheck
 from agent.judge import scoring
 from agent.judge.sentence import DIRECTED, DISPUTED, SINGULAR, verdict_sentence
+from agent.judge.sources import SENTENCE_READS
+from agent.nodes.judge_sources import SIDE_READ
 from agent.state import CORRECTION_ACTIONS, SourceAssessment, Verdict
 from tools.documents.design import DESIGN_NAMES, DESIGN_PLURALS
 from tools.text.i18n import CATALOGS, catalog, decimal, english, speaking, spoken, t, t_n
@@ -35,13 +37,14 @@ MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 
 
 def literal_keys() -> set[str]:
-    """Every string literal the code passes to t() (first argument) or t_n() (second and third)."""
+    """Every string literal the code passes to t() or written() (first argument) or t_n() (second and third)."""
     keys: set[str] = set()
     for folder in ("agent", "tools", "ui"):
         for path in (REPO / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("t", "t_n"):
-                    args = node.args[:1] if node.func.id == "t" else node.args[1:3]
+                asks = isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                if asks and node.func.id in ("t", "t_n", "written"):
+                    args = node.args[1:3] if node.func.id == "t_n" else node.args[:1]
                     keys |= {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
     return keys
 
@@ -69,6 +72,7 @@ def named_keys() -> set[str]:
         | set(CORRECTION_ACTIONS)
         | {f"1 {a}" for a in CORRECTION_ACTIONS} | {f"{{n}} {a}" for a in CORRECTION_ACTIONS}
         | set(MONTHS)
+        | set(SENTENCE_READS.values()) | set(SIDE_READ.values())
     )
 
 

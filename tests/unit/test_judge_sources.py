@@ -166,7 +166,7 @@ def test_a_down_llm_lists_the_sources_as_not_read_and_the_verdict_says_so(make_d
     assert result.assessments == []
     (aside,) = [s for s in result.silent if s.doc_id == "103"]
     assert aside.unread and aside.reason.startswith("Not read by the LLM: it was unavailable")
-    assert "supporting the claim" in aside.reason  # the verifier's own reading is still shown
+    assert "on the claim's side" in aside.reason  # the verifier's own reading is still shown
     assert result.verdict is not None and result.verdict.label == "Not enough evidence" and result.verdict.unread == 1
     assert (result.summary or "").startswith("Not enough evidence so far (provisional): the LLM did not read 1 of the")
     assert any(n.startswith("judge_sources: the LLM is unavailable (the LLM is unreachable") and "not counted" in n

@@ -13,7 +13,7 @@ from agent.judge.reckoning import reckoning
 from agent.provenance import RunInfo
 from agent.result import CheckResult, Source
 from agent.state import SilentSource, SourceAssessment, Verdict
-from tools.text.i18n import signed, speaking
+from tools.text.i18n import said, signed, speaking
 from ui.chat.why_view import removed, why_markdown
 from ui.shared.untrusted import md
 
@@ -125,7 +125,8 @@ def test_german_headers_sentences_labels_and_decimal_commas():
     assert f"_Was das Urteil ändern würde:_ {md(why['change'])}" in lines
     assert "**Gelesen, aber nicht gezählt**" in lines
     gone = md("am 2026-11-28 aus der Bibliothek entfernt")
-    assert f"- – {md('Silent _one_')} _({gone})_: {md(why['not_counted'][2]['why'])}" in lines
+    assert why["not_counted"][2]["why"] == "no sentence bears on the claim"  # written in English, said in German
+    assert f"- – {md('Silent _one_')} _({gone})_: {md('kein Satz betrifft die Behauptung')}" in lines
     assert lines[-1] == (
         "_Eine seither aus der Bibliothek entfernte Arbeit behält ihren Platz: Das Urteil wurde mit ihr gefällt._")
     for stored in (why["summary"], why["rule"], why["confidence"], why["change"]):
@@ -140,9 +141,12 @@ def test_source_and_graph_text_stays_verbatim_in_every_language():
     for language in LANGS:
         with speaking(language):
             shown = why_markdown(why)
+            reasons = {r["why"]: said(r["why"]) for r in why["not_counted"]}
         for stored in (why["summary"], why["rule"], why["confidence"], why["change"],
-                       *(r["why"] for r in why["not_counted"]), *(r["title"] for r in why["counted"])):
+                       *(r["title"] for r in why["counted"])):
             assert md(stored) in shown, (language, stored)
+        for english_reason, reason in reasons.items():  # said in the view's language: the template's, with its figures
+            assert reason != english_reason and md(english_reason) not in shown and md(reason) in shown, language
         assert md("Annals | *x*") in shown and "<b>" not in shown  # a venue is the data's own, escaped
         assert "0,83" in shown and "0.83 |" not in shown and "paper |" not in shown, language
 

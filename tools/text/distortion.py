@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tools.text.i18n import written
 from tools.text.overlap import STOP, content_stems, spelled_words, support_share, words
 
 DROPPED_HEDGE = "drops its source's hedge"  # the start of that flag's reason, which self-correction reads
@@ -150,21 +151,23 @@ def unhedged(sentence: str, source: str) -> str | None:
     or fall the source has no word for."""
     aim, hedge, unknown = _AIM.search(source), _HEDGE.search(source), _NO_EVIDENCE.search(source)
     if aim is not None and _AIM.search(sentence) is None:
-        return f"states as a finding what its source puts as an aim or hypothesis (“{aim.group(0)}”)"
+        return written("states as a finding what its source puts as an aim or hypothesis (“{words}”)",
+                       words=aim.group(0))
     if hedge is not None and _HEDGE.search(sentence) is None and governed(sentence, source, hedge):
-        return f"{DROPPED_HEDGE} “{hedge.group(0)}”"
+        return written("drops its source's hedge “{words}”", words=hedge.group(0))
     if unknown is not None and _NO_EVIDENCE.search(sentence) is None:
-        return f"states as a finding what its source says lacks evidence (“{unknown.group(0)}”)"
+        return written("states as a finding what its source says lacks evidence (“{words}”)", words=unknown.group(0))
     grouped = _RESPECTIVELY.search(source) and not _RESPECTIVELY.search(sentence)
     if grouped and set(numbers(sentence)) & set(numbers(source)):
-        return "gives a figure without the group it belongs to (its source's figures are for several, “respectively”)"
+        return written("gives a figure without the group it belongs to (its source's figures are for several, "
+                       "“respectively”)")
     for direction, other in ((_UP, _DOWN), (_DOWN, _UP)):
         said = direction.search(sentence)
         if said is None or direction.search(source) is not None:
             continue
         if (theirs := other.search(source)) is not None:
-            return f"says “{said.group(0)}” where its source says “{theirs.group(0)}”"
-        return f"draws a comparison (“{said.group(0)}”) that its source does not state in words"
+            return written("says “{mine}” where its source says “{theirs}”", mine=said.group(0), theirs=theirs.group(0))
+        return written("draws a comparison (“{words}”) that its source does not state in words", words=said.group(0))
     return None
 
 
@@ -180,20 +183,20 @@ def distortion(sentence: str, source: str) -> str | None:
     kinds = {_kind(w) for w in mine}
     for m in _IN_WHOM.finditer("" if _PEOPLE.search(source) else source):  # a source on people and mice: either
         if not {_kind(w) for w in words(m.group(1))} & kinds:
-            return f"drops “{m.group(0)}” from its source"
+            return written("drops “{words}” from its source", words=m.group(0))
     if share < NEAR:
         return None
     if phrase := without_negation(theirs, mine):
-        return f"drops the negation of its source (“{phrase}”)"
+        return written("drops the negation of its source (“{words}”)", words=phrase)
     if phrase := without_negation(mine, theirs):
-        return f"adds a negation its source does not have (“{phrase}”)"
+        return written("adds a negation its source does not have (“{words}”)", words=phrase)
     missing = [n for n in numbers(sentence) if n not in numbers(source)]
     if missing:
-        return f"has the number {missing[0]}, which its source does not"
+        return written("has the number {number}, which its source does not", number=missing[0])
     if head := dropped_head(mine, theirs):
-        return f"drops “{head}” from the start of its source's subject"
+        return written("drops “{words}” from the start of its source's subject", words=head)
     if word := association_as_effect(sentence, source):
-        return f"states as an effect what its source reports as an association (“{word}”)"
+        return written("states as an effect what its source reports as an association (“{words}”)", words=word)
     return None
 
 

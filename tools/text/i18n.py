@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
+import string
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -88,6 +90,88 @@ def signed(x: float, places: int = 2) -> str:
     """A number with its sign, as the spoken language writes it: "+0.33", "-0.66" (``f"{x:+.2f}"``); "-0,66" in
     German, Spanish, French and Portuguese."""
     return ("-" if math.copysign(1.0, x) < 0 else "+") + decimal(abs(x), places)
+
+
+def written(template: str, /, **values: object) -> str:
+    """A sentence the code writes into a result in English from a catalog ``template`` (a reason, an explanation):
+    the result and its JSON keep the English, and a view says it in its own language with ``said``. Nested phrases
+    go in as values that are ``written`` themselves."""
+    return template.format(**values) if values else template
+
+
+@cache
+def _templates(language: str) -> list[tuple[re.Pattern[str], str]]:
+    """The catalog's sentence templates that take values (three words or more besides them: "{n} papers" would read
+    any text ending in "papers"), as patterns that read the values back out of their English, the longest first (the
+    most specific)."""
+    out = []
+    for key in sorted((k for k in catalog(language) if "{" in k and _sentence(k)), key=len, reverse=True):
+        pattern, seen = "", set()
+        for literal, field, _, _ in string.Formatter().parse(key):
+            pattern += re.escape(literal)
+            if field:
+                pattern += f"(?P={field})" if field in seen else f"(?P<{field}>.+?)"
+                seen.add(field)
+        out.append((re.compile(pattern, re.DOTALL), key))
+    return out
+
+
+def _sentence(template: str) -> bool:
+    return len(re.findall(r"[^\W\d_]+", re.sub(r"\{\w*\}", " ", template))) >= 3
+
+
+def _whole(text: str, language: str) -> str | None:
+    """``text`` in ``language`` when the whole of it is one catalog string or template, else None."""
+    kept = catalog(language)
+    if text in kept:
+        return kept[text]
+    for pattern, key in _templates(language):
+        if m := pattern.fullmatch(text):
+            values = {k: _whole(v, language) or _number(v, language) for k, v in m.groupdict().items()}
+            return kept[key].format(**values)
+    return None
+
+
+def _number(value: str, language: str) -> str:
+    """A decimal or a percentage read back out of an English sentence, as ``language`` writes it (``decimal``;
+    "{n}%" in its catalog)."""
+    if re.fullmatch(r"[+-]?\d+\.\d+", value):
+        return value.replace(".", ",")
+    if m := re.fullmatch(r"(\d+)%", value):
+        return catalog(language).get("{n}%", "{n}%").format(n=m.group(1))
+    return value
+
+
+# where the code joins the sentences and clauses it writes: the space after a full stop or a closing bracket, or "; "
+_JOINS = re.compile(r"(?<=[.)]) (?=[A-Z(])|; ")
+
+
+def said(text: str) -> str:
+    """An English text the code wrote from catalog templates (``written``: reasons, explanations), in the spoken
+    language: each run of its sentences and clauses that is a catalog string or template is translated, the longest
+    run first, with the values read back out of the English; a part that none matches stays English (a quote from a
+    paper, a library's message)."""
+    language = spoken()
+    if language == ENGLISH or not text:
+        return text
+    parts, joins, at = [], [], 0
+    for m in _JOINS.finditer(text):
+        parts.append(text[at : m.start()])
+        joins.append(m.group(0))
+        at = m.end()
+    parts.append(text[at:])
+    joins.append("")
+
+    @cache
+    def rest(i: int) -> str:
+        for j in range(len(parts), i, -1):
+            run = "".join(parts[k] + joins[k] for k in range(i, j - 1)) + parts[j - 1]
+            whole = _whole(run, language)
+            if whole is not None:
+                return whole + joins[j - 1] + (rest(j) if j < len(parts) else "")
+        return parts[i] + joins[i] + (rest(i + 1) if i + 1 < len(parts) else "")
+
+    return rest(0)
 
 
 def english(fn: F) -> F:

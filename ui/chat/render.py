@@ -4,7 +4,8 @@ ask --json` object) and of follow-up replies. Nothing here computes a result; it
 Every text that comes from a source, the user or the LLM (titles, sentences and their neighbours, venues, links,
 answer sentences, generated summaries, reasons and notes that quote them) goes through ui.shared.untrusted, so it
 shows as the literal text it is. The fixed words, the weight lines among them, are in the language the chat speaks
-(tools.text.i18n); the reasons and notes that the judge writes stay in English."""
+(tools.text.i18n), and so are the reasons the judge and the checks write (``said``: translated back from the
+English templates they were written from); the notes stay in English."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
-from tools.text.i18n import t, t_n
+from tools.text.i18n import said, t, t_n
 from ui.shared.badges import badges_md
 from ui.shared.consensus import charted, consensus_line, consensus_of
 from ui.shared.notes import note_text
@@ -59,7 +60,8 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
     if s.get("invalid_citations") and s["status"] == "supported":
         what = t("cited a source that does not exist")
     score = t(", verifier score {score}", score=f"{s['score']:+.2f}") if s.get("score") is not None else ""
-    return f"{line}\\\n   ⚠️ " + t("**Flagged: {what}**", what=what) + f" — _{md(s.get('reason') or what)}{score}_"
+    why = said(s.get("reason") or "") or what
+    return f"{line}\\\n   ⚠️ " + t("**Flagged: {what}**", what=what) + f" — _{md(why)}{score}_"
 
 
 def verdict_badge(result: dict[str, Any]) -> str:
@@ -212,7 +214,8 @@ def original_detail(result: dict[str, Any]) -> str:
     for c in result.get("corrections", []):
         instead = " → " + (t("shown instead: “{text}”", text=md(c["text"])) if c["text"] else t("not shown"))
         rows.append(
-            f"{c['position']}. “{md(c['original'])}” — {t(c['status'])}: _{md(c['reason'])}_; **{t(c['action'])}**"
+            f"{c['position']}. “{md(c['original'])}” — {t(c['status'])}: _{md(said(c['reason']))}_; "
+            f"**{t(c['action'])}**"
             + instead
         )
     return "\n\n".join(
@@ -241,7 +244,7 @@ def read_not_counted(silent: list[dict[str, Any]]) -> str:
     """The papers read that do not count, each with why (not about the claim, or no finding the verifier reads) and
     the name of the button that opens it."""
     rows = [
-        f"- _{md(s['title'])}_" + (f" — {md(s['reason'])}" if s.get("reason") else "") + f" · {silent_name(k)}"
+        f"- _{md(s['title'])}_" + (f" — {md(said(s['reason']))}" if s.get("reason") else "") + f" · {silent_name(k)}"
         for k, s in enumerate(silent, start=1)
     ]
     return t("**Read, not counted**") + "\n" + "\n".join(rows)

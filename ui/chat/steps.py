@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from tools.text.i18n import decimal, t
+from tools.text.i18n import decimal, said, t
 from ui.chat.render import cite, note_line
 from ui.shared.untrusted import md
 from ui.shared.wording import verdict_words
@@ -86,7 +86,7 @@ def _assess(u: Update) -> str:
         f"- doc {md(a['doc_id'])}: **{a['label']}** ("
         + t("stance confidence {confidence}, verdict weight {weight}",
             confidence=decimal(a.get("stance_confidence", 0.0)), weight=decimal(a["reputation"]))
-        + f") — {md(a['explanation'])}"
+        + f") — {md(said(a['explanation']))}"
         for a in rows
     )
     return kept or "No source bears on the claim."
@@ -95,7 +95,7 @@ def _assess(u: Update) -> str:
 def _judge_sources(u: Update) -> str:
     opposite = f"Each source was read against the opposite: “{md(u['opposite'])}”\n" if u.get("opposite") else ""
     rows = "\n".join(
-        f"- doc {md(a['doc_id'])}: **{a['label']}** — {md(a['explanation'])}"
+        f"- doc {md(a['doc_id'])}: **{a['label']}** — {md(said(a['explanation']))}"
         for a in u.get("assessments", [])
         if a.get("judged_by") in ("verifier+llm", "reader")
     )
@@ -120,7 +120,7 @@ def _answer(u: Update) -> str:
 
 def _verify(u: Update) -> str:
     return "\n".join(
-        f"{i}. {cite(s['text'], s['citations'])} → **{s['status']}** ({md(s['reason'])})"
+        f"{i}. {cite(s['text'], s['citations'])} → **{s['status']}** ({md(said(s['reason']))})"
         for i, s in enumerate(u.get("sentences", []), start=1)
     )
 
@@ -130,7 +130,7 @@ def _correct(u: Update) -> str:
     if not rows:
         return "Every sentence is supported by what it cites: nothing to correct."
     return "\n".join(
-        f"{c['position']}. {c['action']}: “{md(c['original'])}” ({c['status']}: {md(c['reason'])})"
+        f"{c['position']}. {c['action']}: “{md(c['original'])}” ({c['status']}: {md(said(c['reason']))})"
         + (f" → “{md(c['text'])}”" if c["text"] else "")
         for c in rows
     )

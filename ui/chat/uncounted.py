@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tools.text.i18n import said, t
 from ui.chat.render import silent_name, weight_line, with_badges
 from ui.shared.untrusted import link, md
 
@@ -25,14 +26,15 @@ def silent_detail(k: int, paper: dict[str, Any], doc: Abstract | None) -> str:
     badges = with_badges({"retracted": doc is not None and doc.retracted, "notices": doc.notices if doc else [],
                           "design": (paper.get("reputation_inputs") or {}).get("design")})
     gone = f" · _{md(paper['removed'])}_" if paper.get("removed") else ""
+    why = said(paper.get("reason") or "") or t("no sentence bears on the claim")
     parts = [f"**{silent_name(k)}** _{md(paper['title'])}_{year}{opens}{badges}{gone}",
-             f"_Read, not counted:_ {md(paper.get('reason') or 'no sentence bears on the claim')}"]
+             "_" + t("Read, not counted:") + "_ " + md(why)]
     if weight_line(paper):
         parts.append(weight_line(paper))
     if doc is None:
-        parts.append("_The index no longer holds this paper's text._")
+        parts.append("_" + t("The index no longer holds this paper's text.") + "_")
         return "\n\n".join(parts)
-    of = "full text" if doc.pages else "abstract"
+    whole = t("The full text") if doc.pages else t("The abstract")
     shown: list[str] = []
     used = 0
     for sentence in doc.sentences:
@@ -41,6 +43,7 @@ def silent_detail(k: int, paper: dict[str, Any], doc: Abstract | None) -> str:
             break
         shown.append(sentence)
     more = len(doc.sentences) - len(shown)
-    parts.append(f"The {of}" + (f", its first {len(shown)} of {len(doc.sentences)} sentences:" if more else ":"))
+    parts.append(t("{whole}, its first {n} of {k} sentences:", whole=whole, n=len(shown), k=len(doc.sentences))
+                 if more else f"{whole}:")
     parts.append(" ".join(map(md, shown)) + (" …" if more else ""))
     return "\n\n".join(parts)

@@ -5,7 +5,8 @@ The reply comes from the follow-up graph, which writes in English. The view's ow
 labels, what each weight came from (``reputation_inputs``), how each paper's side was read (``p_claim`` and
 ``judged_by``) and the removal marks are said here in the view's language; a reply that carries only the words of
 a weight or a side shows those words. The verdict's sentence, the rule, the confidence, what would change it and
-why a paper does not count are the graph's English sentences, shown as they are. Titles, reasons and the rule's
+why a paper does not count are the graph's English sentences, shown as they are, but for the reasons a paper does
+not count that were written from the catalog's templates (``said``). Titles, reasons and the rule's
 text quote sources or the graph and go through ui.shared.untrusted."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from agent.judge.reckoning import direction_words
 from agent.judge.scoring import weight_in_words
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import decimal, signed, t
+from tools.text.i18n import decimal, said, signed, t
 from ui.shared.untrusted import md
 
 
@@ -69,7 +70,7 @@ def why_markdown(reply: dict[str, Any]) -> str:
         parts.append("\n".join([head, *rows]))
     parts += [md(reply["rule"]), md(reply["confidence"]), f"_{t('What would change it:')}_ {md(reply['change'])}"]
     if reply["not_counted"]:
-        left = ["- " + t("{paper}: {why}", paper=f"{numbers(r)} {title(r)}", why=md(r["why"]))
+        left = ["- " + t("{paper}: {why}", paper=f"{numbers(r)} {title(r)}", why=md(said(r["why"])))
                 for r in reply["not_counted"]]
         parts.append(f"**{t('Read but not counted')}**\n" + "\n".join(left))
     if any(r.get("removed") for r in [*reply["counted"], *reply["not_counted"]]):

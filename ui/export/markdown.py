@@ -2,7 +2,8 @@
 questions, the verdict and how it was computed, every source with its evidence and weight, the answer with its
 checks and corrections, what the check ran with, and the references. Its fixed words speak the language the claim came
 in (CheckResult.language; tools.text.i18n), or the one asked for; the claim as checked, the papers' words, the
-judge's reasons and the notes stay as the check kept them, in English.
+notes stay as the check kept them, in English; the judge's and the checks' reasons are said again in that language
+(``said``).
 
 A pure function of a CheckResult and of the days on which its sources left the index, if any did (each such source
 keeps its sentences and is marked "removed from the library on <day>"). Every text that comes from a source, the
@@ -23,7 +24,7 @@ from agent.result import CheckResult, Source
 from agent.state import AnswerSentence
 from tools.documents.design import DESIGN_NAMES
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import decimal, signed, speaking, t
+from tools.text.i18n import decimal, said, signed, speaking, t
 from tools.text.language import LANGUAGES
 from ui.export.references import Reference, references
 from ui.export.verdict_section import verdict_section
@@ -105,7 +106,7 @@ def _sources(result: CheckResult, removed: Mapping[str, str]) -> str:
     # the papers read that do not count, with why: listed whether or not any paper counts
     silent = [
         f"- {md(s.title)}{_gone(removed, s.doc_id)} " + t("(weight {weight})", weight=decimal(s.reputation))
-        + (f": {md(s.reason)}" if s.reason else "")
+        + (f": {md(said(s.reason))}" if s.reason else "")
         for s in result.silent
     ]
     tail = "\n\n" + t("### Read, not counted") + "\n\n" + "\n".join(silent) if silent else ""
@@ -147,7 +148,7 @@ def _source_detail(paper: list[Source], explanation: str, removed_on: str | None
     label = md(t(src.label)) if src.label else t("not labelled")
     lines.append(t("- Stance: {stance}; label: {label}", stance=_stance(src), label=label))
     if explanation:
-        lines.append(t("- Why this label: {why}", why=md(explanation)))
+        lines.append(t("- Why this label: {why}", why=md(said(explanation))))
     lines.append(t("- Study design: {design}", design=_design(src)))
     weight = describe_reputation(src.reputation, src.reputation_inputs, verdict=True)
     lines.append(f"- {md(weight)}" if weight else t("- Weight: not assessed"))
@@ -172,7 +173,7 @@ def _sentence(i: int, s: AnswerSentence) -> str:
     if s.translation:
         line += "\n   - " + t("Translated by the LLM after the check: {translation}", translation=md(s.translation))
     if s.reason:
-        line += "\n   - " + t("Why: {why}", why=md(s.reason))
+        line += "\n   - " + t("Why: {why}", why=md(said(s.reason)))
     if s.invalid_citations:
         line += "\n   - " + t("Removed citations to sources that do not exist: {numbers}",
                               numbers=", ".join(map(str, s.invalid_citations)))
@@ -184,13 +185,13 @@ def _sentence(i: int, s: AnswerSentence) -> str:
 
 def _answer(result: CheckResult) -> str:
     lines = "\n".join(_sentence(i, s) for i, s in enumerate(result.sentences, start=1))
-    said = [text for text in (md(result.summary) if result.summary else "", lines) if text]
-    parts = [t("## Answer"), *(said or [t("No answer was written.")])]
+    written = [text for text in (md(result.summary) if result.summary else "", lines) if text]
+    parts = [t("## Answer"), *(written or [t("No answer was written.")])]
     if result.corrections:
         rows = []
         for c in result.corrections:
             instead = f": \u201c{md(c.text)}\u201d" if c.text else ""
-            rows.append(f"{c.position}. \u201c{md(c.original)}\u201d ({t(c.status)}: {md(c.reason)}) \u2192 "
+            rows.append(f"{c.position}. \u201c{md(c.original)}\u201d ({t(c.status)}: {md(said(c.reason))}) \u2192 "
                         f"**{t(c.action)}**{instead}")
         parts += [t("### Self-correction"), "\n".join(rows)]
     if result.original_answer:

@@ -1,12 +1,12 @@
 """The terminal view of a check result (`claimtrace ask` without --json): every untrusted text through
 `ui.shared.untrusted.plain`, so no escape sequence reaches the terminal; the fixed words in the language the command
-speaks (tools.text.i18n), the judge's reasons and notes in English."""
+speaks (tools.text.i18n), the judge's and the checks' reasons too (``said``), the notes in English."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tools.text.i18n import t
+from tools.text.i18n import said, t
 
 if TYPE_CHECKING:
     from agent.answer.supplement import Supplement
@@ -62,7 +62,7 @@ def print_readable(result: dict[str, Any]) -> None:
         for c in result["corrections"]:
             instead = f' -> "{plain(c["text"])}"' if c["text"] else ""
             print(f'  {c["position"]}. {t(c["action"])}: "{plain(c["original"])}" ({t(c["status"])}: '
-                  f"{plain(c['reason'])}){instead}")
+                  f"{plain(said(c['reason']))}){instead}")
     if result["sources"]:
         print("\n" + t("Sources:"))
         for paper in by_paper(result["sources"]):  # one number per paper, its evidence sentences under it
@@ -123,7 +123,7 @@ def print_passage(check: PassageCheck) -> None:
     if check.skipped:
         print("\nNot checked:")
         for s in check.skipped:
-            print(f"  - {plain(s.sentence)} ({s.reason})")
+            print(f"  - {plain(s.sentence)} ({plain(said(s.reason))})")
     for note in check.notes:
         print(f"\nNote: {plain(note_text(note, settings=True))}")
     for claim in check.claims:

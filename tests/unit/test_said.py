@@ -1,0 +1,97 @@
+"""The reasons the judge and the answer's checks write in English (tools.text.i18n.written) are said again in the
+view's language (``said``): each template read back out of its English with its values, nested phrases and joined
+clauses included; what no template wrote stays as it is."""
+
+from __future__ import annotations
+
+import ast
+import string
+from pathlib import Path
+
+import pytest
+
+from agent.judge.aside import below_the_gate
+from agent.judge.reader import Reading, aside_reason, reader_note, unsure_reason
+from agent.judge.sources import SENTENCE_READS, no_finding_reason
+from agent.nodes.judge_sources import unread_reading
+from agent.state import SourceAssessment
+from tools.text.i18n import catalog, said, speaking, written
+from tools.text.language import ENGLISH, LANGUAGES
+
+REPO = Path(__file__).resolve().parents[2]
+LANGS = sorted(code for code in LANGUAGES if code != ENGLISH)
+
+
+def written_templates() -> set[str]:
+    """Every template the code writes a result's sentence from: the literal first arguments of written()."""
+    found: set[str] = set()
+    for folder in ("agent", "tools"):
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "written":
+                    first = node.args[0] if node.args else None
+                    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                        found.add(first.value)
+    return found | set(SENTENCE_READS.values())
+
+
+def test_a_reason_with_values_reads_back_in_german() -> None:
+    reason = below_the_gate(0.3, 0.35)
+    assert reason.startswith("Not counted, but close: the LLM cannot tell")
+    with speaking("de"):
+        assert said(reason) == (
+            "Nicht gezählt, aber knapp: Das LLM kann nicht sagen, ob die gelesenen Sätze einen Befund zur Behauptung "
+            "berichten (mit 30 % Wahrscheinlichkeit ein Befund zur Behauptung; Arbeiten zählen ab 35 %). Lesenswert."
+        )
+    assert said(reason) == reason  # an English view shows what was written
+
+
+def test_nested_phrases_and_joined_sentences_are_said_too() -> None:
+    a = SourceAssessment(doc_id="1", label="Mostly True", score=0.6, reputation=1.0, explanation="", bearing=0.5)
+    why = written("it was unavailable")
+    unread = unread_reading(a, _NeverStandsIn(), "A title", why)
+    reading = Reading(0.7, 0.2, 0.1)
+    explanation = no_finding_reason(0.4) + reader_note(reading, bears=False)
+    unsure = unsure_reason(reading)
+    with speaking("de"):
+        assert said(unread.reason) == (  # type: ignore[union-attr]
+            "Nicht vom LLM gelesen: es war nicht erreichbar. Dem Verifizierer allein wird das Zählen nicht zugetraut "
+            "(er sieht die Arbeit auf der Seite der Behauptung, mit 50 % Wahrscheinlichkeit ein Befund zur Behauptung)."
+        )
+        german = said(explanation)
+        assert german.startswith("Der Verifizierer findet keinen Satz") and german.endswith(
+            "Der Abstract-Leser war unsicher (90 % sicher, dass sie einen Befund zur Behauptung berichtet).")
+        assert said(unsure).startswith("Nicht gezählt, aber lesenswert: Der Abstract-Leser ist unsicher (er neigt zur "
+                                       "Stützung der Behauptung, 78 % sicher")
+        clauses = said("repeats [2], not what it cites; removed citation(s) to non-existent source(s) [5]")
+        assert clauses == ("wiederholt [2], nicht die zitierte Quelle; "
+                           "Zitat(e) nicht vorhandener Quelle(n) entfernt: [5]")
+
+
+def test_what_no_template_wrote_stays_as_it_is() -> None:
+    with speaking("fr"):
+        for text in ("Connection refused by the server.", "Fever fell in 3 papers", "states nothing?", ""):
+            assert said(text) == text
+        assert said(aside_reason(Reading(0.05, 0.05, 0.9))).startswith("Non compt")  # but a template still is
+
+
+class _NeverStandsIn:
+    """A calibration whose verifier never stands in for the LLM."""
+
+    verifier_stands_in = False
+
+    def verifier_passes(self, bearing: float) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_every_written_template_reads_back_with_its_values(language: str) -> None:
+    templates = written_templates()
+    assert len(templates) > 40  # the scan finds the judge's and the checks' reasons
+    kept = catalog(language)
+    for template in sorted(templates):
+        fields = sorted({f for _, f, _, _ in string.Formatter().parse(template) if f})
+        values = {f: f"«value {k}»" for k, f in enumerate(fields)}
+        english_text = template.format(**values)
+        with speaking(language):
+            assert said(english_text) == kept[template].format(**values), template
