@@ -17,6 +17,9 @@ from agent.nodes.judge_sources import unread_reading
 from agent.state import SourceAssessment
 from tools.text.i18n import catalog, said, speaking, written
 from tools.text.language import ENGLISH, LANGUAGES
+from ui.chat.render import read_not_counted, sentence_line
+from ui.chat.uncounted import silent_detail
+from ui.shared.untrusted import md
 
 REPO = Path(__file__).resolve().parents[2]
 LANGS = sorted(code for code in LANGUAGES if code != ENGLISH)
@@ -95,3 +98,18 @@ def test_every_written_template_reads_back_with_its_values(language: str) -> Non
         english_text = template.format(**values)
         with speaking(language):
             assert said(english_text) == kept[template].format(**values), template
+
+
+def test_the_chat_lists_reasons_in_german_and_keeps_a_quote_as_written() -> None:
+    silent = [{"doc_id": "3", "title": "Cohort *study*", "reputation": 1.0, "reason": below_the_gate(0.05, 0.35)}]
+    flagged = {"text": "Aspirin lowers fever.", "citations": [1], "status": "unsupported", "flagged": True,
+               "score": 0.12, "reason": written("drops the negation of its source (“{words}”)", words="did not lower")}
+    with speaking("de"):
+        listed = read_not_counted(silent)
+        panel = silent_detail(1, silent[0], None)
+        line = sentence_line(1, flagged)
+    assert md("Nicht gezählt: Das LLM liest in den gelesenen Sätzen keinen Befund") in listed
+    assert "Not counted" not in listed and "Not counted" not in panel
+    assert "_Gelesen, nicht gezählt:_ " + md("Nicht gezählt: Das LLM liest") in panel
+    assert "Der Index enthält den Text dieser Arbeit nicht mehr." in panel
+    assert md("lässt die Verneinung der Quelle weg („did not lower“)") in line and "drops the negation" not in line
