@@ -14,7 +14,8 @@ from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import said, t
+from tools.text.i18n import said, t, written
+from tools.text.language import LANGUAGES
 
 
 def bearing_evidence(evidence: Sequence[Evidence], assessments: Sequence[SourceAssessment]) -> list[Evidence]:
@@ -101,15 +102,19 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
     ]
     total = sum(r["weight"] for r in rows)
     formula = " + ".join(f"{r['grade']:+.2f}×{r['weight']:.2f}" for r in rows)
-    rule = (
-        f"Weighted grade = ({formula}) / {total:.2f} = {v.score:+.2f}. "
-        if rows
-        else "No paper counts, so there is no weighted grade. "
-    ) + RULE
+    if rows:
+        grade = written("Weighted grade of the papers counted: ({formula}) / {total} = {score}.", formula=formula,
+                        total=f"{total:.2f}", score=f"{v.score:+.2f}")
+    else:
+        grade = written("No paper counts, so there is no weighted grade.")
+    rule = f"{grade} {RULE}"
     threshold = checked_threshold(result, min_confidence)
     return {
         "kind": "why",
         "summary": verdict_sentence(v, result.assessments, result.silent),
+        # the same sentence in each language claimtrace speaks, for a view that speaks one of them
+        "summaries": {code: verdict_sentence(v, result.assessments, result.silent, language=code)
+                      for code in LANGUAGES},
         "counted": rows,
         "rule": rule,
         "confidence": threshold_words(v, threshold),
@@ -118,7 +123,7 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
     }
 
 
-RULE = (
+RULE = written(
     "Papers on one side only: “Generally …” at ±0.66 or beyond, else “Weakly …”. Papers on both sides: “Generally "
     "…” beyond ±0.66, “Disputed but leaning …” between ±0.33 and ±0.66, else “Generally controversial”."
 )
@@ -142,35 +147,34 @@ def threshold_words(v: Verdict, min_confidence: float) -> str:
     label (agent.judge.verdict.abstain): below it, a verdict that takes a side or finds a dispute becomes “Cannot
     decide”; “Not enough evidence” stands whatever the confidence."""
     below = v.confidence < min_confidence
-    head = (
-        f"Confidence {_figure(v.confidence, min_confidence)} against the threshold "
-        f"{min_confidence:.2f}: {'below it' if below else 'at or above it'}"
-    )
+    figures = {"confidence": _figure(v.confidence, min_confidence), "threshold": f"{min_confidence:.2f}"}
     if v.label == NOT_ENOUGH:
-        means = (
-            f"; the threshold applies only to a verdict that takes a side or finds a dispute, so “{NOT_ENOUGH}” "
-            "stands either way."
-        )
-    elif v.label == UNDECIDED:
-        leaning = f" rather than “{v.leaning}”" if v.leaning else ""
-        means = (
-            f", so the verdict is “{UNDECIDED}”{leaning}." if below
-            else f", though the check gave “{UNDECIDED}” at the threshold it ran with."
-        )
-    elif below:
-        means = f", though the check gave “{v.label}” at the threshold it ran with."
-    else:
-        means = f", so the verdict is “{v.label}” rather than “{UNDECIDED}”."
-    return head + means
+        return written("Confidence {confidence} against the threshold {threshold}: {where}; the threshold applies only "
+                       "to a verdict that takes a side or finds a dispute, so “{label}” stands either way.",
+                       where=written("below it") if below else written("at or above it"), label=NOT_ENOUGH,
+                       **figures)
+    if v.label == UNDECIDED and below and v.leaning:
+        return written("Confidence {confidence} against the threshold {threshold}: below it, so the verdict is "
+                       "“{label}” rather than “{leaning}”.", label=UNDECIDED, leaning=v.leaning, **figures)
+    if below and v.label != UNDECIDED:
+        return written("Confidence {confidence} against the threshold {threshold}: below it, though the check gave "
+                       "“{label}” at the threshold it ran with.", label=v.label, **figures)
+    if below:
+        return written("Confidence {confidence} against the threshold {threshold}: below it, so the verdict is "
+                       "“{label}”.", label=UNDECIDED, **figures)
+    if v.label == UNDECIDED:
+        return written("Confidence {confidence} against the threshold {threshold}: at or above it, though the check "
+                       "gave “{label}” at the threshold it ran with.", label=UNDECIDED, **figures)
+    return written("Confidence {confidence} against the threshold {threshold}: at or above it, so the verdict is "
+                   "“{label}” rather than “{undecided}”.", label=v.label, undecided=UNDECIDED, **figures)
 
 
 def change_words(v: Verdict, min_confidence: float) -> str:
     """What would change the verdict, from its own figures."""
     if v.label == NOT_ENOUGH:
-        return "A paper that states a finding for or against the claim would give it a verdict."
+        return written("A paper that states a finding for or against the claim would give it a verdict.")
     if v.label == UNDECIDED:
-        return f"More papers on the side it leans to would raise the confidence towards {min_confidence:.2f}."
-    return (
-        f"A paper on the other side would make it disputed; the confidence falling below {min_confidence:.2f} "
-        "would make it “Cannot decide”."
-    )
+        return written("More papers on the side it leans to would raise the confidence towards {threshold}.",
+                       threshold=f"{min_confidence:.2f}")
+    return written("A paper on the other side would make it disputed; the confidence falling below {threshold} "
+                   "would make it “{undecided}”.", threshold=f"{min_confidence:.2f}", undecided=UNDECIDED)

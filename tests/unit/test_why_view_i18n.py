@@ -77,8 +77,8 @@ ENGLISH = "\n".join([
     r"| [2] Cohort | Somewhat True | +0.33 | 0.70 | 0.50 | cohort study ×0\.7\, 1 citation | read by "
     r"the verifier alone |",
     "",
-    r"Weighted grade \= \(\-0\.66×0\.83 \+ \+0\.33×0\.50\) \/ 1\.33 \= \-0\.45\. Papers on one side "
-    r"only\: “Generally …” at ±0\.66 or beyond\, else “Weakly …”\. Papers on both sides\: “Generally "
+    r"Weighted grade of the papers counted\: \(\-0\.66×0\.83 \+ \+0\.33×0\.50\) \/ 1\.33 \= \-0\.45\. Papers on "
+    r"one side only\: “Generally …” at ±0\.66 or beyond\, else “Weakly …”\. Papers on both sides\: “Generally "
     r"…” beyond ±0\.66\, “Disputed but leaning …” between ±0\.33 and ±0\.66\, else “Generally "
     r"controversial”\.",
     "",
@@ -122,31 +122,39 @@ def test_german_headers_sentences_labels_and_decimal_commas():
     assert f"| {md('das LLM ist zu 97 % sicher: stützt das Gegenteil')} |" in first
     second = next(line for line in lines if line.startswith("| [2] "))
     assert "| Eher wahr | +0,33 | 0,70 | 0,50 | " in second and md("Kohortenstudie ×0,7, 1 Zitation") in second
-    assert f"_Was das Urteil ändern würde:_ {md(why['change'])}" in lines
+    assert lines[2] == md("Schwach widerlegt durch 1 Tierstudie (Konfidenz 0,61); 1 Arbeit mit einem Befund ist "
+                          "zurückgezogen und zählt nicht.")
+    assert md("Gewichteter Wert der gezählten Arbeiten: (-0,66×0,83 + +0,33×0,50) / 1,33 = -0,45. Arbeiten auf nur "
+              "einer Seite:") in shown
+    assert md("Konfidenz 0,61 gegenüber dem Schwellenwert 0,50: auf oder über ihm, also lautet das Urteil „Schwach "
+              "widerlegt“ statt „Keine Entscheidung möglich“.") in lines
+    assert "_Was das Urteil ändern würde:_ " + md(
+        "Eine Arbeit auf der anderen Seite würde es strittig machen; fiele die Konfidenz unter 0,50, lautete es "
+        "„Keine Entscheidung möglich“.") in lines
     assert "**Gelesen, aber nicht gezählt**" in lines
     gone = md("am 2026-11-28 aus der Bibliothek entfernt")
     assert why["not_counted"][2]["why"] == "no sentence bears on the claim"  # written in English, said in German
     assert f"- – {md('Silent _one_')} _({gone})_: {md('kein Satz betrifft die Behauptung')}" in lines
     assert lines[-1] == (
         "_Eine seither aus der Bibliothek entfernte Arbeit behält ihren Platz: Das Urteil wurde mit ihr gefällt._")
-    for stored in (why["summary"], why["rule"], why["confidence"], why["change"]):
-        shown = shown.replace(md(stored), "")  # the graph's English sentences: the next test
     for english in ("How the verdict was reached", "stance confidence", "weight from", "animal study", "the LLM is",
-                    "removed from the library", "Read but not counted", "What would change it", "keeps its place"):
+                    "removed from the library", "Read but not counted", "What would change it", "keeps its place",
+                    "Weighted grade", "Papers on one side", "against the threshold", "Cannot decide", "disputed"):
         assert english not in shown, english
 
 
-def test_source_and_graph_text_stays_verbatim_in_every_language():
+def test_source_text_stays_verbatim_and_the_graph_sentences_are_said_in_every_language():
     why = reply()
     for language in LANGS:
         with speaking(language):
             shown = why_markdown(why)
-            reasons = {r["why"]: said(r["why"]) for r in why["not_counted"]}
-        for stored in (why["summary"], why["rule"], why["confidence"], why["change"],
-                       *(r["title"] for r in why["counted"])):
-            assert md(stored) in shown, (language, stored)
-        for english_reason, reason in reasons.items():  # said in the view's language: the template's, with its figures
-            assert reason != english_reason and md(english_reason) not in shown and md(reason) in shown, language
+            graph = [why[k] for k in ("rule", "confidence", "change")] + [r["why"] for r in why["not_counted"]]
+            said_here = {english_text: said(english_text) for english_text in graph}
+        assert md(why["summaries"][language]) in shown and md(why["summary"]) not in shown, language
+        for title in (r["title"] for r in why["counted"]):
+            assert md(title) in shown, (language, title)
+        for english_text, text in said_here.items():  # said in the view's language: the template's, with its figures
+            assert text != english_text and md(english_text) not in shown and md(text) in shown, language
         assert md("Annals | *x*") in shown and "<b>" not in shown  # a venue is the data's own, escaped
         assert "0,83" in shown and "0.83 |" not in shown and "paper |" not in shown, language
 

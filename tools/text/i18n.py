@@ -126,16 +126,17 @@ def _whole(text: str, language: str) -> str | None:
     if text in kept:
         return kept[text]
     for pattern, key in _templates(language):
-        if m := pattern.fullmatch(text):
+        m = pattern.fullmatch(text)
+        if m and not any(_JOINS.search(v) for v in m.groupdict().values()):  # a value never spans two sentences
             values = {k: _whole(v, language) or _number(v, language) for k, v in m.groupdict().items()}
             return kept[key].format(**values)
     return None
 
 
 def _number(value: str, language: str) -> str:
-    """A decimal or a percentage read back out of an English sentence, as ``language`` writes it (``decimal``;
-    "{n}%" in its catalog)."""
-    if re.fullmatch(r"[+-]?\d+\.\d+", value):
+    """A decimal (or a formula of them) or a percentage read back out of an English sentence, as ``language``
+    writes it (``decimal``; "{n}%" in its catalog)."""
+    if re.fullmatch(r"[\d.+\-×/ ]*\d\.\d[\d.+\-×/ ]*", value):  # a number, or a sum of products of them
         return value.replace(".", ",")
     if m := re.fullmatch(r"(\d+)%", value):
         return catalog(language).get("{n}%", "{n}%").format(n=m.group(1))

@@ -4,9 +4,9 @@ verdict, with its figures, in the language the view speaks (tools.text.i18n).
 The reply comes from the follow-up graph, which writes in English. The view's own words, the numbers, the grade
 labels, what each weight came from (``reputation_inputs``), how each paper's side was read (``p_claim`` and
 ``judged_by``) and the removal marks are said here in the view's language; a reply that carries only the words of
-a weight or a side shows those words. The verdict's sentence, the rule, the confidence, what would change it and
-why a paper does not count are the graph's English sentences, shown as they are, but for the reasons a paper does
-not count that were written from the catalog's templates (``said``). Titles, reasons and the rule's
+a weight or a side shows those words. The verdict's sentence comes in each language in the reply (``summaries``);
+the rule, the confidence, what would change it and why a paper does not count are the graph's English sentences,
+written from the catalog's templates and said here in the view's language (``said``). Titles, reasons and the rule's
 text quote sources or the graph and go through ui.shared.untrusted."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from agent.judge.reckoning import direction_words
 from agent.judge.scoring import weight_in_words
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import decimal, said, signed, t
+from tools.text.i18n import decimal, said, signed, spoken, t
 from ui.shared.untrusted import md
 
 
@@ -55,7 +55,8 @@ def why_markdown(reply: dict[str, Any]) -> str:
     def title(row: dict[str, Any]) -> str:
         return md(row["title"]) + (f" _({md(removed(row))})_" if row.get("removed") else "")
 
-    parts = [f"**{t('How the verdict was reached')}**\n\n{md(reply['summary'])}"]
+    summary = (reply.get("summaries") or {}).get(spoken(), reply["summary"])
+    parts = [f"**{t('How the verdict was reached')}**\n\n{md(summary)}"]
     if reply["counted"]:
         head = (
             f"| {t('paper')} | {t('label')} | {t('grade')} | {t('stance confidence')} | {t('weight')} | "
@@ -68,7 +69,8 @@ def why_markdown(reply: dict[str, Any]) -> str:
             for r in reply["counted"]
         ]
         parts.append("\n".join([head, *rows]))
-    parts += [md(reply["rule"]), md(reply["confidence"]), f"_{t('What would change it:')}_ {md(reply['change'])}"]
+    parts += [md(said(reply["rule"])), md(said(reply["confidence"])),
+              f"_{t('What would change it:')}_ {md(said(reply['change']))}"]
     if reply["not_counted"]:
         left = ["- " + t("{paper}: {why}", paper=f"{numbers(r)} {title(r)}", why=md(said(r["why"])))
                 for r in reply["not_counted"]]
