@@ -1,7 +1,8 @@
 """A claim in German, in headless Chromium (agent/translate.py, tools/text/i18n.py): the chat says, in German, which
 English claim it checks ("Geprüft als: ..."), with "Stattdessen meine Worte prüfen", and shows the verdict line,
-headings and buttons in German; the answer's sentences, written and verified in English, come in the LLM's German
-translation, marked as such, with the checked English a click away in the side panel. A follow-up in German is
+headings, buttons and why a paper read is not counted in German; the answer's sentences, written and verified in
+English, come in the LLM's German translation, marked as such, with the checked English a click away in the side
+panel. A follow-up in German is
 answered with German fixed words too, its checked sentence in the LLM's German with the English under it. The
 thread keeps the English claim, the user's words and their language (docs/languages.md)."""
 
@@ -62,6 +63,10 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     expect(answer).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
     turn_ended(page)
     expect(answer).to_contain_text("Quellen")  # the heading of the sources, in German
+    # why a paper read is not counted: written in English by the judge, said in German
+    expect(answer).to_contain_text("Gelesen, nicht gezählt")
+    expect(answer).to_contain_text("Der Verifizierer findet keinen Satz, der einen Befund zur Behauptung berichtet")
+    expect(answer).not_to_contain_text("The verifier finds no sentence")
     expect(page.get_by_role("button", name="Quelle 1")).to_have_count(1)
     expect(page.locator(".message-content").filter(has_text="Verdict:")).to_have_count(0)
     expect(answer).to_contain_text(f"{GERMAN_FINDING[:-1]} [1]")  # the translation, its citation kept
