@@ -15,6 +15,7 @@ from agent.settings.app import Settings
 from agent.state import ClaimState, Deps
 from agent.translate import answer_in
 from tools.text.claim_rules import checkable
+from tools.text.i18n import written
 from tools.text.passage import read_passage
 
 
@@ -90,17 +91,13 @@ def claim_notes(claim: str) -> list[str]:
     """What the user should know about a claim that is checked anyway."""
     notes: list[str] = []
     if claim.rstrip(" .\u200e\u200f\u061c").endswith(("?", "\uff1f", "\u061f")):
-        notes.append(
-            "this reads as a question; it is checked as a claim, and stating it as one (such as "
-            f"{EXAMPLE}) gives a clearer verdict"
-        )
+        notes.append(written("this reads as a question; it is checked as a claim, and stating it as one (such as "
+                             "{example}) gives a clearer verdict", example=EXAMPLE))
     if not mostly_latin(claim):
-        notes.append("the corpus is in English; a claim in another language may find little evidence")
+        notes.append(written("the corpus is in English; a claim in another language may find little evidence"))
     if (count := findings(claim)) > 1:
-        notes.append(
-            f"this text states {count} findings and is checked as one claim, which blurs them: check them "
-            "one at a time, or each on its own with `claimtrace check-text`"
-        )
+        notes.append(written("this text states {n} findings and is checked as one claim, which blurs them: check "
+                             "them one at a time, or each on its own with `claimtrace check-text`", n=count))
     return notes
 
 

@@ -87,6 +87,8 @@ def read_direction(
         out.append(s)
     notes = []
     if left:
-        why = f"the LLM is unavailable ({error})" if error else "its time (SENTENCE_DIRECTION_SECONDS) ran out"
-        notes.append(f"verify: {why}; {left} sentence(s) keep the verifier's reading without the LLM's of direction")
+        why = written("the LLM is unavailable ({error})", error=error) if error else written(
+            "its time (SENTENCE_DIRECTION_SECONDS) ran out")
+        notes.append("verify: " + why + "; " + written(
+            "{n} sentence(s) keep the verifier's reading without the LLM's of direction", n=left))
     return out, usage, notes

@@ -32,6 +32,7 @@ from agent.llm.calls import chat
 from agent.llm.client import LLMUnavailableError
 from agent.state import AnswerSentence, Deps, Evidence, StanceVerifier, Usage
 from tools.corpus import split_sentences
+from tools.text.i18n import written
 from tools.text.premise import before, where
 
 # completion tokens a summary may take: two sentences of about 35 words
@@ -113,39 +114,39 @@ def supplemented(
     each paper's summary is written, so that a reader sees it at once. With the LLM's usage and the check's notes."""
     judge = deps.settings.judge
     papers = grouped(evidence, lambda ev: ev.doc_id)
-    written: dict[str, Supplement] = {}
+    summaries: dict[str, Supplement] = {}
     usage, error, left = Usage(), "", 0
     start = time.perf_counter()
     for doc_id, shown in papers.items():
         doc = deps.index.docs.get(doc_id)
         if doc is None:
-            written[doc_id] = Supplement(text="", note="not written: the index no longer holds its abstract")
+            summaries[doc_id] = Supplement(text="", note="not written: the index no longer holds its abstract")
             continue
         if error or time.perf_counter() - start >= judge.supplement_seconds:
             left += 1
             why = f"the LLM is unavailable ({error})" if error else (
                 f"the time for writing summaries (SUPPLEMENT_SECONDS={judge.supplement_seconds:g}) ran out")
-            written[doc_id] = Supplement(text="", note=f"not written: {why}")
+            summaries[doc_id] = Supplement(text="", note=f"not written: {why}")
             continue
         try:
             got = supplement(deps.llm, deps.answer_verifier, doc_id, doc.title, list(doc.sentences),
                              [ev.sentence_index for ev in shown])
         except LLMUnavailableError as e:
             error, left = str(e), left + 1
-            written[doc_id] = Supplement(text="", note=f"not written: the LLM is unavailable ({error})")
+            summaries[doc_id] = Supplement(text="", note=f"not written: the LLM is unavailable ({error})")
             continue
         usage = usage + got.usage
-        written[doc_id] = got
+        summaries[doc_id] = got
         if on_paper is not None:
             on_paper(shown[0].n, got)
     notes = []
     if left:
-        notes.append(f"supplement: {left} paper(s) have no generated summary: "
-                     + ("the LLM is unavailable" if error else "the time for writing them ran out"))
-    dropped = sum(1 for s in written.values() if s.note.startswith("the abstract"))
+        why = written("the LLM is unavailable") if error else written("the time for writing them ran out")
+        notes.append("supplement: " + written("{n} paper(s) have no generated summary: {why}", n=left, why=why))
+    dropped = sum(1 for s in summaries.values() if s.note.startswith("the abstract"))
     if dropped:
-        notes.append(f"supplement: {dropped} paper(s) had their generated summary dropped: their abstract does "
-                     "not support it")
-    out = [ev.model_copy(update={"supplement": written[ev.doc_id].text,
-                                 "supplement_note": written[ev.doc_id].note}) for ev in evidence]
+        notes.append("supplement: " + written("{n} paper(s) had their generated summary dropped: their abstract "
+                                              "does not support it", n=dropped))
+    out = [ev.model_copy(update={"supplement": summaries[ev.doc_id].text,
+                                 "supplement_note": summaries[ev.doc_id].note}) for ev in evidence]
     return out, usage, notes

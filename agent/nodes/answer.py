@@ -21,6 +21,7 @@ from agent.judge.sentence import verdict_sentence
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import AnswerSentence, ClaimState, Deps
+from tools.text.i18n import written
 
 
 @timed("answer")
@@ -39,13 +40,13 @@ def answer(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     earlier: list[str] = []
     if state.get("llm_error"):  # an earlier step of this check found the LLM down: do not wait for it again
         strategy = "extractive"
-        earlier = [f"answer: the LLM failed earlier in this check ({state['llm_error']}); the answer quotes the "
-                   "evidence instead"]
+        earlier = ["answer: " + written("the LLM failed earlier in this check ({error}); the answer quotes the "
+                                        "evidence instead", error=state["llm_error"])]
     try:
         sentences, usage = write(strategy, state["claim"], evidence, verdict, runtime.context)
     except LLMUnavailableError as e:
         sentences, usage = write("extractive", state["claim"], evidence, verdict, runtime.context)
-        note = f"answer: {e}; the answer quotes the evidence instead"
+        note = "answer: " + written("{error}; the answer quotes the evidence instead", error=e)
         return shown(summary, sentences) | {"llm_error": str(e), "notes": [note]}
     if not sentences:  # a reply with no sentence the strategy can read: the evidence is quoted instead
         sentences, _ = write("extractive", state["claim"], evidence, verdict, runtime.context)

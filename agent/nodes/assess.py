@@ -16,6 +16,7 @@ from agent.judge.scoring import reputation
 from agent.judge.sources import judge_rule, judge_sources, premise
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps
+from tools.text.i18n import written
 
 
 @timed("assess")
@@ -34,12 +35,13 @@ def assess(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     rule = judge_rule(deps.settings)
     hierarchy = deps.settings.judge.design_weights
     j = judge_sources(candidates, results, deps.index.docs, rule, weigh=lambda doc: reputation(doc, hierarchy))
-    notes = [f"assess: {len(j.silent)} retrieved abstract(s) had no sentence bearing on the claim"] if j.silent else []
+    notes = []
+    if j.silent:
+        notes.append("assess: " + written("{n} retrieved abstract(s) had no sentence bearing on the claim",
+                                          n=len(j.silent)))
     if j.unlabelled:
-        notes.append(
-            f"assess: {j.unlabelled} abstract(s) with weaker evidence left unlabelled "
-            f"(LABELLED_DOCS={rule.labelled_docs})"
-        )
+        notes.append("assess: " + written("{n} abstract(s) with weaker evidence left unlabelled (LABELLED_DOCS={k})",
+                                          n=j.unlabelled, k=rule.labelled_docs))
     return {
         "evidence": j.evidence,
         "assessments": j.assessments,

@@ -38,6 +38,7 @@ from agent.nodes._timing import timed
 from agent.state import AnswerSentence, ClaimState, Correction, Deps, Evidence, Usage
 from tools.text.citations import ParsedSentence, parse_answer, render
 from tools.text.distortion import DROPPED_HEDGE
+from tools.text.i18n import written
 from tools.text.overlap import repeated_source, words
 
 
@@ -151,7 +152,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                 usage += used
             except LLMUnavailableError as e:
                 llm_ok = False
-                notes.append(f"correct: {e}; flagged sentences were replaced by quoted findings")
+                notes.append("correct: " + written("{error}; flagged sentences were replaced by quoted findings",
+                                                   error=e))
             fixed = supported(draft)
         if fixed is None and cited:
             quote = extractive_sentence(closest(s, cited)).model_copy(update={"revision": "replaced"})
@@ -165,7 +167,8 @@ def correct(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         quotes = extractive_answer(evidence, state.get("verdict"))
         floor = [q.model_copy(update={"revision": "replaced"}) for q in quotes]
         out = check_sentences(floor, evidence, deps.answer_verifier, top)
-        notes.append("correct: no sentence of the answer survived checking; the answer quotes the evidence instead")
+        notes.append("correct: " + written("no sentence of the answer survived checking; the answer quotes the "
+                                           "evidence instead"))
     return {
         "answer": answer_text(state.get("summary", ""), out),
         "sentences": out,

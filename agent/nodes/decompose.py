@@ -13,6 +13,7 @@ from agent.llm.calls import chat, parse_json_object
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
+from tools.text.i18n import written
 
 
 def _clean(items: Any, limit: int) -> list[str]:
@@ -40,14 +41,15 @@ def decompose(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             max_tokens=settings.llm.max_tokens,
         )
     except LLMUnavailableError as e:
-        note = f"{e}: searched with the claim and its negation, and the answer quotes the evidence"
+        note = written("{error}: searched with the claim and its negation, and the answer quotes the evidence", error=e)
         return {"questions_asked": True, "llm_error": str(e), "notes": [note]}
     obj = parse_json_object(reply) or {}
     known = {q.text for q in asked}
     questions = [q for q in _clean(obj.get("questions"), settings.retrieval.max_questions) if q not in known]
     notes: list[str] = []
     if not questions:
-        notes.append("decompose: the model gave no usable questions; the claim and its negation were searched")
+        notes.append("decompose: " + written("the model gave no usable questions; the claim and its negation were "
+                                             "searched"))
     queries = [*asked, *(Query(text=q, kind="question") for q in questions)]
     opposite = obj.get("opposite_claim")
     if isinstance(opposite, str) and opposite.strip() and opposite.strip() not in known | set(questions):

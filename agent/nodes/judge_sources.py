@@ -147,17 +147,19 @@ def reading_notes(cal: JudgeCalibration, seconds: float, error: str, left: int, 
     """The notes of the reading: sources the LLM could not read (down, or out of time) and sources that do not
     count."""
     notes: list[str] = []
-    fate = "keep the verifier's reading" if cal.verifier_stands_in else "are listed as not read, not counted"
+    if cal.verifier_stands_in:
+        fate = written("{n} source(s) keep the verifier's reading", n=left)
+    else:
+        fate = written("{n} source(s) are listed as not read, not counted", n=left)
     if error:
-        notes.append(f"judge_sources: the LLM is unavailable ({error}); {left} source(s) {fate}")
+        notes.append("judge_sources: " + written("the LLM is unavailable ({error})", error=error) + f"; {fate}")
     elif left:
-        notes.append(
-            f"judge_sources: the LLM's time for reading direction (DIRECTION_SECONDS={seconds:g}) ran "
-            f"out while other checks waited; {left} source(s) {fate}"
-        )
+        notes.append("judge_sources: " + written(
+            "the LLM's time for reading direction (DIRECTION_SECONDS={seconds}) ran out while other checks waited",
+            seconds=f"{seconds:g}") + f"; {fate}")
     off_topic = sum(1 for s in aside if not s.unread)
     if off_topic:
-        notes.append(f"judge_sources: {off_topic} source(s) read do not count: not about the claim")
+        notes.append("judge_sources: " + written("{n} source(s) read do not count: not about the claim", n=off_topic))
     return notes
 
 
@@ -169,8 +171,8 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     if judge.direction == "verifier" or not assessments:
         return {"directed": True}
     if judge.direction == "reader" and deps.reader is None:
-        note = "judge_sources: JUDGE_DIRECTION=reader, but no abstract reader is installed; "
-        note += "the sources keep the verifier's reading"
+        note = "judge_sources: " + written("JUDGE_DIRECTION=reader, but no abstract reader is installed; the "
+                                           "sources keep the verifier's reading")
         return {"directed": True, "notes": [note]}
     cal = load_calibration() if judge.gate else JudgeCalibration(ask_floor=0.0, verifier_threshold=0.0)
     claim = state["claim"]

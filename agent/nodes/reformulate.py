@@ -20,6 +20,7 @@ from agent.llm.calls import chat, parse_json_object, usage_of, with_tools
 from agent.llm.client import LLMUnavailableError
 from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query, Usage, Verdict
+from tools.text.i18n import written
 
 MAX_QUERIES = 3
 MAX_QUERY_WORDS = 25
@@ -112,10 +113,11 @@ def reformulate(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     try:
         choice, usage = plan(deps, state["claim"], state.get("verdict"), searched)
     except LLMUnavailableError as e:
-        return {"rounds": round_no, "llm_error": str(e), "notes": [f"{e}: no second search round"]}
+        return {"rounds": round_no, "llm_error": str(e), "notes": [written("{error}: no second search round", error=e)]}
     queries = new_queries(choice.get("queries"), searched) if choice.get("action") != "stop" else []
     if not queries:
-        note = f"search round {round_no + 1}: the model found no new query worth searching; the verdict stands"
+        note = written("search round {n}: the model found no new query worth searching; the verdict stands",
+                       n=round_no + 1)
         return {"rounds": round_no, "usage": usage, "notes": [note]}
     listed = "; ".join(f'"{q}"' for q in queries)
     return {
@@ -123,6 +125,6 @@ def reformulate(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
         "queries": [*state.get("queries", []), *(Query(text=q, kind="reformulated") for q in queries)],
         "round_queries": queries,
         "usage": usage,
-        "notes": [f"search round {round_no + 1}: the search so far found {found(state.get('verdict'))}, so it "
-                  f"searched again with {listed}"],
+        "notes": [written("search round {n}: the search so far found {found}, so it searched again with {queries}",
+                          n=round_no + 1, found=found(state.get("verdict")), queries=listed)],
     }

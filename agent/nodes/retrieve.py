@@ -23,6 +23,7 @@ from agent.nodes._timing import timed
 from agent.state import ClaimState, Deps, Query
 from tools.index.dense_store import DenseStoreError
 from tools.index.search import make_search_tools
+from tools.text.i18n import written
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ def retrieve(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             try:
                 results = tool.batch([{"query": q} for q in texts])
             except DenseStoreError as e:  # the keyword search still answers; the evidence is embedded here
-                notes.append(f"{e}: this search used keywords (BM25) only")
+                notes.append(written("{error}: this search used keywords (BM25) only", error=e))
                 continue
             for query, hits in zip(texts, results, strict=True):
                 ranked[f"{tool.name}|{query}"] = [h["doc_id"] for h in hits]

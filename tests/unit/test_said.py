@@ -113,3 +113,25 @@ def test_the_chat_lists_reasons_in_german_and_keeps_a_quote_as_written() -> None
     assert "_Gelesen, nicht gezählt:_ " + md("Nicht gezählt: Das LLM liest") in panel
     assert "Der Index enthält den Text dieser Arbeit nicht mehr." in panel
     assert md("lässt die Verneinung der Quelle weg („did not lower“)") in line and "drops the negation" not in line
+
+
+def test_a_note_is_said_in_the_view_language_without_its_node_or_setting() -> None:
+    from agent.nodes.judge_sources import reading_notes
+    from ui.shared.notes import note_text
+
+    class Calibration:
+        verifier_stands_in = False
+
+    notes = reading_notes(Calibration(), 15.0, "", 2, [])  # type: ignore[arg-type]
+    assert notes == ["judge_sources: the LLM's time for reading direction (DIRECTION_SECONDS=15) ran out while other "
+                     "checks waited; 2 source(s) are listed as not read, not counted"]
+    assert note_text(notes[0]) == ("The LLM's time for reading direction ran out while other checks waited; "
+                                   "2 source(s) are listed as not read, not counted")
+    for language in LANGS:
+        with speaking(language):
+            shown, kept = note_text(notes[0]), note_text(notes[0], settings=True)
+        assert "DIRECTION_SECONDS" not in shown and "(DIRECTION_SECONDS=15)" in kept, language
+        assert "ran out" not in shown and "not counted" not in shown and shown[0].isupper() and "2" in shown, language
+    with speaking("de"):  # a step outside the graph loses its name too, before the rest is said
+        assert note_text("supplement: 1 paper(s) had their generated summary dropped: their abstract does not support "
+                         "it").startswith("Bei 1 Arbeit(en) wurde die generierte Zusammenfassung verworfen")
