@@ -20,7 +20,8 @@ Recipe
   "reduces" -> "does not reduce", "does not affect" -> "affects", ...), add (negated claim, same rationale,
   flipped label). Held-out claims are never augmented, so held-out numbers stay comparable.
 * Optional claim-side direction flips (``--claim-flips``): the claim with its one direction word reversed
-  ("poorer prognosis" -> "better prognosis"), same rationale, flipped label (augment.py).
+  ("poorer prognosis" -> "better prognosis"), same rationale, flipped label (augment.py); with ``--joint``, read
+  against the whole abstract (joint.py).
 * Optional self-pairs (``--self-pairs``): each rationale sentence against its own premise (supports) and, when a
   rule can negate it, the negated sentence against the same premise (contradicts) (augment.py): what the product's
   verify step asks of an answer sentence that repeats its evidence.
