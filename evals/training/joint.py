@@ -1,10 +1,10 @@
 """Joint abstract-level reading (``--joint``), as MultiVerS and ARSJoint read: the claim against the whole abstract
 at once -> supports / contradicts / nei for the abstract, instead of judging its sentences one by one.
 
-The premise is the title and the abstract's sentences in order (tools.text.premise.whole_abstract, what the run time's
-reader reads). Training examples per epoch: every (claim,
-evidence abstract) with its label, the negated claims, the direction-flipped rationales and (``--claim-flips``) the
-direction-flipped claims of augment.py read in the whole abstract, and nei abstracts (cited without evidence, a BM25 neighbour the claim does not cite, a random
+The premise is the title and the abstract's sentences in order (tools.text.premise.whole_abstract, what the run
+time's reader reads). Training examples per epoch: every (claim, evidence abstract) with its label, the negated
+claims, the direction-flipped rationales and (``--claim-flips``) the direction-flipped claims of augment.py read in
+the whole abstract, and nei abstracts (cited without evidence, a BM25 neighbour the claim does not cite, a random
 abstract), resampled each epoch.
 
 The evaluation pairs are abstract-level too (``joint_eval_pairs``); ``sentence_rule`` gives the same pairs' labels
