@@ -10,7 +10,9 @@ French and Portuguese all have one form for 1 and another for the rest.
 The language is the one ``speaking`` sets for the code it runs (a context variable, so that each turn, request or
 command speaks its own); else the one a front end says its user speaks (``listen``: the chat's, the language of the
 user's last message); else English. The agent's graph nodes speak English whatever the view around them speaks
-(``english``): what they write goes to the LLM and into the kept JSON."""
+(``english``): what they write goes to the LLM and into the kept JSON. The reasons and notes they write come from
+catalog templates (``written``), so that a view can say each one again in its own language (``said``), reading the
+values back out of the English."""
 
 from __future__ import annotations
 
