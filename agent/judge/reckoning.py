@@ -14,7 +14,7 @@ from agent.judge.sentence import verdict_sentence
 from agent.result import CheckResult
 from agent.state import Evidence, SourceAssessment, Verdict
 from tools.index.live_docs import removal_mark
-from tools.text.i18n import said, t, written
+from tools.text.i18n import t, written
 from tools.text.language import LANGUAGES
 
 
@@ -96,7 +96,7 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
             left.append({**row, "why": why})
     left += [
         {"numbers": numbers.get(s.doc_id, []), "title": s.title,
-         "why": said(s.reason) if s.reason else t("no sentence bears on the claim"),
+         "why": s.reason or t("no sentence bears on the claim"),
          "removed": gone(s.doc_id), "removed_on": removed.get(s.doc_id)}
         for s in result.silent
     ]
