@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from agent.grouping import grouped
 from agent.state import AnswerSentence, Evidence, Verdict
+from tools.text.i18n import written
 from tools.text.premise import heading_section
 
 T = TypeVar("T")
@@ -44,18 +45,24 @@ def finding(sentence: str, max_chars: int = MAX_QUOTE_CHARS) -> str:
     return text[:1].upper() + text[1:]
 
 
-def study(ev: Evidence) -> str:
-    """How a sentence names its study and what the quote is: "A 2019 study reports", or "... states as background"
-    for a sentence of a background section (a premise the study tests is not its finding)."""
-    who = f"A {ev.year} study" if ev.year else "A study"
-    return f"{who} states as background" if ev.section.startswith("background") else f"{who} reports"
+# how a quoting sentence names its study (with its year or not) and what the quote is: what the study reports, or
+# what it states as background (a sentence of a background section: a premise the study tests is not its finding)
+QUOTE_FRAMES = {
+    (True, False): 'A {year} study reports: "{quote}"',
+    (False, False): 'A study reports: "{quote}"',
+    (True, True): 'A {year} study states as background: "{quote}"',
+    (False, True): 'A study states as background: "{quote}"',
+}
 
 
 def extractive_sentence(ev: Evidence) -> AnswerSentence:
-    """One evidence item as an answer sentence: which study, what it reports (quoted), and its number."""
+    """One evidence item as an answer sentence: which study, what it reports (quoted), and its number. The frame
+    around the quote is a catalog template (tools.text.i18n.written), which a view says in its own language; the
+    quote stays in the paper's words."""
     quote = finding(ev.sentence)
     end = "" if quote.endswith((".", "!", "?", "...")) else "."
-    return AnswerSentence(text=f'{study(ev)}: "{quote}{end}"', citations=[ev.n])
+    frame = QUOTE_FRAMES[(bool(ev.year), ev.section.startswith("background"))]
+    return AnswerSentence(text=written(frame, year=ev.year, quote=quote + end), citations=[ev.n])
 
 
 QUOTED = re.compile(r'^A (?:\d{4} )?study (?:reports|states as background): "(.+)"$', re.DOTALL)

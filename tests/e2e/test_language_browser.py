@@ -71,7 +71,7 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     expect(page.locator(".message-content").filter(has_text="Verdict:")).to_have_count(0)
     expect(answer).to_contain_text(f"{GERMAN_FINDING[:-1]} [1]")  # the translation, its citation kept
     expect(answer).to_contain_text("Vom LLM nach der Prüfung übersetzt")
-    expect(answer).to_contain_text('A study reports: "Findings suggest')  # a quote, in the paper's words
+    expect(answer).to_contain_text("Eine Studie berichtet: „Findings suggest")  # a quote, in the paper's words
     opens(page, "Das geprüfte Englisch", f"{FINDING[:-1]} [1]")  # the sentences as written and checked
     assert checked_claims(server, page, tmp_path, 1) == [CLAIM]  # the English claim is what was checked
 

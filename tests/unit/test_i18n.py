@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.answer.compose import QUOTE_FRAMES
 from agent.earlier.matches import EarlierCheck
 from agent.judge import scoring
 from agent.judge.sentence import DIRECTED, DISPUTED, SINGULAR, verdict_sentence
@@ -72,7 +73,7 @@ def named_keys() -> set[str]:
         | set(CORRECTION_ACTIONS)
         | {f"1 {a}" for a in CORRECTION_ACTIONS} | {f"{{n}} {a}" for a in CORRECTION_ACTIONS}
         | set(MONTHS)
-        | set(SENTENCE_READS.values()) | set(SIDE_READ.values())
+        | set(SENTENCE_READS.values()) | set(SIDE_READ.values()) | set(QUOTE_FRAMES.values())
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.answer.compose import QUOTE_FRAMES
 from agent.judge.aside import below_the_gate
 from agent.judge.reader import Reading, aside_reason, reader_note, unsure_reason
 from agent.judge.sources import SENTENCE_READS, no_finding_reason
@@ -35,7 +36,7 @@ def written_templates() -> set[str]:
                     first = node.args[0] if node.args else None
                     if isinstance(first, ast.Constant) and isinstance(first.value, str):
                         found.add(first.value)
-    return found | set(SENTENCE_READS.values())
+    return found | set(SENTENCE_READS.values()) | set(QUOTE_FRAMES.values())
 
 
 def test_a_reason_with_values_reads_back_in_german() -> None:
@@ -135,3 +136,19 @@ def test_a_note_is_said_in_the_view_language_without_its_node_or_setting() -> No
     with speaking("de"):  # a step outside the graph loses its name too, before the rest is said
         assert note_text("supplement: 1 paper(s) had their generated summary dropped: their abstract does not support "
                          "it").startswith("Bei 1 Arbeit(en) wurde die generierte Zusammenfassung verworfen")
+
+
+def test_a_quoting_sentence_is_framed_in_the_view_language_and_quotes_the_paper() -> None:
+    from agent.answer.compose import extractive_sentence
+    from agent.state import Evidence
+    from ui.shared.answer_sentence import shown_sentence
+
+    ev = Evidence(n=2, doc_id="9", title="T", sentence="RESULTS: Fever fell in 3 days.", sentence_index=1, year=2019)
+    quoting = extractive_sentence(ev).model_dump()
+    assert quoting["text"] == 'A 2019 study reports: "Fever fell in 3 days."'
+    written_by_llm = {"text": "A study reports that fever fell.", "citations": [2]}
+    with speaking("de"):
+        assert shown_sentence(quoting) == "Eine Studie von 2019 berichtet: „Fever fell in 3 days.“"
+        assert shown_sentence(written_by_llm) == "A study reports that fever fell."  # only a quote's frame is said
+        assert shown_sentence({**quoting, "translation": "Übersetzt."}) == "Übersetzt."
+    assert shown_sentence(quoting) == quoting["text"]

@@ -15,6 +15,7 @@ from typing import Any
 from agent.judge.scoring import describe_reputation
 from agent.state import CORRECTION_ACTIONS
 from tools.text.i18n import said, t, t_n
+from ui.shared.answer_sentence import shown_sentence
 from ui.shared.badges import badges_md
 from ui.shared.consensus import charted, consensus_line, consensus_of
 from ui.shared.notes import note_text
@@ -51,7 +52,7 @@ ENGLISH_ANSWER = "The checked English"  # the button that opens a translated ans
 def sentence_line(i: int, s: dict[str, Any]) -> str:
     """One numbered answer sentence; a flagged one is marked and carries the verifier's reason, a corrected one
     says how it was corrected. A translated sentence shows its translation (agent.translate.answer_in)."""
-    line = f"{i}. {cite(s.get('translation') or s['text'], s['citations'])}"
+    line = f"{i}. {cite(shown_sentence(s), s['citations'])}"
     if s.get("revision") and not s.get("flagged"):
         return f"{line} ✅ " + t("_({how} in place of a flagged sentence)_", how=t(REVISED[s["revision"]]))
     if not s.get("flagged"):

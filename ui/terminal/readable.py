@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tools.text.i18n import said, t
+from ui.shared.answer_sentence import shown_sentence
 
 if TYPE_CHECKING:
     from agent.answer.supplement import Supplement
@@ -54,7 +55,7 @@ def print_readable(result: dict[str, Any]) -> None:
             flag += "  " + t("[FLAG: removed citation(s) to non-existent source(s) {numbers}]",
                              numbers=s["invalid_citations"])
         revised = f"  ({t(REVISED[s['revision']])})" if s.get("revision") else ""
-        print(f"  {i}. {plain(s.get('translation') or s['text'])}{cites}{flag}{revised}")
+        print(f"  {i}. {plain(shown_sentence(s))}{cites}{flag}{revised}")
         if s.get("translation"):
             print("     " + t("(translated by the LLM; checked in English: {english})", english=plain(s["text"])))
     if result.get("corrections"):
