@@ -85,18 +85,18 @@ def reckoning(result: CheckResult, min_confidence: float, removed: Mapping[str, 
         if a.doc_id in counted_ids:
             rows.append(row)
         else:
-            why = t("its weight is 0 (retracted)") if a.reputation <= 0 else t(
+            why = written("its weight is 0 (retracted)") if a.reputation <= 0 else written(
                 "its stance is too weak to grade")
             if GRADE_SCORE[a.label] == 0 and a.p_claim is not None:
-                why = t("the LLM cannot tell which way it points: it is only {sure} sure it {side}",
+                why = written("the LLM cannot tell which way it points: it is only {sure} sure it {side}",
                               sure=percent(max(a.p_claim, 1 - a.p_claim)), side=supported_side(a.p_claim))
             elif a.bearing is not None and GRADE_SCORE[a.label] == 0:
-                why = t("it is {bears} likely to bear on the claim, too little to count",
+                why = written("it is {bears} likely to bear on the claim, too little to count",
                               bears=percent(a.bearing))
             left.append({**row, "why": why})
     left += [
         {"numbers": numbers.get(s.doc_id, []), "title": s.title,
-         "why": s.reason or t("no sentence bears on the claim"),
+         "why": s.reason or written("no sentence bears on the claim"),
          "removed": gone(s.doc_id), "removed_on": removed.get(s.doc_id)}
         for s in result.silent
     ]
