@@ -70,6 +70,8 @@ def test_nested_phrases_and_joined_sentences_are_said_too() -> None:
         clauses = said("repeats [2], not what it cites; removed citation(s) to non-existent source(s) [5]")
         assert clauses == ("wiederholt [2], nicht die zitierte Quelle; "
                            "Zitat(e) nicht vorhandener Quelle(n) entfernt: [5]")
+    with speaking("fr"):  # French sets a narrow no-break space before the semicolon
+        assert "\u202f; " in said("repeats [2], not what it cites; removed citation(s) to non-existent source(s) [5]")
 
 
 def test_what_no_template_wrote_stays_as_it_is() -> None:

@@ -147,6 +147,8 @@ def _number(value: str, language: str) -> str:
 
 # where the code joins the sentences and clauses it writes: the space after a full stop or a closing bracket, or "; "
 _JOINS = re.compile(r"(?<=[.)]) (?=[A-Z(])|; ")
+# French sets a narrow no-break space before a semicolon
+_CLAUSE_JOIN = {"fr": "\u202f; "}
 
 
 def said(text: str) -> str:
@@ -165,14 +167,17 @@ def said(text: str) -> str:
     parts.append(text[at:])
     joins.append("")
 
+    def join(k: int) -> str:
+        return _CLAUSE_JOIN.get(language, joins[k]) if joins[k] == "; " else joins[k]
+
     @cache
     def rest(i: int) -> str:
         for j in range(len(parts), i, -1):
             run = "".join(parts[k] + joins[k] for k in range(i, j - 1)) + parts[j - 1]
             whole = _whole(run, language)
             if whole is not None:
-                return whole + joins[j - 1] + (rest(j) if j < len(parts) else "")
-        return parts[i] + joins[i] + (rest(i + 1) if i + 1 < len(parts) else "")
+                return whole + join(j - 1) + (rest(j) if j < len(parts) else "")
+        return parts[i] + join(i) + (rest(i + 1) if i + 1 < len(parts) else "")
 
     return rest(0)
 
