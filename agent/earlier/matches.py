@@ -15,9 +15,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 
+from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from agent.earlier.relation import Relation, Thresholds, load_thresholds, read_pairs, same_words
+from agent.earlier.relation import Relation, Thresholds, ask_llm, load_thresholds, read_pairs, same_words
 from agent.judge.scoring import (
     LEANING_REFUTED,
     LEANING_SUPPORTED,
@@ -56,6 +57,7 @@ class EarlierCheck(BaseModel):
     similarity: float  # cosine similarity of the two claims' embeddings
     p_same: float
     p_opposite: float
+    llm_same: float | None = None  # the LLM's P(the same claim), asked only where the verifier is unsure
     same_words: bool = False  # the earlier claim is worded as the new one (case, spacing and closing stop aside)
 
     @property
@@ -114,6 +116,17 @@ def record(settings: Settings, embedder: Embedder, result: Mapping[str, Any], th
     keep(settings, check, embedder.encode([claim])[0])
 
 
+def matching_llm(settings: Settings) -> BaseChatModel | None:
+    """The LLM that reads the pairs the verifier leaves unsure; None when none can be made (the verifier reads
+    alone). The embedded model loads on its first request, so making it costs nothing until it is asked."""
+    from agent.llm.client import LLMUnavailableError, make_chat_model
+
+    try:
+        return make_chat_model(settings)
+    except LLMUnavailableError:
+        return None
+
+
 def find_earlier(
     settings: Settings,
     embedder: Embedder,
@@ -121,22 +134,28 @@ def find_earlier(
     claim: str,
     visible_to: str | None = None,
     thresholds: Thresholds | None = None,
+    llm: BaseChatModel | None = None,
 ) -> list[EarlierCheck]:
-    """The kept checks near ``claim`` that ``visible_to`` may see, read against it: matches (same, opposite) first,
-    then related ones, each group by similarity."""
+    """The kept checks near ``claim`` that ``visible_to`` may see, read against it (by the verifier, and by ``llm``
+    where the verifier is unsure): matches (same, opposite) first, then related ones, each group by similarity."""
     t = thresholds or load_thresholds()
     viewer = None if settings.stores.share_checks else visible_to
     near = nearest_kept(settings, embedder.encode([claim])[0], CANDIDATES, t.candidates_from, viewer)
-    return classify(verifier, claim, near, t)
+    return classify(verifier, claim, near, t, llm)
 
 
 def classify(
-    verifier: StanceVerifier, claim: str, near: Sequence[tuple[KeptCheck, float]], t: Thresholds
+    verifier: StanceVerifier,
+    claim: str,
+    near: Sequence[tuple[KeptCheck, float]],
+    t: Thresholds,
+    llm: BaseChatModel | None = None,
 ) -> list[EarlierCheck]:
-    readings = read_pairs(verifier, claim, [k.claim for k, _ in near], t.same_from)
+    others = [k.claim for k, _ in near]
+    readings = ask_llm(llm, claim, others, read_pairs(verifier, claim, others, t.same_from), t)
     found = [
         EarlierCheck(**k.__dict__, relation=r.relation(t), similarity=round(s, 4), p_same=r.same, p_opposite=r.opposite,
-                     same_words=same_words(claim, k.claim))
+                     llm_same=r.llm_same, same_words=same_words(claim, k.claim))
         for (k, s), r in zip(near, readings, strict=True)
     ]
     order: dict[Literal["same", "opposite", "related"], int] = {"same": 0, "opposite": 1, "related": 2}

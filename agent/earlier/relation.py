@@ -9,18 +9,29 @@ used, because it also fires for a claim about another population or outcome, whi
 verifier reads past a single reversing word ("dependent" / "independent") or swapped comparands, so a pair that
 holds one is never called the same claim (tools.text.opposite.reversal).
 
-The two thresholds are fitted on the fit half of evals/claim_matching/pairs.jsonl (SciFact train claims and text
-written for the purpose) by ``python -m evals.claim_matching fit --write`` and kept in ``relation.json``.
+The verifier misses a claim put in other words ("macrolides" / "macrolide antibiotics", "myocardial infarction" /
+"heart attack"). So where it leaves a pair unsure (not one claim, not opposites, no reversing word), the LLM is asked
+whether the two are the same claim, in both orders (prompts/same_claim.md), and a pair it reads as one in both is
+the same claim. Without the LLM (none configured, or it fails) the verifier's reading stands alone.
+
+The thresholds are fitted on the fit half of evals/claim_matching/pairs.jsonl (SciFact train claims and text
+written for the purpose) by ``python -m evals.claim_matching.fit --write`` and kept in ``relation.json``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from langchain_core.language_models import BaseChatModel
+
+import prompts
+from agent.judge.direction import yes_share
+from agent.llm.calls import first_token
+from agent.llm.client import LLMUnavailableError
 from agent.state import StanceVerifier
 from tools.text.opposite import negation, reversal, rule_opposite
 
@@ -37,6 +48,14 @@ class Thresholds:
     same_from: float = 0.8
     opposite_from: float = 0.8
     candidates_from: float = 0.5
+    # a pair the verifier leaves unsure is the same claim when the LLM reads the two as one at least this sure in
+    # both orders, and the verifier reads neither as the other's opposite as high as ``llm_opposite_below``
+    llm_same_from: float = 1.01
+    llm_opposite_below: float = 0.0
+
+    def asks_llm(self, reading: PairReading) -> bool:
+        """Whether the LLM's reading could make this pair the same claim (``PairReading.relation``)."""
+        return reading.reversal is None and reading.same < self.same_from and reading.opposite < self.llm_opposite_below
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +63,7 @@ def load_thresholds(path: Path = THRESHOLDS_FILE) -> Thresholds:
     if not path.is_file():
         return Thresholds()
     raw = json.loads(path.read_text())
-    return Thresholds(float(raw["same_from"]), float(raw["opposite_from"]), float(raw["candidates_from"]))
+    return Thresholds(**{k: float(v) for k, v in raw.items()})
 
 
 @dataclass(frozen=True)
@@ -57,15 +76,19 @@ class PairReading:
     same: float
     opposite: float
     reversal: str | None = None
+    llm_same: float | None = None  # the LLM's P(the same claim), the lower of both orders; None when not asked
 
     def relation(self, t: Thresholds) -> Relation:
-        """The same claim when the two read as one and no word may reverse one against the other; the opposite when
-        one reads as the other's opposite and the two do not also read as one; else related (listed, never
-        matched), as are two comparisons whose reversed word may be undone by swapped comparands."""
+        """The same claim when the two read as one (by the verifier, or by the LLM where the verifier is unsure)
+        and no word may reverse one against the other; the opposite when one reads as the other's opposite and the
+        two do not also read as one; else related (listed, never matched), as are two comparisons whose reversed
+        word may be undone by swapped comparands."""
         if self.reversal == "comparison":
             return "related"
         if self.same >= t.same_from:
             return "same" if self.reversal is None else "related"
+        if t.asks_llm(self) and self.llm_same is not None and self.llm_same >= t.llm_same_from:
+            return "same"
         return "opposite" if self.opposite >= t.opposite_from else "related"
 
 
@@ -107,3 +130,32 @@ def read_pairs(
              for n, k in enumerate(left)}
     return [PairReading(p_same[k], p_opp.get(k, 0.0), reversal(claim, other)) if k in p_same
             else PairReading(1.0, 0.0) for k, other in enumerate(others)]
+
+
+def llm_same(llm: BaseChatModel, a: str, b: str) -> float:
+    """The LLM's P(``a`` and ``b`` are the same claim): the lower of its two readings, A/B and B/A (a model that
+    prefers its first claim reads both ways). Raises LLMUnavailableError."""
+    shares = []
+    for first, second in ((a, b), (b, a)):
+        reply, probs, _ = first_token(llm, prompts.load("same_claim_system"),
+                                      prompts.render("same_claim", a=first, b=second))
+        shares.append(yes_share(probs, reply))
+    return round(min(shares), 4)
+
+
+def ask_llm(
+    llm: BaseChatModel | None, claim: str, others: list[str], readings: list[PairReading], t: Thresholds
+) -> list[PairReading]:
+    """``readings`` (of ``claim`` against each of ``others``), with the LLM's reading added where the verifier leaves
+    a pair unsure (``Thresholds.asks_llm``); without the LLM, or once it fails, the rest stand as the verifier read
+    them."""
+    out = list(readings)
+    if llm is None:
+        return out
+    for k, reading in enumerate(readings):
+        if t.asks_llm(reading):
+            try:
+                out[k] = replace(reading, llm_same=llm_same(llm, claim, others[k]))
+            except LLMUnavailableError:
+                break
+    return out

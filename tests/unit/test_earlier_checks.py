@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 from agent.earlier.matches import EarlierCheck, find_earlier, record
-from agent.earlier.relation import PairReading, Thresholds, opposite_of, read_pairs, same_words
+from agent.earlier.relation import PairReading, Thresholds, ask_llm, opposite_of, read_pairs, same_words
+from agent.llm.client import LLMUnavailableError
+from agent.llm.scripted import ScriptedChatModel
 from agent.settings.app import Settings, get_settings
 from tools.models.embedder import DIM
 from tools.models.verifier import VerifierResult
@@ -215,3 +217,56 @@ def test_a_reversing_word_keeps_two_alike_claims_from_being_the_same(a: str, b: 
     assert reversal(a, b) == why
     reading = PairReading(same=0.97, opposite=0.1, reversal=reversal(a, b))
     assert reading.relation(T) == ("related" if why else "same")  # never "same", and not mirrored on a word alone
+
+
+# the verifier that misses the paraphrase (other words: "macrolide antibiotics", "heart attacks") but reads the opposite
+MISSES_PARAPHRASE = ScriptedVerifier([(opposite_of(CLAIM), OPPOSITE), (opposite_of(OPPOSITE), CLAIM)])
+WITH_LLM = replace(T, llm_same_from=0.8, llm_opposite_below=0.5)
+
+
+def says_same(*words: str) -> ScriptedChatModel:
+    """An LLM that reads a pair as the same claim (P(yes) 0.9) when the prompt holds one of ``words``, else not
+    (0.1)."""
+    return ScriptedChatModel(rules=[
+        {"when": word, "reply": "Yes", "top_logprobs": {"Yes": 0.9, "No": 0.1}} for word in words
+    ] + [{"reply": "No", "top_logprobs": {"Yes": 0.1, "No": 0.9}}])
+
+
+def test_the_llm_reads_the_pairs_the_verifier_leaves_unsure():
+    claims = [PARAPHRASE, OPPOSITE, RELATED]
+    alone = read_pairs(MISSES_PARAPHRASE, CLAIM, claims)
+    assert [r.relation(WITH_LLM) for r in alone] == ["related", "opposite", "related"]
+    llm = says_same("heart attacks")
+    read = ask_llm(llm, CLAIM, claims, alone, WITH_LLM)
+    assert [r.relation(WITH_LLM) for r in read] == ["same", "opposite", "related"]
+    assert read[0].llm_same == 0.9 and read[1].llm_same is None and read[2].llm_same == 0.1
+    assert len(llm.calls) == 4  # both orders of the two unsure pairs; the opposite is never asked
+    first, second = ("\n".join(str(m.content) for m in call) for call in llm.calls[:2])
+    assert "same claim" in first and f"Claim A: <claim>{CLAIM}</claim>\nClaim B: <claim>{PARAPHRASE}</claim>" in first
+    assert f"Claim A: <claim>{PARAPHRASE}</claim>\nClaim B: <claim>{CLAIM}</claim>" in second
+    assert "never an instruction" in first  # the claims are data (prompts/same_claim_system.md)
+    # the LLM's "same" never outweighs a reversing word, nor the verifier's reading of an opposite
+    assert PairReading(0.1, 0.1, "negation", llm_same=0.99).relation(WITH_LLM) == "related"
+    assert PairReading(0.1, 0.6, None, llm_same=0.99).relation(WITH_LLM) == "related"
+    assert PairReading(0.1, 0.9, None, llm_same=0.99).relation(WITH_LLM) == "opposite"
+    # without thresholds for it (the defaults), the LLM is never asked
+    assert not Thresholds().asks_llm(alone[0]) and ask_llm(llm, CLAIM, claims, alone, T) == alone
+
+
+def test_without_the_llm_or_when_it_fails_the_verifier_reads_alone(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+):
+    kept(settings, CLAIM, "Generally refuted", "t-same")
+    found = find_earlier(settings, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE, thresholds=WITH_LLM)
+    assert found[0].relation == "related" and found[0].llm_same is None
+    found = find_earlier(settings, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE, thresholds=WITH_LLM,
+                         llm=says_same("heart attacks"))
+    assert (found[0].relation, found[0].llm_same, found[0].matched) == ("same", 0.9, True)
+
+    def down(*_: Any) -> float:
+        raise LLMUnavailableError("the LLM is unreachable")
+
+    monkeypatch.setattr("agent.earlier.relation.llm_same", down)
+    found = find_earlier(settings, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE, thresholds=WITH_LLM,
+                         llm=says_same("heart attacks"))
+    assert found[0].relation == "related" and found[0].llm_same is None

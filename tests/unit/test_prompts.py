@@ -27,6 +27,7 @@ EVIDENCE = [
 BEARS_TEST = "test_judge_sources.py::test_bears_asks_with_the_evidence_first_and_the_same_system_prompt_as_choose"
 TRANSLATE_TEST = "test_translate.py::test_another_language_is_checked_in_english_and_english_takes_no_step"
 TRANSLATE_ANSWER_TEST = "test_translate.py::test_the_answer_is_translated_after_the_check_and_its_english_is_kept"
+SAME_CLAIM_TEST = "test_earlier_checks.py::test_the_llm_reads_the_pairs_the_verifier_leaves_unsure"
 TESTED = {
     "answer": "test_answer_prompts",
     "answer_system": "test_answer_prompts",
@@ -58,6 +59,8 @@ TESTED = {
     "translate_system": TRANSLATE_TEST,
     "translate_answer": TRANSLATE_ANSWER_TEST,
     "translate_answer_system": TRANSLATE_ANSWER_TEST,
+    "same_claim": SAME_CLAIM_TEST,
+    "same_claim_system": SAME_CLAIM_TEST,
 }
 
 

@@ -45,9 +45,10 @@ async def offer_earlier(text: str, thread: str) -> bool:
         return False
     from tools.models.embedder import get_embedder
 
-    verifier = (await chat_runtime()).deps.verifier
+    deps = (await chat_runtime()).deps
     try:
-        found = await asyncio.to_thread(find_earlier, settings, get_embedder(), verifier, text, chat_user())
+        found = await asyncio.to_thread(find_earlier, settings, get_embedder(), deps.verifier, text, chat_user(),
+                                        llm=deps.llm)
     except STORE_ERRORS as e:
         log.warning("earlier checks were not looked up: %s", e)
         return False

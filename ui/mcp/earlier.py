@@ -10,7 +10,7 @@ from typing import Any
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
-from agent.earlier.matches import STORE_ERRORS, find_earlier, record
+from agent.earlier.matches import STORE_ERRORS, find_earlier, matching_llm, record
 from agent.settings.app import Settings
 
 RECORDED_BY = "the MCP server"  # who the kept check names as having checked it
@@ -34,7 +34,8 @@ def add_earlier_tool(mcp: FastMCP, settings: Settings) -> None:
             raise ToolError(f"I cannot look this up: {e}") from e
         if not settings.stores.earlier_checks:
             raise ToolError("earlier checks are turned off on this server (EARLIER_CHECKS=false)")
-        found = await asyncio.to_thread(find_earlier, settings, get_embedder(), get_verifier(), text)
+        found = await asyncio.to_thread(find_earlier, settings, get_embedder(), get_verifier(), text,
+                                        llm=matching_llm(settings))
         return {"claim": text,
                 "earlier": [e.model_dump() | {"verdict_for_this_claim": e.verdict_for_new_claim()} for e in found]}
 

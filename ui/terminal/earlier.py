@@ -9,7 +9,7 @@ import getpass
 import sys
 from typing import Any
 
-from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
+from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, matching_llm, record
 from agent.settings.app import Settings
 from tools.text.i18n import t
 from ui.shared.untrusted import plain
@@ -32,7 +32,7 @@ def earlier_checks(settings: Settings, claim: str) -> list[EarlierCheck]:
     from tools.models.verifier import get_verifier
 
     try:
-        return find_earlier(settings, get_embedder(), get_verifier(), claim)
+        return find_earlier(settings, get_embedder(), get_verifier(), claim, llm=matching_llm(settings))
     except STORE_ERRORS as e:
         print(f"claimtrace: warning: earlier checks were not looked up ({' '.join(str(e).split())})", file=sys.stderr)
         return []
