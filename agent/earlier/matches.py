@@ -137,11 +137,12 @@ def find_earlier(
     llm: BaseChatModel | None = None,
 ) -> list[EarlierCheck]:
     """The kept checks near ``claim`` that ``visible_to`` may see, read against it (by the verifier, and by ``llm``
-    where the verifier is unsure): matches (same, opposite) first, then related ones, each group by similarity."""
+    where the verifier is unsure, unless EARLIER_LLM=false): matches (same, opposite) first, then related ones, each
+    group by similarity."""
     t = thresholds or load_thresholds()
     viewer = None if settings.stores.share_checks else visible_to
     near = nearest_kept(settings, embedder.encode([claim])[0], CANDIDATES, t.candidates_from, viewer)
-    return classify(verifier, claim, near, t, llm)
+    return classify(verifier, claim, near, t, llm if settings.stores.earlier_llm else None)
 
 
 def classify(

@@ -10,9 +10,10 @@ verifier reads past a single reversing word ("dependent" / "independent") or swa
 holds one is never called the same claim (tools.text.opposite.reversal).
 
 The verifier misses a claim put in other words ("macrolides" / "macrolide antibiotics", "myocardial infarction" /
-"heart attack"). So where it leaves a pair unsure (not one claim, not opposites, no reversing word), the LLM is asked
-whether the two are the same claim, in both orders (prompts/same_claim.md), and a pair it reads as one in both is
-the same claim. Without the LLM (none configured, or it fails) the verifier's reading stands alone.
+"heart attack"). So where it leaves the nearest pair unsure (not one claim, not opposites, no reversing word), the
+LLM is asked whether the two are the same claim, in both orders (prompts/same_claim.md), and a pair it reads as one
+in both is the same claim. Without the LLM (none configured, EARLIER_LLM=false, or it fails) the verifier's reading
+stands alone.
 
 The thresholds are fitted on the fit half of evals/claim_matching/pairs.jsonl (SciFact train claims and text
 written for the purpose) by ``python -m evals.claim_matching.fit --write`` and kept in ``relation.json``.
@@ -37,6 +38,9 @@ from tools.text.opposite import negation, reversal, rule_opposite
 
 Relation = Literal["same", "opposite", "related"]
 THRESHOLDS_FILE = Path(__file__).with_name("relation.json")
+# the unsure pairs the LLM reads, nearest first: each is two calls, 2-3 s on 2 cores, while the user waits
+# (evals/results/earlier_match_bench.md); a paraphrase is the nearest kept claim more often than not
+LLM_PAIRS = 1
 
 
 @dataclass(frozen=True)
@@ -146,16 +150,15 @@ def llm_same(llm: BaseChatModel, a: str, b: str) -> float:
 def ask_llm(
     llm: BaseChatModel | None, claim: str, others: list[str], readings: list[PairReading], t: Thresholds
 ) -> list[PairReading]:
-    """``readings`` (of ``claim`` against each of ``others``), with the LLM's reading added where the verifier leaves
-    a pair unsure (``Thresholds.asks_llm``); without the LLM, or once it fails, the rest stand as the verifier read
-    them."""
+    """``readings`` (of ``claim`` against each of ``others``, nearest first), with the LLM's reading added for the
+    nearest ``LLM_PAIRS`` pairs the verifier leaves unsure (``Thresholds.asks_llm``); without the LLM, or when it
+    fails, they stand as the verifier read them."""
     out = list(readings)
     if llm is None:
         return out
-    for k, reading in enumerate(readings):
-        if t.asks_llm(reading):
-            try:
-                out[k] = replace(reading, llm_same=llm_same(llm, claim, others[k]))
-            except LLMUnavailableError:
-                break
+    for k in [k for k, reading in enumerate(readings) if t.asks_llm(reading)][:LLM_PAIRS]:
+        try:
+            out[k] = replace(readings[k], llm_same=llm_same(llm, claim, others[k]))
+        except LLMUnavailableError:
+            break
     return out

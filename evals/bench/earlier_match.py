@@ -1,5 +1,6 @@
 """Benchmark of the whole "checked before" lookup as a user waits for it (agent.earlier.matches.find_earlier): the
-claim embedded, the kept checks scanned, and the nearest kept claims read against it by the claim verifier. The
+claim embedded, the kept checks scanned, and the nearest kept claims read against it by the claim verifier, and by
+the LLM where the verifier is unsure; the verifier alone is measured in the same run, as the baseline. The
 store holds every SciFact train claim as a kept check (real claims, so that the candidates and their number are
 what a user meets); the queries are the other side of the fit split's pairs (evals/claim_matching/pairs.jsonl:
 paraphrases, opposites and related claims of those train claims).
@@ -15,13 +16,37 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.earlier.matches import find_earlier, record
-from agent.settings.app import Settings
+from langchain_core.language_models import BaseChatModel
+
+from agent.earlier.matches import CANDIDATES, EarlierCheck, find_earlier, matching_llm, record
+from agent.settings.app import Settings, get_settings
+from agent.state import StanceVerifier
 from evals.bench.kept_checks import machine
 from evals.claim_matching.pairs import load_pairs
 from evals.experiments import REPO_ROOT, git_commit
 from evals.training.bearing_replay import DATA_DIR
 from evals.training.data import load_data
+from tools.models.embedder import Embedder
+
+
+def lookup(
+    settings: Settings, embedder: Embedder, verifier: StanceVerifier, claim: str, llm: BaseChatModel | None
+) -> tuple[float, list[EarlierCheck]]:
+    t = time.perf_counter()
+    found = find_earlier(settings, embedder, verifier, claim, llm=llm)
+    return time.perf_counter() - t, found
+
+
+def row(name: str, runs: list[tuple[float, list[EarlierCheck]]]) -> str:
+    """One table row: the lookups' times, candidates, the LLM's calls (two a pair it read) and the matches."""
+    ms = sorted(1000 * s for s, _ in runs)
+    p95 = ms[int(0.95 * (len(ms) - 1))]
+    candidates = [len(found) for _, found in runs]
+    calls = [2 * sum(e.llm_same is not None for e in found) for _, found in runs]
+    matched = sum(any(e.matched for e in found) for _, found in runs)
+    return (f"| {name} | {len(ms)} | {statistics.median(ms):.0f} ms | {p95:.0f} ms | {ms[-1]:.0f} ms | "
+            f"{statistics.median(candidates):.0f} / {max(candidates)} | {statistics.mean(calls):.1f} / {max(calls)} | "
+            f"{matched} |")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,18 +66,12 @@ def main(argv: list[str] | None = None) -> None:
             record(settings, embedder, {"id": f"train-{c.id}", "claim": c.text, "verdict": {"label": "Supported"}},
                    f"thread-{c.id}", "bench")
         fill = time.perf_counter() - t0
-        find_earlier(settings, embedder, verifier, queries[0])  # the matrix loaded, the models warm
-        seconds, candidates, matched = [], [], 0
-        for q in queries:
-            t = time.perf_counter()
-            found = find_earlier(settings, embedder, verifier, q)
-            seconds.append(time.perf_counter() - t)
-            candidates.append(len(found))
-            matched += any(e.matched for e in found)
-    ms = sorted(1000 * s for s in seconds)
-    p95 = ms[int(0.95 * (len(ms) - 1))]
+        llm = matching_llm(get_settings())
+        find_earlier(settings, embedder, verifier, queries[0], llm=llm)  # the matrix loaded, the models warm
+        kinds = (("the verifier alone", None), ("with the LLM where the verifier is unsure", llm))
+        rows = [row(name, [lookup(settings, embedder, verifier, q, with_llm) for q in queries])
+                for name, with_llm in kinds]
     m = machine()
-    cands = f"{statistics.median(candidates):.0f} / {max(candidates)}"
     text = f"""# The whole "checked before" lookup, as a user waits for it
 
 `python -m evals.bench.earlier_match` (commit {git_commit()}): {m["cpu"]} ({", ".join(m["flags"])}), {m["cpus"]} CPUs,
@@ -60,11 +79,13 @@ Python {m["python"]}.
 
 {len(train)} SciFact train claims kept as checks (recorded in {fill:.1f} s); {len(queries)} queries, the fit split's
 second claims. Each lookup embeds the claim, scans the kept checks and reads each candidate (cosine at least the
-candidate filter, at most 5) against the claim with the claim verifier, 6 pairs a candidate.
+candidate filter, at most {CANDIDATES}) against the claim with the claim verifier, 6 pairs a candidate; the product
+then asks the LLM, in both orders, about each candidate that the verifier leaves unsure. Both rows come from the same
+run, one after the other.
 
-| lookups | median | p95 | max | candidates read (median / max) | lookups with a match |
-|---:|---:|---:|---:|---:|---:|
-| {len(ms)} | {statistics.median(ms):.0f} ms | {p95:.0f} ms | {ms[-1]:.0f} ms | {cands} | {matched} |
+| lookup | lookups | median | p95 | max | candidates read (median / max) | LLM calls (mean / max) | with a match |
+|---|---:|---:|---:|---:|---:|---:|---:|
+{chr(10).join(rows)}
 """
     args.out.write_text(text)
     print(text)

@@ -239,8 +239,11 @@ def test_the_llm_reads_the_pairs_the_verifier_leaves_unsure():
     llm = says_same("heart attacks")
     read = ask_llm(llm, CLAIM, claims, alone, WITH_LLM)
     assert [r.relation(WITH_LLM) for r in read] == ["same", "opposite", "related"]
-    assert read[0].llm_same == 0.9 and read[1].llm_same is None and read[2].llm_same == 0.1
-    assert len(llm.calls) == 4  # both orders of the two unsure pairs; the opposite is never asked
+    assert read[0].llm_same == 0.9 and read[1].llm_same is None and read[2].llm_same is None
+    assert len(llm.calls) == 2  # both orders of the nearest unsure pair; the opposite is never asked
+    later = ask_llm(says_same("stroke"), CLAIM, [OPPOSITE, RELATED, PARAPHRASE], [alone[1], alone[2], alone[0]],
+                    WITH_LLM)  # the related claim nearest: it is read, the paraphrase behind it is not
+    assert [r.llm_same for r in later] == [None, 0.9, None] and later[1].relation(WITH_LLM) == "same"
     first, second = ("\n".join(str(m.content) for m in call) for call in llm.calls[:2])
     assert "same claim" in first and f"Claim A: <claim>{CLAIM}</claim>\nClaim B: <claim>{PARAPHRASE}</claim>" in first
     assert f"Claim A: <claim>{PARAPHRASE}</claim>\nClaim B: <claim>{CLAIM}</claim>" in second
@@ -262,6 +265,10 @@ def test_without_the_llm_or_when_it_fails_the_verifier_reads_alone(
     found = find_earlier(settings, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE, thresholds=WITH_LLM,
                          llm=says_same("heart attacks"))
     assert (found[0].relation, found[0].llm_same, found[0].matched) == ("same", 0.9, True)
+    off = settings.with_values(stores={"earlier_llm": False})  # EARLIER_LLM=false: the verifier reads alone
+    found = find_earlier(off, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE, thresholds=WITH_LLM,
+                         llm=says_same("heart attacks"))
+    assert found[0].relation == "related" and found[0].llm_same is None
 
     def down(*_: Any) -> float:
         raise LLMUnavailableError("the LLM is unreachable")
