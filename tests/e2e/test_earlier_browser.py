@@ -1,9 +1,10 @@
-"""Checked before, in headless Chromium (ui/chat/earlier_view.py): a claim is checked; in a new chat the same claim,
-typed again in other case and spacing, is not searched but shown at once as checked before, with its verdict, date
-and who checked it; "Open the check of ..." shows the earlier answer as it was kept, and "Check again now" runs a new
-check that keeps a link to the earlier one. Whether a paraphrase counts as the same claim is the matcher's to decide
-(measured on evals/claim_matching/pairs.jsonl, tested in tests/unit/test_earlier_checks.py); here the words stay
-the same so that the test follows the chat, not the verifier's threshold."""
+"""Checked before, in headless Chromium (ui/chat/earlier_view.py): a claim is checked; in a new chat the same claim
+in other words is not searched but shown at once as checked before, with its verdict, date, who checked it and the
+earlier wording; "Open the check of ..." shows the earlier answer as it was kept, and "Check again now" runs a new
+check that keeps a link to the earlier one. The paraphrase is one the shipped claim verifier reads as the same claim
+by a wide margin (P(same) 0.93, the threshold 0.65), and the scripted LLM reads it so too, should the verifier be
+unsure of it on another CPU; how well the matcher tells paraphrases, opposites and related claims apart is measured on
+evals/claim_matching/pairs.jsonl and tested in tests/unit/test_earlier_checks.py."""
 
 from __future__ import annotations
 
@@ -17,19 +18,20 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from agent.earlier.relation import same_words
 from tests.e2e.conftest import CLAIM, SCRIPT, USER, chat_environment
 from tests.e2e.server import ChatServer
 from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, send, turn_ended
 from tests.e2e.test_full_disk import copied, thread_results
 from tests.e2e.test_library_browser import new_chat
 
-AGAIN = "  the mmr VACCINE causes   autism "
+AGAIN = "Autism is caused by MMR vaccination."
+# the LLM reads the paraphrase as the claim (agent.earlier.relation.llm_same), should the verifier be unsure of it
+SAME_CLAIM = {"when": f"<claim>{AGAIN}</claim>", "reply": "Yes", "top_logprobs": {"Yes": 0.95, "No": 0.05}}
 
 
 @pytest.fixture(scope="module")
 def earlier_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
-    env = chat_environment(tmp_path_factory.mktemp("earlier_chat"), SCRIPT) | {"EARLIER_CHECKS": "true"}
+    env = chat_environment(tmp_path_factory.mktemp("earlier_chat"), [SAME_CLAIM, *SCRIPT]) | {"EARLIER_CHECKS": "true"}
     srv = ChatServer(env, Path(env["DATA_DIR"]) / "server.log").start()
     yield srv
     srv.stop()
@@ -73,7 +75,8 @@ def test_a_claim_checked_before_is_offered_and_checked_again_on_request(
     send(page, AGAIN)
     offer = page.locator(".message-content").filter(has_text="Checked before.")
     expect(offer).to_have_count(1, timeout=30_000)
-    expect(offer).to_contain_text(re.compile(rf"This claim: Checked on \d+ \w+ \d{{4}} by {USER}: .+ read\)\."))
+    expect(offer).to_contain_text(re.compile(
+        rf"This claim: Checked on \d+ \w+ \d{{4}} by {USER}, worded .{re.escape(CLAIM)}.: .+ read\)\."))
     turn_ended(page)
     expect(answers).to_have_count(0)  # nothing was searched
 
@@ -87,6 +90,6 @@ def test_a_claim_checked_before_is_offered_and_checked_again_on_request(
     turn_ended(page)
     rows = kept_rows(earlier_chat, tmp_path, 2)
     second = thread_of(page)
-    assert rows[0] == (first, CLAIM) and rows[1][0] == second and same_words(rows[1][1], CLAIM) and len(rows) == 2
+    assert rows[0] == (first, CLAIM) and rows[1] == (second, AGAIN) and len(rows) == 2
     [again] = thread_results(copied(Path(earlier_chat.env["DATA_DIR"]) / "threads.sqlite", tmp_path / "last"), second)
     assert [(e["relation"], e["thread_id"]) for e in again["earlier"]] == [("same", first)]
