@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from agent.llm.client import LLMUnavailableError
 from agent.llm.turns import TURNS
 from agent.state import Usage
+from tools.text.i18n import written
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 # the end of a sentence: . ! or ? (a citation bracket may follow it), then closing quotes or brackets, then space or end
@@ -72,12 +73,12 @@ def invoke(llm: BaseChatModel, system: str, user: str, **kwargs: Any) -> AIMessa
         with TURNS.call():
             msg = llm.bind(**kwargs).invoke([SystemMessage(system), HumanMessage(user)])
     except openai.APITimeoutError as e:
-        raise LLMUnavailableError("the LLM did not answer in time (LLM_TIMEOUT)") from e
+        raise LLMUnavailableError(written("the LLM did not answer in time (LLM_TIMEOUT)")) from e
     except openai.APIConnectionError as e:
         cause = root_cause(e)
         if isinstance(cause, LLMUnavailableError):  # the embedded server's own word (did not start, stopped twice)
             raise LLMUnavailableError(str(cause)) from e
-        raise LLMUnavailableError(f"the LLM is unreachable ({cause})") from e
+        raise LLMUnavailableError(written("the LLM is unreachable ({cause})", cause=cause)) from e
     except openai.APIStatusError as e:
         raise LLMUnavailableError(refusal(e.status_code)) from e
     except openai.LengthFinishReasonError as e:
@@ -129,10 +130,10 @@ def root_cause(e: BaseException) -> BaseException:
 def refusal(status: int) -> str:
     """What an HTTP error status of the LLM server means for the user."""
     if status == 429:
-        return "the LLM server is rate-limiting requests (HTTP 429 Too Many Requests)"
+        return written("the LLM server is rate-limiting requests (HTTP 429 Too Many Requests)")
     if status >= 500:
-        return f"the LLM server failed (HTTP {status})"
-    return f"the LLM refused the request: HTTP {status}"
+        return written("the LLM server failed (HTTP {status})", status=status)
+    return written("the LLM refused the request: HTTP {status}", status=status)
 
 
 def complete_sentences(text: str) -> str:

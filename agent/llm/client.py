@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from agent.settings.app import Settings
 from tools.config import secret
 from tools.files import sha256_file
+from tools.text.i18n import written
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ class EmbeddedServer:
         try:
             self._server = serve_gguf(model_path, n_ctx, threads, "127.0.0.1", self.port)
         except Exception as e:  # the native server reports start-up failures as plain exceptions
-            self._error = LLMUnavailableError(f"the embedded LLM could not start: {e}")
+            self._error = LLMUnavailableError(written("the embedded LLM could not start: {error}", error=e))
         finally:
             self._ready.set()
 
@@ -160,7 +161,7 @@ class EmbeddedServer:
         than `timeout`."""
         self.start()
         if not self._ready.wait(self.START_TIMEOUT_S if timeout is None else timeout):
-            raise LLMUnavailableError("the embedded LLM did not finish loading in time")
+            raise LLMUnavailableError(written("the embedded LLM did not finish loading in time"))
         if self._error is not None:
             raise self._error
 

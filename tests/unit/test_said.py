@@ -154,3 +154,20 @@ def test_a_quoting_sentence_is_framed_in_the_view_language_and_quotes_the_paper(
         assert shown_sentence(written_by_llm) == "A study reports that fever fell."  # only a quote's frame is said
         assert shown_sentence({**quoting, "translation": "Übersetzt."}) == "Übersetzt."
     assert shown_sentence(quoting) == quoting["text"]
+
+
+def test_the_llms_failure_quoted_in_a_note_is_said_too() -> None:
+    from agent.llm.calls import refusal
+    from ui.shared.notes import note_text
+
+    timeout = written("the LLM did not answer in time (LLM_TIMEOUT)")
+    note = "reformulate: " + written("{error}: no second search round", error=timeout)
+    unreachable = "reformulate: " + written("{error}: no second search round", error=written(
+        "the LLM is unreachable ({cause})", cause="Connection refused"))
+    assert note == "reformulate: the LLM did not answer in time (LLM_TIMEOUT): no second search round"
+    with speaking("de"):
+        assert note_text(note) == "Das LLM hat nicht rechtzeitig geantwortet: keine zweite Suchrunde"
+        assert note_text(unreachable) == "Das LLM ist nicht erreichbar (Connection refused): keine zweite Suchrunde"
+        assert said(refusal(503)) == "der LLM-Server ist ausgefallen (HTTP 503)"  # the server's own words
+    with speaking("fr"):
+        assert note_text(note, settings=True).startswith("Le LLM n'a pas répondu à temps (LLM_TIMEOUT)")
