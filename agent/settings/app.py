@@ -82,8 +82,7 @@ class StoreSettings(SettingsGroup):
     checkpoint_url: str | None = None
     # whether a claim is matched against the checks kept before it (agent.earlier) before it is searched
     earlier_checks: bool = Field(True, validation_alias="EARLIER_CHECKS")
-    # whether the LLM reads the nearest kept claim that the claim verifier leaves unsure (a claim in other words):
-    # more paraphrases found, and 2-5 s more for such a lookup on 2 cores (docs/earlier.md)
+    # whether the LLM reads the nearest kept claim the verifier is unsure of (docs/earlier.md: 2-5 s more)
     earlier_llm: bool = Field(True, validation_alias="EARLIER_LLM")
     # whether a chat user is shown every user's earlier checks (a team that shares its work); else only their own
     share_checks: bool = Field(False, validation_alias="SHARE_CHECKS")
