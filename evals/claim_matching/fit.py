@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.earlier.relation import THRESHOLDS_FILE, PairReading, Thresholds, llm_same, read_pairs
+from agent.earlier.relation import THRESHOLDS_FILE, PairReading, Thresholds, ask_llm, llm_same, read_pairs
 from evals.claim_matching.pairs import Pair, load_pairs
 from evals.experiments import git_commit
 
@@ -62,8 +62,9 @@ def readings(
     out = []
     for c, p in zip(cos, pairs, strict=True):
         r = read_pairs(verifier, p.b, [p.a])[0]
-        asked = asked_where.asks_llm(r) if asked_where is not None else r.reversal is None
-        if llm is not None and asked:
+        if asked_where is not None:
+            r = ask_llm(llm, p.b, [p.a], [r], asked_where)[0]  # the product's own step
+        elif llm is not None and r.reversal is None:
             r = replace(r, llm_same=llm_same(llm, p.b, p.a))
         out.append((float(c), r))
     return out
