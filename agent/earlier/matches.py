@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from agent.earlier.relation import Relation, Thresholds, ask_llm, load_thresholds, read_pairs, same_words
+from agent.earlier.relation import (
+    LLM_PAIRS,
+    PairReading,
+    Relation,
+    Thresholds,
+    ask_llm,
+    load_thresholds,
+    read_pairs,
+    same_words,
+)
 from agent.judge.scoring import (
     LEANING_REFUTED,
     LEANING_SUPPORTED,
@@ -77,16 +86,23 @@ class EarlierCheck(BaseModel):
             return self.checked_at
         return t("{day} {month} {year}", day=when.day, month=t(when.strftime("%b")), year=when.year)
 
+    def by(self) -> str:
+        return t(" by {user}", user=self.checked_by) if self.checked_by else ""
+
+    def summary(self) -> str:
+        """"Checked on 28 Nov 2026 by alice, worded "...": Not enough evidence (3 papers read).": the check as it was,
+        for its own claim (the earlier wording only where it differs)."""
+        worded = "" if self.same_words else t(", worded \"{claim}\"", claim=self.claim)
+        return t("Checked on {when}{by}{worded}: {verdict} ({papers} read).", when=self.day, by=self.by(),
+                 worded=worded, verdict=t(self.verdict), papers=papers(self.papers_read))
+
     def describe(self) -> str:
         """"Checked on 28 Nov 2026 by alice: Not enough evidence (3 papers read).", with the earlier wording when it
         differs, so that the user sees what was checked; for an opposite, how it was phrased and what its verdict
         means for the new claim."""
-        when = self.day
-        by = t(" by {user}", user=self.checked_by) if self.checked_by else ""
-        worded = "" if self.same_words else t(", worded \"{claim}\"", claim=self.claim)
+        when, by = self.day, self.by()
         verdict, read = t(self.verdict), papers(self.papers_read)
-        line = t("Checked on {when}{by}{worded}: {verdict} ({papers} read).", when=when, by=by, worded=worded,
-                 verdict=verdict, papers=read)
+        line = self.summary()
         if self.relation == "opposite":
             mirrored = self.verdict_for_new_claim()
             line = t("Its opposite was checked on {when}{by}, phrased \"{claim}\": {verdict} ({papers} read).",
@@ -127,6 +143,56 @@ def matching_llm(settings: Settings) -> BaseChatModel | None:
         return None
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """The kept claims near a new one (nearest first) and their readings: the verifier's at first, the LLM's added
+    by ``read_by``. The chat shows what the verifier decides at once and the nearest unsure claim as a candidate
+    while the LLM reads it (ui.chat.earlier_view); the command line and MCP wait for both (``find_earlier``)."""
+
+    claim: str
+    near: Sequence[tuple[KeptCheck, float]]
+    readings: Sequence[PairReading]
+    thresholds: Thresholds
+
+    def check(self, k: int) -> EarlierCheck:
+        """The ``k``-th nearest kept check, as its reading stands."""
+        (kept, similarity), r = self.near[k], self.readings[k]
+        return EarlierCheck(**kept.__dict__, relation=r.relation(self.thresholds), similarity=round(similarity, 4),
+                            p_same=r.same, p_opposite=r.opposite, llm_same=r.llm_same,
+                            same_words=same_words(self.claim, kept.claim))
+
+    def checks(self) -> list[EarlierCheck]:
+        """The kept checks as the readings stand: matches (same, opposite) first, then related ones, each group by
+        similarity."""
+        order: dict[Literal["same", "opposite", "related"], int] = {"same": 0, "opposite": 1, "related": 2}
+        return sorted(map(self.check, range(len(self.near))), key=lambda e: (order[e.relation], -e.similarity))
+
+    def unsure(self) -> list[EarlierCheck]:
+        """The kept checks the LLM would read (agent.earlier.relation.ask_llm), nearest first."""
+        t = self.thresholds
+        return [self.check(k) for k, r in enumerate(self.readings) if t.asks_llm(r)][:LLM_PAIRS]
+
+    def read_by(self, llm: BaseChatModel | None) -> Lookup:
+        """This lookup with the LLM's reading of the unsure pairs added; as it is without an LLM."""
+        others = [k.claim for k, _ in self.near]
+        return replace(self, readings=ask_llm(llm, self.claim, others, list(self.readings), self.thresholds))
+
+
+def look_up(
+    settings: Settings,
+    embedder: Embedder,
+    verifier: StanceVerifier,
+    claim: str,
+    visible_to: str | None = None,
+    thresholds: Thresholds | None = None,
+) -> Lookup:
+    """The kept checks near ``claim`` that ``visible_to`` may see, read against it by the verifier."""
+    t = thresholds or load_thresholds()
+    viewer = None if settings.stores.share_checks else visible_to
+    near = nearest_kept(settings, embedder.encode([claim])[0], CANDIDATES, t.candidates_from, viewer)
+    return Lookup(claim, near, read_pairs(verifier, claim, [k.claim for k, _ in near], t.same_from), t)
+
+
 def find_earlier(
     settings: Settings,
     embedder: Embedder,
@@ -139,25 +205,5 @@ def find_earlier(
     """The kept checks near ``claim`` that ``visible_to`` may see, read against it (by the verifier, and by ``llm``
     where the verifier is unsure, unless EARLIER_LLM=false): matches (same, opposite) first, then related ones, each
     group by similarity."""
-    t = thresholds or load_thresholds()
-    viewer = None if settings.stores.share_checks else visible_to
-    near = nearest_kept(settings, embedder.encode([claim])[0], CANDIDATES, t.candidates_from, viewer)
-    return classify(verifier, claim, near, t, llm if settings.stores.earlier_llm else None)
-
-
-def classify(
-    verifier: StanceVerifier,
-    claim: str,
-    near: Sequence[tuple[KeptCheck, float]],
-    t: Thresholds,
-    llm: BaseChatModel | None = None,
-) -> list[EarlierCheck]:
-    others = [k.claim for k, _ in near]
-    readings = ask_llm(llm, claim, others, read_pairs(verifier, claim, others, t.same_from), t)
-    found = [
-        EarlierCheck(**k.__dict__, relation=r.relation(t), similarity=round(s, 4), p_same=r.same, p_opposite=r.opposite,
-                     llm_same=r.llm_same, same_words=same_words(claim, k.claim))
-        for (k, s), r in zip(near, readings, strict=True)
-    ]
-    order: dict[Literal["same", "opposite", "related"], int] = {"same": 0, "opposite": 1, "related": 2}
-    return sorted(found, key=lambda e: (order[e.relation], -e.similarity))
+    looked = look_up(settings, embedder, verifier, claim, visible_to, thresholds)
+    return looked.read_by(llm if settings.stores.earlier_llm else None).checks()

@@ -1,9 +1,12 @@
-"""Benchmark of the whole "checked before" lookup as a user waits for it (agent.earlier.matches.find_earlier): the
-claim embedded, the kept checks scanned, and the nearest kept claims read against it by the claim verifier, and by
-the LLM where the verifier is unsure; the verifier alone is measured in the same run, as the baseline. The
-store holds every SciFact train claim as a kept check (real claims, so that the candidates and their number are
-what a user meets); the queries are the other side of the fit split's pairs (evals/claim_matching/pairs.jsonl:
-paraphrases, opposites and related claims of those train claims).
+"""Benchmark of the "checked before" lookup as a user waits for it, stage by stage as the chat shows it
+(ui/chat/earlier_view.py): first the claim embedded, the kept checks scanned and the nearest kept claims read against
+it by the claim verifier (agent.earlier.matches.look_up), which shows a match, or the nearest unsure claim as a
+candidate, or lets the check start; then, where the verifier leaves the nearest claim unsure, the LLM's reading of it
+in both orders (``Lookup.read_by``), which turns the candidate into a match or not. The LLM is timed twice: right
+after another lookup's reading (its prompt prefix cached by the server) and after an unrelated prompt (as after a
+check, which evicts it). The store holds every SciFact train claim as a kept check (real claims, so that the
+candidates and their number are what a user meets); the queries are the other side of the fit split's pairs
+(evals/claim_matching/pairs.jsonl: paraphrases, opposites and related claims of those train claims).
 
     python -m evals.bench.earlier_match [--out evals/results/earlier_match_bench.md]
 """
@@ -14,11 +17,13 @@ import argparse
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.earlier.matches import CANDIDATES, EarlierCheck, find_earlier, matching_llm, record
+from agent.earlier.matches import CANDIDATES, look_up, matching_llm, record
+from agent.llm.calls import invoke
 from agent.settings.app import Settings, get_settings
 from agent.state import StanceVerifier
 from evals.bench.kept_checks import machine
@@ -28,25 +33,46 @@ from evals.training.bearing_replay import DATA_DIR
 from evals.training.data import load_data
 from tools.models.embedder import Embedder
 
+UNRELATED = ("You summarise text.", "Summarise in one word: the weather was fine all week.")  # evicts the cached prefix
 
-def lookup(
-    settings: Settings, embedder: Embedder, verifier: StanceVerifier, claim: str, llm: BaseChatModel | None
-) -> tuple[float, list[EarlierCheck]]:
+
+@dataclass(frozen=True)
+class Timed:
+    """One lookup: seconds until the verifier's reading is shown, and the LLM's seconds after it (None: not asked)."""
+
+    shown_s: float
+    llm_s: float | None
+    matched: bool
+
+
+def timed(settings: Settings, embedder: Embedder, verifier: StanceVerifier, claim: str,
+          llm: BaseChatModel | None, evict: bool) -> Timed:
     t = time.perf_counter()
-    found = find_earlier(settings, embedder, verifier, claim, llm=llm)
-    return time.perf_counter() - t, found
+    looked = look_up(settings, embedder, verifier, claim)
+    shown = time.perf_counter() - t
+    if any(e.matched for e in looked.checks()) or not looked.unsure() or llm is None:
+        return Timed(shown, None, any(e.matched for e in looked.checks()))
+    if evict:
+        invoke(llm, *UNRELATED, max_tokens=1)
+    t = time.perf_counter()
+    read = looked.read_by(llm)
+    return Timed(shown, time.perf_counter() - t, any(e.matched for e in read.checks()))
 
 
-def row(name: str, runs: list[tuple[float, list[EarlierCheck]]]) -> str:
-    """One table row: the lookups' times, candidates, the LLM's calls (two a pair it read) and the matches."""
-    ms = sorted(1000 * s for s, _ in runs)
-    p95 = ms[int(0.95 * (len(ms) - 1))]
-    candidates = [len(found) for _, found in runs]
-    calls = [2 * sum(e.llm_same is not None for e in found) for _, found in runs]
-    matched = sum(any(e.matched for e in found) for _, found in runs)
-    return (f"| {name} | {len(ms)} | {statistics.median(ms):.0f} ms | {p95:.0f} ms | {ms[-1]:.0f} ms | "
-            f"{statistics.median(candidates):.0f} / {max(candidates)} | {statistics.mean(calls):.1f} / {max(calls)} | "
-            f"{matched} |")
+def ms(values: list[float]) -> tuple[str, str, str]:
+    """Median, p95 and max of ``values`` (seconds) in ms."""
+    out = sorted(1000 * v for v in values)
+    return f"{statistics.median(out):.0f} ms", f"{out[int(0.95 * (len(out) - 1))]:.0f} ms", f"{out[-1]:.0f} ms"
+
+
+def row(name: str, runs: list[Timed]) -> str:
+    """One table row: until the verifier's reading shows, then the LLM's reading where it is asked."""
+    shown = ms([r.shown_s for r in runs])
+    asked = [r.shown_s + r.llm_s for r in runs if r.llm_s is not None]
+    read = ms(asked) if asked else ("-", "-", "-")
+    matched = sum(r.matched for r in runs)
+    cells = [name, str(len(runs)), *shown, str(len(asked)), *read, str(matched)]
+    return "| " + " | ".join(cells) + " |"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -67,10 +93,11 @@ def main(argv: list[str] | None = None) -> None:
                    f"thread-{c.id}", "bench")
         fill = time.perf_counter() - t0
         llm = matching_llm(get_settings())
-        find_earlier(settings, embedder, verifier, queries[0], llm=llm)  # the matrix loaded, the models warm
-        kinds = (("the verifier alone", None), ("with the LLM where the verifier is unsure", llm))
-        rows = [row(name, [lookup(settings, embedder, verifier, q, with_llm) for q in queries])
-                for name, with_llm in kinds]
+        timed(settings, embedder, verifier, queries[0], llm, True)  # the matrix loaded, the models warm
+        kinds = (("the verifier alone", None, False), ("the LLM where the verifier is unsure, its prefix cached", llm,
+                 False), ("the same, after an unrelated prompt (as after a check)", llm, True))
+        rows = [row(name, [timed(settings, embedder, verifier, q, with_llm, evict) for q in queries])
+                for name, with_llm, evict in kinds]
     m = machine()
     text = f"""# The whole "checked before" lookup, as a user waits for it
 
@@ -79,12 +106,13 @@ Python {m["python"]}.
 
 {len(train)} SciFact train claims kept as checks (recorded in {fill:.1f} s); {len(queries)} queries, the fit split's
 second claims. Each lookup embeds the claim, scans the kept checks and reads each candidate (cosine at least the
-candidate filter, at most {CANDIDATES}) against the claim with the claim verifier, 6 pairs a candidate; the product
-then asks the LLM, in both orders, about each candidate that the verifier leaves unsure. Both rows come from the same
-run, one after the other.
+candidate filter, at most {CANDIDATES}) against the claim with the claim verifier, 6 pairs a candidate: then the chat
+shows a match, or the nearest unsure kept claim as a candidate, or starts the check. Where no match is read and the
+nearest claim is unsure, the LLM reads that pair in both orders, and the chat shows the match, or says the claim is
+only related and starts the check. All rows come from the same run, one after the other.
 
-| lookup | lookups | median | p95 | max | candidates read (median / max) | LLM calls (mean / max) | with a match |
-|---|---:|---:|---:|---:|---:|---:|---:|
+| lookup | lookups | shown: median | p95 | max | the LLM asked | its reading done: median | p95 | max | with a match |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {chr(10).join(rows)}
 """
     args.out.write_text(text)

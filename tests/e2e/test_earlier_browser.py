@@ -27,11 +27,18 @@ from tests.e2e.test_library_browser import new_chat
 AGAIN = "Autism is caused by MMR vaccination."
 # the LLM reads the paraphrase as the claim (agent.earlier.relation.llm_same), should the verifier be unsure of it
 SAME_CLAIM = {"when": f"<claim>{AGAIN}</claim>", "reply": "Yes", "top_logprobs": {"Yes": 0.95, "No": 0.05}}
+# the issue's own pair: the shipped verifier leaves it unsure (P(same) 0.31, P(opposite) 0.04: its other words are
+# synonyms), so the LLM reads it; held 8 s a reading, so that the candidate shown meanwhile can be seen
+MACROLIDES = "Macrolides protect against myocardial infarction."
+IN_OTHER_WORDS = "Do macrolide antibiotics prevent heart attacks?"
+READ_SLOWLY = {"when": f"<claim>{IN_OTHER_WORDS}</claim>", "reply": "Yes", "top_logprobs": {"Yes": 0.9, "No": 0.1},
+               "delay_s": 8}
 
 
 @pytest.fixture(scope="module")
 def earlier_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
-    env = chat_environment(tmp_path_factory.mktemp("earlier_chat"), [SAME_CLAIM, *SCRIPT]) | {"EARLIER_CHECKS": "true"}
+    rules = [SAME_CLAIM, READ_SLOWLY, *SCRIPT]
+    env = chat_environment(tmp_path_factory.mktemp("earlier_chat"), rules) | {"EARLIER_CHECKS": "true"}
     srv = ChatServer(env, Path(env["DATA_DIR"]) / "server.log").start()
     yield srv
     srv.stop()
@@ -93,3 +100,32 @@ def test_a_claim_checked_before_is_offered_and_checked_again_on_request(
     assert rows[0] == (first, CLAIM) and rows[1] == (second, AGAIN) and len(rows) == 2
     [again] = thread_results(copied(Path(earlier_chat.env["DATA_DIR"]) / "threads.sqlite", tmp_path / "last"), second)
     assert [(e["relation"], e["thread_id"]) for e in again["earlier"]] == [("same", first)]
+
+
+def test_a_claim_the_verifier_is_unsure_of_shows_as_a_candidate_while_the_llm_reads_it(
+    browser: Any, earlier_chat: ChatServer, tmp_path: Path
+):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    answers = page.locator(".message-content").filter(has_text="Verdict:")
+    log_in(page, earlier_chat.url)
+    before = len(kept_rows(earlier_chat, tmp_path, 0))
+    send(page, MACROLIDES)
+    expect(answers).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
+    turn_ended(page)
+    first = thread_of(page)
+    assert kept_rows(earlier_chat, tmp_path, before + 1)[-1] == (first, MACROLIDES)
+
+    new_chat(page, earlier_chat)
+    send(page, IN_OTHER_WORDS)
+    candidate = page.locator(".message-content").filter(has_text="Maybe checked before.")
+    expect(candidate).to_have_count(1, timeout=30_000)  # while the LLM reads (16 s), with the earlier wording
+    expect(candidate).to_contain_text(re.compile(rf"worded .{re.escape(MACROLIDES)}.: .+ read\)\."))
+    expect(page.get_by_role("button", name=re.compile(r"^Open the check of "))).to_have_count(1)
+    offer = page.locator(".message-content").filter(has_text="Checked before.")
+    expect(offer).to_contain_text(re.compile(rf"This claim: Checked on \d+ \w+ \d{{4}} by {USER}, worded "
+                                             rf".{re.escape(MACROLIDES)}."), timeout=60_000)
+    expect(candidate).to_have_count(0)  # the same message, now the offer
+    expect(page.get_by_role("button", name="Check again now", exact=True)).to_have_count(1)
+    expect(page.get_by_role("button", name=re.compile(r"^Open the check of "))).to_have_count(1)
+    turn_ended(page)
+    expect(answers).to_have_count(0)  # nothing was searched: the user chooses

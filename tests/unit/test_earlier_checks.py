@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agent.earlier.matches import EarlierCheck, find_earlier, record
+from agent.earlier.matches import EarlierCheck, find_earlier, look_up, record
 from agent.earlier.relation import PairReading, Thresholds, ask_llm, opposite_of, read_pairs, same_words
 from agent.llm.client import LLMUnavailableError
 from agent.llm.scripted import ScriptedChatModel
@@ -254,6 +254,30 @@ def test_the_llm_reads_the_pairs_the_verifier_leaves_unsure():
     assert PairReading(0.1, 0.9, None, llm_same=0.99).relation(WITH_LLM) == "opposite"
     # without thresholds for it (the defaults), the LLM is never asked
     assert not Thresholds().asks_llm(alone[0]) and ask_llm(llm, CLAIM, claims, alone, T) == alone
+
+
+def test_the_chat_lookup_gives_the_verifiers_reading_first_and_the_unsure_claim_to_read(settings: Settings):
+    """look_up reads by the verifier alone (what the chat shows at once); unsure() names the kept check the LLM is to
+    read, and read_by adds its reading, as find_earlier does in one step."""
+    kept(settings, CLAIM, "Generally refuted", "t-same")
+    kept(settings, "Macrolides protect against stroke in adults.", "Not enough evidence", "t-related")
+    looked = look_up(settings, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE, thresholds=WITH_LLM)
+    assert [e.matched for e in looked.checks()] == [False, False]
+    assert [e.thread_id for e in looked.unsure()] == ["t-same"]  # the nearest unsure one only (LLM_PAIRS)
+    assert "worded" in looked.unsure()[0].summary() and "Generally refuted" in looked.unsure()[0].summary()
+    llm = says_same("heart attacks")
+    read = looked.read_by(llm)
+    assert [(e.thread_id, e.relation, e.llm_same) for e in read.checks()][0] == ("t-same", "same", 0.9)
+    assert len(llm.calls) == 2 and looked.checks()[0].llm_same is None  # the first lookup is left as it was
+    assert read.checks() == find_earlier(settings, WordEmbedder(), MISSES_PARAPHRASE, PARAPHRASE,
+                                         thresholds=WITH_LLM, llm=says_same("heart attacks"))
+    not_same = looked.read_by(says_same("stroke"))
+    assert not_same.unsure()[0].llm_same == 0.1 and not any(e.matched for e in not_same.checks())
+    assert looked.read_by(None) == looked
+    # what the verifier decides is a match before any LLM reads (the chat shows it and asks nothing)
+    sure = look_up(settings, WordEmbedder(), VERIFIER, PARAPHRASE, thresholds=WITH_LLM)
+    assert (sure.checks()[0].thread_id, sure.checks()[0].relation) == ("t-same", "same")
+    assert [e.thread_id for e in sure.unsure()] == ["t-related"]
 
 
 def test_without_the_llm_or_when_it_fails_the_verifier_reads_alone(

@@ -13,7 +13,7 @@ from typing import Any
 
 import chainlit as cl
 
-from agent.earlier.matches import STORE_ERRORS, EarlierCheck, find_earlier, record
+from agent.earlier.matches import STORE_ERRORS, EarlierCheck, look_up, record
 from agent.followup.route import checks_without_the_llm
 from agent.settings.app import get_settings
 from tools.text.i18n import t
@@ -39,7 +39,10 @@ async def would_check(text: str, thread: str) -> bool:
 
 async def offer_earlier(text: str, thread: str) -> bool:
     """Show the kept checks that match ``text`` and return True (the turn then waits for the user's choice), or
-    return False when there is none to show."""
+    return False when there is none to show. What the verifier decides shows at once; where it leaves the nearest
+    kept claim unsure and the LLM is to read the pair, that claim shows at once as a candidate, with its check one
+    click away, and the message then says what the LLM read: the same claim (the offer, as for the verifier's), or
+    related only (the check goes on)."""
     settings = get_settings()
     if not settings.stores.earlier_checks or not await would_check(text, thread):
         return False
@@ -47,16 +50,50 @@ async def offer_earlier(text: str, thread: str) -> bool:
 
     deps = (await chat_runtime()).deps
     try:
-        found = await asyncio.to_thread(find_earlier, settings, get_embedder(), deps.verifier, text, chat_user(),
-                                        llm=deps.llm)
+        looked = await asyncio.to_thread(look_up, settings, get_embedder(), deps.verifier, text, chat_user())
     except STORE_ERRORS as e:
         log.warning("earlier checks were not looked up: %s", e)
         return False
-    matches = [e for e in found if e.matched]
-    if not matches:
+    matches = [e for e in looked.checks() if e.matched]
+    if matches:
+        await earlier_message(text, matches).send()
+        return True
+    unsure = looked.unsure()
+    if not unsure or deps.llm is None or not settings.stores.earlier_llm:
         return False
-    await earlier_message(text, matches).send()
-    return True
+    candidate = candidate_message(unsure)
+    await candidate.send()
+    read = await asyncio.to_thread(looked.read_by, deps.llm)
+    matches = [e for e in read.checks() if e.matched]
+    if matches:
+        for action in candidate.actions:  # the offer brings its own buttons
+            await action.remove()
+        offer = earlier_message(text, matches)
+        candidate.content, candidate.actions = offer.content, offer.actions
+    else:
+        said = (t("🔁 The LLM did not answer whether this kept claim is the same claim as yours. Checking yours now.")
+                if any(e.llm_same is None for e in read.unsure())
+                else t("🔁 Not the same claim: the kept claim is only related. Checking yours now."))
+        candidate.content = said + "\n" + kept_lines(unsure)
+    await candidate.update()
+    return bool(matches)
+
+
+def open_action(e: EarlierCheck) -> cl.Action:
+    return cl.Action(name=OPEN_EARLIER, label=t("Open the check of {day}", day=e.day),
+                     payload={"thread_id": e.thread_id, "check_id": e.check_id, "day": e.day})
+
+
+def kept_lines(checks: list[EarlierCheck]) -> str:
+    return "\n".join(f"- {md(e.summary())}" for e in checks)
+
+
+def candidate_message(unsure: list[EarlierCheck]) -> cl.Message:
+    """The kept claims the LLM is reading against the new one, shown while it reads, each with its check one click
+    away."""
+    content = (t("🔁 **Maybe checked before.** Reading whether this kept claim is the same claim as yours:") + "\n"
+               + kept_lines(unsure))
+    return cl.Message(content=content, actions=[open_action(e) for e in unsure])
 
 
 def earlier_message(text: str, matches: list[EarlierCheck]) -> cl.Message:
@@ -65,8 +102,7 @@ def earlier_message(text: str, matches: list[EarlierCheck]) -> cl.Message:
     for e in matches:
         kind = t("This claim") if e.relation == "same" else t("Its opposite")
         lines.append(f"- {kind}: {md(e.describe())}")
-        actions.append(cl.Action(name=OPEN_EARLIER, label=t("Open the check of {day}", day=e.day),
-                                 payload={"thread_id": e.thread_id, "check_id": e.check_id, "day": e.day}))
+        actions.append(open_action(e))
     actions.append(cl.Action(name=CHECK_AGAIN, label=t("Check again now"),
                              payload={"text": text, "earlier": [e.model_dump() for e in matches]}))
     content = (t("🔁 **Checked before.**") + "\n" + "\n".join(lines) + "\n\n"
