@@ -50,8 +50,9 @@ def timed(settings: Settings, embedder: Embedder, verifier: StanceVerifier, clai
     t = time.perf_counter()
     looked = look_up(settings, embedder, verifier, claim)
     shown = time.perf_counter() - t
-    if any(e.matched for e in looked.checks()) or not looked.unsure() or llm is None:
-        return Timed(shown, None, any(e.matched for e in looked.checks()))
+    matched = any(e.matched for e in looked.checks())
+    if matched or not looked.unsure() or llm is None:
+        return Timed(shown, None, matched)
     if evict:
         invoke(llm, *UNRELATED, max_tokens=1)
     t = time.perf_counter()

@@ -19,6 +19,7 @@ from agent.settings.app import get_settings
 from tools.text.i18n import t
 from ui.chat.render import answer_markdown
 from ui.chat.runtime import chat_runtime, thread_values
+from ui.chat.views import replace_actions
 from ui.shared.untrusted import md
 
 log = logging.getLogger("claimtrace.ui")
@@ -66,10 +67,9 @@ async def offer_earlier(text: str, thread: str) -> bool:
     read = await asyncio.to_thread(looked.read_by, deps.llm)
     matches = [e for e in read.checks() if e.matched]
     if matches:
-        for action in candidate.actions:  # the offer brings its own buttons
-            await action.remove()
         offer = earlier_message(text, matches)
-        candidate.content, candidate.actions = offer.content, offer.actions
+        candidate.content = offer.content
+        await replace_actions(candidate, offer.actions)
     else:
         said = (t("🔁 The LLM did not answer whether this kept claim is the same claim as yours. Checking yours now.")
                 if any(e.llm_same is None for e in read.unsure())

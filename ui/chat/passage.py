@@ -28,7 +28,7 @@ from ui.chat.passage_view import claims_markdown, report_markdown, stored_passag
 from ui.chat.queued import queue_slot
 from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
 from ui.chat.sources import turn_deps
-from ui.chat.views import send_answer
+from ui.chat.views import replace_actions, send_answer
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
 
@@ -150,7 +150,7 @@ async def run_checks(check: PassageCheck, deps: Deps) -> None:
             rows[str(row.n)] = len(values["results"]) - 1
             await remember(kept, _thread())  # a later claim finds this row's check (ui.chat.earlier_view)
         table.content = table_markdown(check, done=False)
-        await _replace_actions(table, open_actions(check, rows))
+        await replace_actions(table, open_actions(check, rows))
         await table.update()
     # each row's full check is in `results` already: the stored passage points to it instead of holding a copy
     stored = {"check": check.model_dump(mode="json", exclude={"claims": {"__all__": {"result"}}}), "rows": rows}
@@ -158,16 +158,9 @@ async def run_checks(check: PassageCheck, deps: Deps) -> None:
     index = len(values["passages"]) - 1
     table.content = table_markdown(check, done=True)
     table.metadata = {PASSAGE_TAG: index}
-    await _replace_actions(table, passage_actions(stored, index))
+    await replace_actions(table, passage_actions(stored, index))
     await table.update()
     await cl.Message(content=report_markdown(check)).send()
-
-
-async def _replace_actions(message: cl.Message, actions: list[cl.Action]) -> None:
-    """Swap a message's buttons (an update sends the new ones and leaves the old ones on screen)."""
-    for action in message.actions:
-        await action.remove()
-    message.actions = actions
 
 
 def open_actions(check: PassageCheck, rows: dict[str, int]) -> list[cl.Action]:

@@ -142,3 +142,10 @@ def followup_message(reply: dict[str, Any]) -> cl.Message:
     if not actions:
         return cl.Message(content=followup_markdown(reply))
     return cl.Message(content=followup_markdown(reply), actions=actions, metadata={FOLLOWUP_TAG: actions[0].payload})
+
+
+async def replace_actions(message: cl.Message, actions: list[cl.Action]) -> None:
+    """Swap a message's buttons before its update (an update sends the new ones and leaves the old ones on screen)."""
+    for action in message.actions:
+        await action.remove()
+    message.actions = actions
