@@ -39,6 +39,9 @@ class Example:
     hyp: str
     variants: list[str]  # premise variants; one is picked at random per epoch
     label: int
+    # For rationale supervision (one premise only): each sentence of the premise as (first character, end, whether it
+    # is a rationale sentence); None where the data marks no rationale.
+    sentences: tuple[tuple[int, int, bool], ...] | None = None
 
 
 def load_data(data_dir: Path) -> tuple[dict[int, Doc], list[Claim], list[Claim]]:

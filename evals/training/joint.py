@@ -5,7 +5,8 @@ The premise is the title and the abstract's sentences in order (tools.text.premi
 time's reader reads). Training examples per epoch: every (claim, evidence abstract) with its label, the negated
 claims, the direction-flipped rationales and (``--claim-flips``) the direction-flipped claims of augment.py read in
 the whole abstract, and nei abstracts (cited without evidence, a BM25 neighbour the claim does not cite, a random
-abstract), resampled each epoch.
+abstract), resampled each epoch. Each SciFact example marks where its sentences stand and which are rationale
+sentences (none in a nei abstract), for ``--rationale-weight``.
 
 The evaluation pairs are abstract-level too (``joint_eval_pairs``); ``sentence_rule`` gives the same pairs' labels
 from a sentence-level verifier that reads every sentence of the abstract, the baseline joint reading must beat.
@@ -29,6 +30,30 @@ def abstract_text(doc: Doc, max_chars: int = WHOLE_ABSTRACT_CHARS) -> str:
     return whole_abstract(doc.title, doc.sents, max_chars)
 
 
+def sentence_positions(text: str, doc: Doc) -> list[tuple[int, int, int]]:
+    """(sentence index, first character, end) of each of the abstract's sentences in ``text``, its whole-abstract
+    premise, in order; a sentence the premise leaves out (a long abstract's middle) is not there."""
+    out: list[tuple[int, int, int]] = []
+    pos = len(doc.title)
+    for i, sentence in enumerate(doc.sents):
+        at = text.find(sentence, pos) if sentence else -1
+        if at >= 0:
+            out.append((i, at, at + len(sentence)))
+            pos = at + len(sentence)
+    return out
+
+
+def sentence_spans(text: str, doc: Doc, rationale: set[int]) -> tuple[tuple[int, int, bool], ...]:
+    """Where each sentence of the abstract stands in ``text`` and whether it is a rationale sentence."""
+    return tuple((start, end, i in rationale) for i, start, end in sentence_positions(text, doc))
+
+
+def read_whole(claim: str, doc: Doc, label: int, rationale: set[int]) -> Example:
+    """The claim against the whole abstract, with its label and where its rationale sentences stand."""
+    text = abstract_text(doc)
+    return Example(claim, [text], label, sentence_spans(text, doc, rationale))
+
+
 def _label(claim: Claim, doc_id: int) -> int:
     """An evidence abstract's label: SciFact gives one label per (claim, abstract)."""
     return claim.evidence[doc_id][0][1]
@@ -45,17 +70,17 @@ def joint_augmentation(claims: list[Claim], corpus: dict[int, Doc], *, claim_fli
         neg = negate_claim(c.text)
         turned = flip_claim_direction(c.text) if claim_flips else None
         for d in c.evidence:
-            doc, lab = corpus[d], _label(c, d)
+            doc, lab, rationale = corpus[d], _label(c, d), rationale_sents(c, d)
             if neg:
-                out.append(Example(neg, [abstract_text(doc)], 1 - lab))
+                out.append(read_whole(neg, doc, 1 - lab, rationale))
             if turned:
-                out.append(Example(turned, [abstract_text(doc)], 1 - lab))
-            flips = [(i, flip_direction(doc.sents[i])) for i in sorted(rationale_sents(c, d))]
+                out.append(read_whole(turned, doc, 1 - lab, rationale))
+            flips = [(i, flip_direction(doc.sents[i])) for i in sorted(rationale)]
             flipped = [(i, s) for i, s in flips if s is not None]
             if len(flipped) == 1:
                 i, text = flipped[0]
                 new = Doc(doc.title, [text if k == i else s for k, s in enumerate(doc.sents)])
-                out.append(Example(c.text, [abstract_text(new)], 1 - lab))
+                out.append(read_whole(c.text, new, 1 - lab, rationale))
     return out
 
 
@@ -73,18 +98,18 @@ def joint_epoch_examples(
     doc_ids = list(corpus)
     for c in claims:
         for d in c.evidence:
-            ex.append(Example(c.text, [abstract_text(corpus[d])], _label(c, d)))
+            ex.append(read_whole(c.text, corpus[d], _label(c, d), rationale_sents(c, d)))
         for d in c.cited:
             if d not in c.evidence:
-                ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
+                ex.append(read_whole(c.text, corpus[d], NEI, set()))
         others = [d for d in bm25_top.get(c.id, []) if d not in c.evidence and d not in c.cited]
         pool = others[: max(3, 2 * negatives)]
         for d in rng.sample(pool, min(negatives, len(pool))):
-            ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
+            ex.append(read_whole(c.text, corpus[d], NEI, set()))
         if rng.random() < 0.5:
             d = rng.choice(doc_ids)
             if d not in c.cited and d not in c.evidence:
-                ex.append(Example(c.text, [abstract_text(corpus[d])], NEI))
+                ex.append(read_whole(c.text, corpus[d], NEI, set()))
     return ex
 
 

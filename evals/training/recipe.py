@@ -32,7 +32,7 @@ from evals.training.data import (
 )
 from evals.training.joint import climate_fever_passages, joint_augmentation, joint_epoch_examples
 from tools.models.verifier_artifact import DELTA_FILE, factor
-from tools.models.verifier_net import CrossEncoderNet, build_base_net
+from tools.models.verifier_net import HEADS, CrossEncoderNet, build_base_net
 
 
 class Start(NamedTuple):
@@ -55,6 +55,8 @@ def start(args: argparse.Namespace) -> Start:
     net, tok = build_base_net(args.base)
     if getattr(args, "init_head", None):
         net.head.load_state_dict(torch.load(args.init_head, weights_only=True))
+    if getattr(args, "rationale_weight", 0.0):
+        net.add_sentence_head()
     base_state = {n: p.detach().clone() for n, p in net.named_parameters()}
     body, head = freeze_below(net, args.train_layers)
     if getattr(args, "lora_rank", 0):
@@ -86,7 +88,7 @@ def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.n
     config = LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.05, target_modules=targets)
     inject_adapter_in_model(config, net)
     for n, p in net.named_parameters():
-        p.requires_grad_(n.startswith("head.") or "lora_" in n)
+        p.requires_grad_(n.startswith(HEADS) or "lora_" in n)
     return [p for n, p in net.named_parameters() if "lora_" in n]
 
 
@@ -101,6 +103,9 @@ def init_from_artifact(net: CrossEncoderNet, artifact_dir: Path) -> None:
     with torch.no_grad():
         for key, t in raw.items():
             kind, name = key.split(".", 1)
+            if kind == "full" and name not in params:
+                raise ValueError(f"{artifact_dir}: {key} has no place in this network (a sentence head needs "
+                                 "--rationale-weight)")
             if kind == "full":
                 params[name].copy_(torch.from_numpy(t.astype("float32")))
             elif kind == "lora_a":
@@ -243,12 +248,12 @@ def freeze_below(net: CrossEncoderNet, train_layers: int) -> tuple[list[torch.nn
     layer_ids = {int(n[len(prefix) :].split(".")[0]) for n, _ in net.named_parameters() if n.startswith(prefix)}
     n_layers = max(layer_ids) + 1
     for n, p in net.named_parameters():
-        trainable = n.startswith("head.")
+        trainable = n.startswith(HEADS)
         if n.startswith(prefix):
             trainable = int(n[len(prefix) :].split(".")[0]) >= n_layers - train_layers
         p.requires_grad_(trainable)
-    head = [p for n, p in net.named_parameters() if p.requires_grad and n.startswith("head.")]
-    body = [p for n, p in net.named_parameters() if p.requires_grad and not n.startswith("head.")]
+    head = [p for n, p in net.named_parameters() if p.requires_grad and n.startswith(HEADS)]
+    body = [p for n, p in net.named_parameters() if p.requires_grad and not n.startswith(HEADS)]
     return body, head
 
 

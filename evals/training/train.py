@@ -21,30 +21,84 @@ from evals.training.run_state import RunState
 from tools.models.verifier import LABELS, Verifier
 from tools.models.verifier_net import CrossEncoderNet
 
+Spans = tuple[tuple[int, int, bool], ...] | None
 
-def batches(ex: list[Example], tok: Any, bs: int, max_len: int, rng: random.Random) -> list[dict[str, Any]]:
-    """Length-bucketed batches (shuffled chunks sorted by length) to limit padding."""
-    items = [(e.hyp, rng.choice(e.variants), e.label) for e in ex]
+
+def batches(
+    ex: list[Example], tok: Any, bs: int, max_len: int, rng: random.Random, rationale: bool = False
+) -> list[dict[str, Any]]:
+    """Length-bucketed batches (shuffled chunks sorted by length) to limit padding; with ``rationale``, each batch
+    whose examples mark their sentences also carries the sentence of each token and the sentences' targets
+    (``sentence_targets``)."""
+    items = [(e.hyp, rng.choice(e.variants), e.label, e.sentences) for e in ex]
     rng.shuffle(items)
     chunk = bs * 20
-    groups: list[list[tuple[str, str, int]]] = []
+    groups: list[list[tuple[str, str, int, Spans]]] = []
     for s in range(0, len(items), chunk):
         part = sorted(items[s : s + chunk], key=lambda t: len(t[0]) + len(t[1]))
         groups.extend(part[i : i + bs] for i in range(0, len(part), bs))
     rng.shuffle(groups)
     out = []
     for g in groups:
+        marked = rationale and any(spans for *_, spans in g)
         enc = tok(
-            [h for h, _, _ in g],
-            [p for _, p, _ in g],
+            [h for h, *_ in g],
+            [p for _, p, *_ in g],
             truncation="longest_first",
             max_length=max_len,
             padding=True,
             return_tensors="pt",
+            return_offsets_mapping=marked,
         )
-        enc["labels"] = torch.tensor([lab for _, _, lab in g])
+        enc["labels"] = torch.tensor([lab for _, _, lab, _ in g])
+        if marked:
+            enc["sentence_of"], enc["sentence_targets"] = sentence_targets(enc, [spans for *_, spans in g])
+            del enc["offset_mapping"]
         out.append(enc)
     return out
+
+
+def sentence_targets(enc: Any, spans: list[Spans]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the premise sentence of each token, -1 for none [batch, tokens]; each sentence's target, 1 for a rationale
+    sentence, 0 for another, -1 where there is no sentence or no token of it survived truncation [batch, sentences])."""
+    offsets = enc["offset_mapping"].tolist()
+    width = max((len(s) for s in spans if s), default=0)
+    sentence_of = torch.full(enc["input_ids"].shape, -1, dtype=torch.long)
+    targets = torch.full((len(spans), max(width, 1)), -1.0)
+    for row, marks in enumerate(spans):
+        if not marks:
+            continue
+        for t, (seq, (a, b)) in enumerate(zip(enc.sequence_ids(row), offsets[row], strict=True)):
+            if seq != 1 or b <= a:
+                continue
+            k = next((k for k, (start, end, _) in enumerate(marks) if start <= a < end), -1)
+            if k >= 0:
+                sentence_of[row, t] = k
+                targets[row, k] = float(marks[k][2])
+    return sentence_of, targets
+
+
+def batch_loss(
+    net: CrossEncoderNet, b: dict[str, torch.Tensor], loss_fn: torch.nn.Module, rationale_weight: float, half: bool
+) -> torch.Tensor:
+    """The label's cross-entropy, plus ``rationale_weight`` times the mean binary cross-entropy of the sentence
+    head over the batch's marked sentences (MultiVerS's rationale loss) when the batch carries them."""
+    device = b["input_ids"].device
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=half):
+        if "sentence_of" in b:
+            targets = b["sentence_targets"]
+            logits, scores = net.forward_sentences(
+                b["input_ids"], b["attention_mask"], b.get("token_type_ids"), b["sentence_of"], targets.shape[1]
+            )
+        else:
+            logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
+    loss = loss_fn(logits.float(), b["labels"])
+    if "sentence_of" in b:
+        seen = targets >= 0
+        if seen.any():
+            bce = torch.nn.functional.binary_cross_entropy_with_logits(scores.float()[seen], targets[seen])
+            loss = loss + rationale_weight * bce
+    return loss
 
 
 def evaluate(net: CrossEncoderNet, tok: Any, pairs: list[tuple[str, str]], labels: list[int]) -> dict[str, Any]:
@@ -83,14 +137,13 @@ def train(
         # A resumable run draws each epoch's variants and batch order from a generator seeded by the epoch alone, so
         # that a resumed epoch sees the batches it saw before and skips those it has done.
         ep_rng = random.Random(f"{args.seed}:{tag}:{ep}") if state is not None else rng
-        bl = batches(ex, tok, args.batch_size, args.max_len, ep_rng)
+        weight = getattr(args, "rationale_weight", 0.0)
+        bl = batches(ex, tok, args.batch_size, args.max_len, ep_rng, rationale=weight > 0)
         skip = done_steps if ep == first_epoch else 0
         run_loss, steps = (resumed_loss, skip) if skip else (0.0, 0)
         for b in bl[skip:]:
             b = {k: v.to(device) for k, v in b.items()}
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=half):
-                logits = net(b["input_ids"], b["attention_mask"], b.get("token_type_ids"))
-            loss = loss_fn(logits.float(), b["labels"])
+            loss = batch_loss(net, b, loss_fn, weight, half)
             update(loss, [*body, *head], opt, sched)
             run_loss, steps = run_loss + loss.item(), steps + 1
             if steps % 50 == 0:
@@ -165,5 +218,13 @@ def write_md(path: Path, res: dict[str, Any]) -> None:
         "Epoch log: ",
         "",
     ]
+    if res.get("dev_rationale"):
+        r = res["dev_rationale"]
+        lines[-3:-3] = [
+            f"Rationale: of {r['evidence_abstracts']} dev evidence abstracts, a whole gold rationale set is among the "
+            f"sentence head's top 2 for {r['whole_set_in_top_2']}; its top sentence is a rationale sentence for "
+            f"{r['top_is_rationale']}.",
+            "",
+        ]
     lines += [f"- {json.dumps(e)}" for e in res["epoch_log"]]
     path.write_text("\n".join(lines) + "\n")

@@ -100,6 +100,15 @@ def eval_sets(
     return build_eval_pairs(claims, corpus, placed=args.premise_style == "placed")
 
 
+def dev_rationale(args: argparse.Namespace, claims: list[Claim], corpus: dict[int, Doc]) -> dict[str, Any]:
+    """The saved reader's sentence head on dev's evidence abstracts (evals.training.rationale_scores)."""
+    from evals.training.rationale_scores import top_hits
+    from tools.models.verifier_net import load_net
+
+    net, tok, max_len, _ = load_net(args.out)
+    return top_hits(net, tok, claims, corpus, max_len)
+
+
 def main() -> None:
     ap = verifier_parser(__doc__)
     args = ap.parse_args()
@@ -114,6 +123,8 @@ def main() -> None:
         ap.error("--device runs the uncached trainer only: drop --cache-lower on a GPU")
     if args.cache_lower and args.bf16:
         ap.error("--bf16 runs the uncached trainer only: drop --cache-lower")
+    if args.rationale_weight and (args.cache_lower or not args.joint):
+        ap.error("--rationale-weight trains the whole-abstract reader (--joint) with the uncached trainer")
     data_dir = args.data_dir if args.data_dir.is_absolute() else (REPO_ROOT / args.data_dir)
 
     corpus, train_claims, dev_claims = load_data(data_dir)
@@ -153,6 +164,7 @@ def main() -> None:
             if args.nli_mix
             else None,
             "lora_rank": args.lora_rank or None,
+            "rationale_weight": args.rationale_weight or None,
             "trained_on": "SciFact train (all claims)"
             if args.retrain
             else f"SciFact train minus a {args.heldout_frac:.0%} held-out slice of claims",
@@ -168,6 +180,7 @@ def main() -> None:
     dev = metrics(dl, [int(np.argmax(p)) for p in v.predict_proba(dp)])
     extra = metrics(xl, [int(np.argmax(p)) for p in v.predict_proba(xp)])
     sp = speed(v, dp)
+    rationale = dev_rationale(args, dev_claims, corpus) if args.rationale_weight else None
     try:
         data_arg = str(data_dir.relative_to(REPO_ROOT))
     except ValueError:
@@ -189,6 +202,7 @@ def main() -> None:
         ),
         "dev": dev,
         "dev_nei_claims": extra,
+        "dev_rationale": rationale,
         "heldout_pairs": len(hp),
         "epoch_log": log,
         "inference_speed": sp,

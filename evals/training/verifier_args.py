@@ -43,6 +43,13 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
         help="with --joint: hard negatives per claim, drawn from the abstracts BM25 ranks first that it does not cite",
     )
     ap.add_argument(
+        "--rationale-weight",
+        type=float,
+        default=0.0,
+        help="with --joint: train a sentence head on SciFact's rationale sentences too, its loss weighted this much "
+        "against the label's (MultiVerS weighs them 15 : 1); 0 trains the label alone",
+    )
+    ap.add_argument(
         "--init-from",
         type=Path,
         default=None,

@@ -83,3 +83,17 @@ class KeywordVerifier:
 def test_the_sentence_baseline_labels_an_abstract_by_its_most_decided_sentence() -> None:
     keys = [(1, 1), (2, 4), (3, 3)]
     assert sentence_rule(KeywordVerifier(), keys, CLAIMS, CORPUS) == [0, 1, NEI]
+
+
+def test_every_scifact_example_marks_its_rationale_sentences_and_a_nei_abstract_marks_none() -> None:
+    ex = joint_epoch_examples(CLAIMS, CORPUS, BM25, random.Random(0)) + joint_augmentation(CLAIMS, CORPUS)
+    for e in ex:
+        assert e.sentences is not None
+        text = e.variants[0]
+        marked = [text[a:b] for a, b, is_rationale in e.sentences if is_rationale]
+        if e.label == NEI and e.hyp in {c.text for c in CLAIMS}:
+            assert marked == []
+        if e.variants[0] == abstract_text(CORPUS[1]) and e.label == 0:
+            assert marked == ["Aspirin reduced fever compared with placebo."]
+    flipped = [e for e in joint_augmentation(CLAIMS, CORPUS) if e.hyp == "Aspirin reduces fever." and e.label == 1]
+    assert flipped and all(any(m[2] for m in e.sentences or ()) for e in flipped)  # the reversed sentence is marked

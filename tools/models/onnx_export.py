@@ -60,6 +60,8 @@ def verifier_weights(artifact_dir: Path) -> tuple[dict[str, np.ndarray], tuple[n
         if name in ("head.weight", "head.bias") and kind == "full":
             head[name] = t
             continue
+        if name.startswith("sentence_head.") and kind == "full":  # rationale scores: the torch network gives them
+            continue
         inner = name.removeprefix("encoder.")
         if inner == name or inner not in weights:
             raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")

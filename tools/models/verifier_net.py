@@ -35,15 +35,26 @@ from tools.models.verifier_artifact import (  # noqa: E402
     write_delta,
 )
 
+# Parameter names of the heads: stored in full in an artifact and trained whatever layers learn.
+HEADS = ("head.", "sentence_head.")
+
 
 class CrossEncoderNet(nn.Module):
-    """An encoder (MiniLM-L6's BERT, or MPNet) + masked mean pooling + dropout + linear head over 3 classes."""
+    """An encoder (MiniLM-L6's BERT, or MPNet) + masked mean pooling + dropout + linear head over 3 classes; a reader
+    trained with rationale supervision also has a sentence head: one score per sentence of the premise, from the mean
+    of that sentence's token states (MultiVerS scores each sentence from its separator token; the mean needs no
+    separator in the input, so the reader's input stays what the run time reads)."""
 
     def __init__(self, encoder: nn.Module, hidden: int, n_labels: int = 3, dropout: float = 0.1) -> None:
         super().__init__()
         self.encoder = encoder
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(hidden, n_labels)
+        self.sentence_head: nn.Linear | None = None
+
+    def add_sentence_head(self) -> None:
+        """A fresh sentence head (its weights random until trained or loaded)."""
+        self.sentence_head = nn.Linear(self.head.in_features, 1)
 
     def forward(
         self,
@@ -54,6 +65,27 @@ class CrossEncoderNet(nn.Module):
         extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
         out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **extra)
         return self.classify(out.last_hidden_state, attention_mask)
+
+    def forward_sentences(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor | None,
+        sentence_of: torch.Tensor,
+        n_sentences: int,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """(label logits [batch, 3], sentence logits [batch, n_sentences]). ``sentence_of`` [batch, tokens] gives the
+        premise sentence each token belongs to, -1 for the claim, separators and padding; a sentence with no token
+        (cut by truncation, or absent from a shorter premise) scores 0 and is masked by the caller."""
+        if self.sentence_head is None:
+            raise ValueError("this network has no sentence head (add_sentence_head)")
+        extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
+        h = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
+        which = torch.arange(n_sentences, device=h.device)
+        member = (sentence_of.unsqueeze(1) == which[None, :, None]).to(h.dtype)  # [batch, sentences, tokens]
+        pooled = member @ h / member.sum(-1, keepdim=True).clamp(min=1.0)
+        scores = self.sentence_head(self.dropout(pooled)).squeeze(-1)
+        return self.classify(h, attention_mask), scores
 
     def classify(self, h: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         """Logits from the last layer's token states: masked mean pooling, dropout, the linear head."""
@@ -113,7 +145,7 @@ def save_artifact(
         if not p.requires_grad or "lora_" in name:
             continue
         t = p.detach().float().cpu()
-        if name in base_state and not name.startswith("head."):
+        if name in base_state and not name.startswith(HEADS):
             tensors["delta." + name] = (t - base_state[name].float()).numpy()
         else:
             tensors["full." + name] = t.numpy()
@@ -143,13 +175,16 @@ def load_net(artifact_dir: Path, attn_implementation: str | None = None) -> tupl
     base = base_dir(config)
     check_base(config, base, sha256_file(base / "model.safetensors"))
     net, tok = build_base_net(base, attn_implementation)
+    tensors = read_delta(artifact_dir / DELTA_FILE)
+    if "full.sentence_head.weight" in tensors:
+        net.add_sentence_head()
     params = dict(net.named_parameters())
     with torch.no_grad():
-        for key, t in read_delta(artifact_dir / DELTA_FILE).items():
+        for key, t in tensors.items():
             kind, name = key.split(".", 1)
             if name not in params:
                 raise VerifierArtifactError(f"unexpected tensor in verifier artifact: {key}")
-            if kind == "delta" and name.startswith("head."):
+            if kind == "delta" and name.startswith(HEADS):
                 raise VerifierArtifactError(
                     f"{key}: the head must be stored in full (a delta vs a random init cannot be rebuilt); "
                     "re-export the artifact"
