@@ -33,6 +33,8 @@ Recipe
   the layers (the artifact stores their factors); ``--nli-mix`` adds NLI pairs whose licence allows shipped
   weights, Evidence Inference's trial findings drawn apart (``--ei-per-epoch``, the null findings "no significant
   difference" among them); ``--state DIR`` makes the run resumable (run_state.py), cached or not.
+* ``--rationale-weight W`` (with ``--joint``) also trains a sentence head on SciFact's rationale sentences,
+  MultiVerS's rationale loss weighted W against the label's (rationale_scores.py reads it).
 * Class-weighted cross-entropy (weights ~ 1/sqrt(class frequency)).
 * Model selection: a held-out slice of TRAIN claims (grouped by claim text) is evaluated after every epoch
   with the same protocol as dev; the best epoch is kept. Optionally (--retrain) a final model is trained on
