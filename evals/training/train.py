@@ -221,9 +221,9 @@ def write_md(path: Path, res: dict[str, Any]) -> None:
     if res.get("dev_rationale"):
         r = res["dev_rationale"]
         lines[-3:-3] = [
-            f"Rationale: of {r['evidence_abstracts']} dev evidence abstracts, a whole gold rationale set is among the "
-            f"sentence head's top 2 for {r['whole_set_in_top_2']}; its top sentence is a rationale sentence for "
-            f"{r['top_is_rationale']}.",
+            f"Rationale: of {r['evidence_abstracts']} dev evidence abstracts, a whole gold rationale set is the "
+            f"sentence head's top sentence for {r.get('whole_set_in_top_1')} and among its top 2 for "
+            f"{r['whole_set_in_top_2']}; its top sentence is a rationale sentence for {r['top_is_rationale']}.",
             "",
         ]
     lines += [f"- {json.dumps(e)}" for e in res["epoch_log"]]
