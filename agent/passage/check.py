@@ -13,12 +13,14 @@ from typing import Literal
 
 from agent.passage.audit import audit_claim
 from agent.passage.extract import extract
+from agent.passage.foreign import EnglishText, in_english_text
 from agent.passage.model import PassageCheck, PassageClaim
 from agent.provenance import RunInfo
 from agent.result import CheckResult
-from agent.service import RAW_FACTOR, InputError, mostly_latin, run_claim, visible_text
+from agent.service import RAW_FACTOR, InputError, mostly_latin, run_claim, translate_result, visible_text
 from agent.stages import run_span
 from agent.state import Deps
+from tools.text.language import ENGLISH
 from tools.text.passage import read_passage
 
 Event = Literal["claim", "provisional", "result"]
@@ -58,12 +60,21 @@ def extract_claims(
     notes: list[str] | None = None,
     on_event: OnEvent | None = None,
     run: RunInfo | None = None,
+    origin: EnglishText | None = None,
 ) -> PassageCheck:
-    """The passage's claims (at most MAX_PASSAGE_CLAIMS) and the sentences skipped, nothing checked yet."""
+    """The passage's claims (at most MAX_PASSAGE_CLAIMS) and the sentences skipped, nothing checked yet. ``origin``
+    is the translation ``text`` comes from when the passage came in another language: each claim keeps its user's
+    sentence."""
     emit: OnEvent = on_event or (lambda kind, row: None)
     t0 = time.perf_counter()
     out = PassageCheck(text=text, notes=list(notes or []), run=run or RunInfo())
+    if origin is not None and origin.language != ENGLISH:
+        out.language, out.asked = origin.language, " ".join(words for *_, words in origin.origins)
+        out.notes += origin.notes
     claims, skipped, _, extract_notes = extract(read_passage(text), deps.llm, lambda row: emit("claim", row))
+    if origin is not None:
+        for row in claims:
+            row.asked = origin.asked(row.start, row.end)
     out.skipped, out.notes = skipped, out.notes + extract_notes
     limit = deps.settings.answer.max_passage_claims
     if len(claims) > limit:
@@ -87,6 +98,9 @@ def finish(row: PassageClaim, check: PassageCheck, deps: Deps) -> None:
     """Pass 2 for one row: its full check (unless it shares an earlier row's) and its citations audited."""
     if row.same_as is None:
         row.result = CheckResult.from_state(run_claim(row.claim, deps), check.run)
+        if check.language != ENGLISH:  # answered in the passage's language, as a claim typed in it is
+            asked = row.result.model_copy(update={"language": check.language, "asked": row.asked})
+            row.result = translate_result(asked, deps)
     row.audits = audit_claim(row, read_passage(check.text), deps)
 
 
@@ -100,7 +114,8 @@ def check_passage(
     """Extract the passage's claims and check them all: every provisional verdict first, then the full checks."""
     emit: OnEvent = on_event or (lambda kind, row: None)
     t0 = time.perf_counter()
-    out = extract_claims(text, deps, notes, emit, run)
+    origin = in_english_text(deps.llm, text)
+    out = extract_claims(origin.text, deps, notes, emit, run, origin)
     if not out.claims:
         return out
     own = [row for row in out.claims if row.same_as is None]

@@ -30,6 +30,7 @@ class PassageClaim(BaseModel):
     n: int  # its row, from 1, in passage order
     claim: str  # standalone: frame removed, abbreviations written out, references resolved
     sentence: str  # as written in the passage, citations included
+    asked: str = ""  # the user's own sentence when the passage was translated into English (agent.passage.foreign)
     start: int  # the sentence's span in the passage (characters)
     end: int
     citations: list[str] = Field(default_factory=list)  # as written
@@ -52,7 +53,9 @@ class SkippedSentence(BaseModel):
 
 
 class PassageCheck(BaseModel):
-    text: str  # the passage as checked (after the length limit)
+    text: str  # the passage as checked (after the length limit; in English when it came in another language)
+    language: str = "en"  # the language the passage came in (ISO 639-1)
+    asked: str = ""  # the sentences as the user wrote them, when ``text`` is their English
     claims: list[PassageClaim] = Field(default_factory=list)
     skipped: list[SkippedSentence] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)

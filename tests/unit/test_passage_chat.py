@@ -9,6 +9,7 @@ from agent.passage.extract import renumbered, reworded
 from agent.passage.model import CitationAudit, PassageCheck, PassageClaim, SkippedSentence
 from agent.state import Verdict
 from ui.chat.passage_view import claims_markdown, report_markdown, table_markdown
+from ui.shared.untrusted import md
 
 TEXT = "Coffee lowers <b>fibrosis</b> | risk. Coffee lowers fibrosis risk. Tea lowers gout risk."
 
@@ -86,3 +87,18 @@ def test_a_stored_passage_is_whole_again_with_each_rows_check_from_the_thread() 
     assert whole.checked(whole.claims[1]) is whole.claims[0].result  # the twin shows the shared check
     assert "## Claim 3: full check" in export_passage(whole, "md")
     assert stored_passage({**stored, "rows": {"1": 9}}, results).claims[0].result is None  # a stale index: none
+
+
+def test_a_claim_from_a_translated_passage_shows_the_users_own_sentence() -> None:
+    row = PassageClaim(n=1, claim="Tea lowers gout risk.", sentence="Tea lowers gout risk.", start=0, end=21,
+                       asked="Tee senkt das <i>Gichtrisiko</i>.")  # fmt: skip
+    listing = claims_markdown(PassageCheck(text="Tea lowers gout risk.", claims=[row], language="de"))
+    assert "translated by the LLM" in listing and md("Tee senkt das <i>Gichtrisiko</i>.") in listing  # literal text
+
+
+def test_only_a_text_of_two_sentences_or_more_in_another_language_is_read_in_english_first() -> None:
+    from ui.chat.passage import may_be_foreign_passage
+
+    assert may_be_foreign_passage("Kaffee senkt das Gichtrisiko. Tee verlängert das Leben bei älteren Menschen.")
+    assert not may_be_foreign_passage("Kaffee senkt das Gichtrisiko bei älteren Männern.")  # one claim
+    assert not may_be_foreign_passage("Coffee lowers gout risk. Tea lengthens life in older people.")  # English

@@ -3,6 +3,7 @@ near-duplicates sharing a check, each citation audited against the library paper
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,43 @@ def test_a_passage_without_findings_says_why(tiny_index: Any, settings: Settings
 def test_a_library_abstract_keeps_its_citation_key(library_index: Any) -> None:
     keys = {d.cite_key for d in library_index.docs.values() if isinstance(d, Abstract) and d.source == "library"}
     assert keys == {"lee2020", "wu2018"}
+
+
+GERMAN = (
+    "Kaffee ist beliebt. Täglicher Kaffeekonsum war mit weniger fortgeschrittener Leberfibrose verbunden [@lee2020]. "
+    "Vitamin D3 senkt das Risiko von Knochenbrüchen bei älteren Erwachsenen [1].\n\n"
+    "References:\n[1] Wu C. Vitamin D3 and falls in older adults. doi:10.1000/falls.2018\n"
+)
+IN_ENGLISH = {
+    "Kaffee ist beliebt.": "Coffee is popular.",
+    "Täglicher Kaffeekonsum": "Daily coffee intake was associated with less advanced liver fibrosis [@lee2020].",
+    "Vitamin D3 senkt": "Vitamin D3 reduces the risk of fractures in older adults [1].",
+}
+
+
+def test_a_passage_in_german_is_read_and_checked_in_english_and_answered_in_german(
+    library_index: Any, tmp_path: Path
+) -> None:
+    from agent.passage.foreign import in_english_text
+
+    up = _deps(library_index, tmp_path)
+    translating = [{"when": german, "reply": json.dumps({"english": english})} for german, english in
+                   IN_ENGLISH.items()]  # fmt: skip
+    answering = {"when": "Translate the answer's sentences", "reply": json.dumps({"1": "Die Studien sind uneins."})}
+    assert isinstance(up.llm, ScriptedChatModel)
+    llm = ScriptedChatModel(rules=[*translating, answering, *up.llm.rules])
+    check = check_passage(GERMAN, Deps(settings=up.settings, llm=llm, index=up.index, verifier=up.verifier))
+    assert check.language == "de" and "Täglicher Kaffeekonsum" in check.asked
+    assert check.text.startswith("Coffee is popular. Daily coffee intake") and "References:\n[1] Wu C." in check.text
+    assert any("the LLM translated its sentences into English" in n for n in check.notes)
+    coffee, vitamin = check.claims
+    assert coffee.claim == "Daily coffee intake was associated with less advanced liver fibrosis."
+    assert coffee.asked.startswith("Täglicher Kaffeekonsum") and vitamin.asked.startswith("Vitamin D3 senkt")
+    assert [(a.citation, a.outcome) for a in vitamin.audits] == [("[1]", "contradicts")]  # its reference is kept
+    assert coffee.result is not None and (coffee.result.language, coffee.result.asked) == ("de", coffee.asked)
+    assert coffee.result.claim == coffee.claim  # checked in English
+    assert "translate" in coffee.result.timings  # its answer went through the translation into German; a sentence
+    assert all('"' in s.text for s in coffee.result.sentences if not s.translation)  # left English quotes a paper
+    calls = len(llm.calls)
+    assert in_english_text(llm, PASSAGE) == (PASSAGE, "en", [], in_english_text(llm, PASSAGE).usage, [])
+    assert len(llm.calls) == calls  # an English passage takes no step

@@ -38,7 +38,7 @@ from ui.chat.interrupted import (
 )
 from ui.chat.library_view import is_library_command, library_turn
 from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice, take_offer
-from ui.chat.passage import looks_like_passage, passage_turn
+from ui.chat.passage import passage_or_message
 from ui.chat.paste import accept_large_pastes
 from ui.chat.progress import CheckProgress
 from ui.chat.queued import CHECKS, own_turn, queue_slot
@@ -190,15 +190,14 @@ async def on_message(message: cl.Message) -> None:
     if is_library_command(raw):  # "Your library": a list with Remove buttons, never a claim to check
         await library_turn()
         return
-    if looks_like_passage(raw):
-        try:
-            as_one = await passage_turn(raw)
-        except Exception as e:
-            await report_failure(e)
-            return
-        if as_one is None:
-            return
-        raw = as_one
+    try:
+        as_one = await passage_or_message(raw)
+    except Exception as e:
+        await report_failure(e)
+        return
+    if as_one is None:
+        return
+    raw = as_one
     try:
         text, notes = validate_claim(raw, settings.answer.max_claim_chars)
     except InputError as e:

@@ -17,17 +17,21 @@ import chainlit as cl
 
 from agent.passage.check import extract_claims, finish, provisional, validate_passage
 from agent.passage.extract import renumbered, reworded
+from agent.passage.foreign import MAX_SENTENCES, EnglishText, in_english_text, sentence_count
 from agent.passage.model import PassageCheck, PassageClaim
 from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
 from agent.settings.app import get_settings
 from agent.state import Deps
+from tools.text.i18n import t
+from tools.text.language import ENGLISH, language_of
 from ui.chat.earlier_view import remember
 from ui.chat.export_chat import format_files
 from ui.chat.passage_view import claims_markdown, report_markdown, stored_passage, table_markdown
 from ui.chat.queued import queue_slot
 from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
 from ui.chat.sources import turn_deps
+from ui.chat.speech import heard
 from ui.chat.views import replace_actions, send_answer
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
@@ -46,21 +50,45 @@ def looks_like_passage(text: str) -> bool:
     return findings(text[: get_settings().answer.max_passage_chars]) >= 2
 
 
+def may_be_foreign_passage(text: str) -> bool:
+    """Two or more sentences in a language other than English: the claim rules read English, so only the text's
+    English (agent.passage.foreign) tells whether it states two or more findings."""
+    head = text[: get_settings().answer.max_passage_chars]
+    return language_of(head) != ENGLISH and sentence_count(head) >= 2
+
+
+async def passage_or_message(raw: str) -> str | None:
+    """The passage turn when ``raw`` reads as a passage, in English or in its English translation; returns the
+    message to check as one claim (``raw``, or what the user chose to send as one message), None when the passage
+    turn took it."""
+    if looks_like_passage(raw):
+        return await passage_turn(raw)
+    if may_be_foreign_passage(raw):
+        return await passage_turn(raw, foreign=True)
+    return raw
+
+
 def _thread() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def passage_turn(raw: str) -> str | None:
+async def passage_turn(raw: str, foreign: bool = False) -> str | None:
     """Find the passage's claims, let the user edit them, check them. Returns the message when the user asks to
-    send it as one message instead (a claim, or a follow-up about the last check), else None."""
+    send it as one message instead (a claim, or a follow-up about the last check), else None. A ``foreign`` text
+    is read in its English first; when that states fewer than two findings, it is returned to be checked as a claim."""
     try:
         text, notes = validate_passage(raw, get_settings().answer.max_passage_chars)
     except InputError as e:
         await cl.Message(content=f"⚠️ I cannot check this text: {md(str(e))}. Send another text or claim.").send()
         return None
     deps = turn_deps((await chat_runtime()).deps, cl.user_session.get("chat_settings"))
+    origin = await read_in_english(text, deps) if foreign else None
+    if origin is not None and findings(origin.text) < 2:
+        return raw
+    english = origin.text if origin is not None else text
     async with queue_slot():  # the LLM may make a claim stand alone
-        check = await asyncio.to_thread(extract_claims, text, deps, notes, None, run_info(deps.settings, deps.llm))
+        check = await asyncio.to_thread(extract_claims, english, deps, notes, None, run_info(deps.settings, deps.llm),
+                                        origin)
     listing = cl.Message(content=claims_markdown(check))
     await listing.send()
     if not check.claims:
@@ -71,6 +99,19 @@ async def passage_turn(raw: str) -> str | None:
     if choice == "check":
         await run_checks(check, deps)
     return None
+
+
+async def read_in_english(text: str, deps: Deps) -> EnglishText:
+    """The text's English (agent.passage.foreign), the user told while the LLM translates it."""
+    heard(text)  # the chat speaks the text's language from now on, as it does for a claim
+    n = min(sentence_count(text), MAX_SENTENCES)
+    note = cl.Message(content=t("🌐 Reading your text in English: the LLM translates its {n} sentences one by one.",
+                                n=n))
+    await note.send()
+    async with queue_slot():
+        origin = await asyncio.to_thread(in_english_text, deps.llm, text)
+    await note.remove()
+    return origin
 
 
 def _choices(check: PassageCheck) -> list[cl.Action]:

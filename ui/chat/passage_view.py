@@ -17,6 +17,8 @@ def _claim_line(row: PassageClaim) -> str:
     line = f"{row.n}. {md(row.claim)}"
     if row.rewritten_by == "user":
         line += " _(your wording)_"
+    elif row.asked:  # the passage came in another language: the claim is the LLM's English of the user's sentence
+        line += f"  \n   _from your words, translated by the LLM:_ “{md(row.asked)}”"
     elif row.claim != row.sentence:
         line += f"  \n   _from:_ “{md(row.sentence)}”"
     if row.unresolved:

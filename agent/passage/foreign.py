@@ -1,0 +1,68 @@
+"""A passage in another language, read in English: the LLM translates its sentences into English one at a time
+(agent.translate.in_english, each kept only when it is English and keeps its numbers), so that the claim rules read
+it and its claims are searched and judged in English, as a claim typed in another language is. Each English sentence
+remembers the sentence it came from, so that every claim found keeps the user's own words, and its check is
+answered in their language (agent.passage.check.finish). An English text takes no step."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from langchain_core.language_models import BaseChatModel
+
+from agent.state import Usage
+from agent.translate import in_english
+from tools.text.language import ENGLISH, LANGUAGES, language_of
+from tools.text.passage import read_passage
+
+MAX_SENTENCES = 12  # sentences translated: about 4 s each with the embedded LLM on 2 cores
+
+
+class EnglishText(NamedTuple):
+    """The text as it is read (its sentences in English, the reference list as written), the language it came in,
+    each English sentence's span in ``text`` with the sentence it translates, the LLM's usage and notes."""
+
+    text: str
+    language: str
+    origins: list[tuple[int, int, str]]
+    usage: Usage
+    notes: list[str]
+
+    def asked(self, start: int, end: int) -> str:
+        """The user's words behind the English characters ``start``..``end``: the sentences they translate."""
+        return " ".join(words for a, b, words in self.origins if a < end and start < b)
+
+
+def sentence_count(text: str) -> int:
+    return len(read_passage(text).sentences)
+
+
+def in_english_text(llm: BaseChatModel | None, text: str, max_sentences: int = MAX_SENTENCES) -> EnglishText:
+    """The text with its first ``max_sentences`` sentences in English; an English text as it is."""
+    language = language_of(text)
+    if language == ENGLISH:
+        return EnglishText(text, ENGLISH, [], Usage(), [])
+    passage = read_passage(text)
+    name = LANGUAGES[language]
+    parts: list[str] = []
+    origins: list[tuple[int, int, str]] = []
+    usage, kept_as_typed = Usage(), 0
+    pos = 0
+    for sentence in passage.sentences[:max_sentences]:
+        got = in_english(llm, sentence.text)
+        usage = usage + got.usage
+        kept_as_typed += not got.translated
+        parts.append(got.claim)
+        origins.append((pos, pos + len(got.claim), sentence.text))
+        pos += len(got.claim) + 1
+    notes = [f"the text is in {name}: the LLM translated its sentences into English, one by one, and its claims are "
+             "read and checked in English, each shown with your own sentence"]
+    if len(passage.sentences) > max_sentences:
+        notes.append(f"the text has {len(passage.sentences)} sentences; the first {max_sentences} are translated and "
+                     "read, the rest are not")
+    if kept_as_typed:
+        notes.append(f"{kept_as_typed} sentence(s) could not be translated (no LLM, or its English could not be kept) "
+                     "and are read as typed, which the English rules may not read as a finding")
+    references = text[passage.body_end :].strip() if len(passage.sentences) <= max_sentences else ""
+    english = " ".join(parts) + (f"\n\n{references}" if references else "")
+    return EnglishText(english, language, origins, usage, notes)
