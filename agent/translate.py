@@ -46,8 +46,10 @@ def kept(english: str, claim: str) -> bool:
     return language_of(english) == ENGLISH and sorted(numbers(english)) == sorted(numbers(claim))
 
 
-def in_english(llm: BaseChatModel | None, claim: str) -> InEnglish:
-    """The claim as it is checked: itself when English; else the LLM's English translation when it can be kept."""
+def in_english(llm: BaseChatModel | None, claim: str, template: str | None = None) -> InEnglish:
+    """The claim as it is checked: itself when English; else the LLM's English translation when it can be kept.
+    ``template`` is a text to use instead of ``prompts/translate.md`` (evals.language.translation compares an
+    earlier version of it)."""
     language = language_of(claim)
     if language == ENGLISH:
         return InEnglish(claim, ENGLISH, False, Usage())
@@ -56,8 +58,8 @@ def in_english(llm: BaseChatModel | None, claim: str) -> InEnglish:
         return InEnglish(claim, language, False, Usage(), f"the claim is in {name} and no LLM could translate it; "
                          "it is checked as typed against English literature, which may find little")
     try:
-        reply, usage = chat(llm, prompts.load("translate_system"), prompts.render("translate", language=name,
-                            claim=claim), json_mode=True, max_tokens=TRANSLATE_TOKENS)
+        user = prompts.render_text(template or prompts.load("translate"), "translate", language=name, claim=claim)
+        reply, usage = chat(llm, prompts.load("translate_system"), user, json_mode=True, max_tokens=TRANSLATE_TOKENS)
     except LLMUnavailableError as e:
         return InEnglish(claim, language, False, Usage(), f"the claim is in {name}; the LLM could not translate it "
                          f"({e}), so it is checked as typed")

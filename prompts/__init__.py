@@ -70,7 +70,13 @@ def render(name: str, **values: str) -> str:
     """Fill `{placeholders}` in one pass: every value goes through `inert` unless it is a `Fragment`, and no value
     is read as a template itself, so source text that happens to contain "{claim}" stays data. Raises PromptError
     naming any placeholder without a value and any value without a placeholder."""
-    wanted = placeholders(name)
+    return render_text(load(name), name, **values)
+
+
+def render_text(template: str, name: str, /, **values: str) -> str:
+    """``render`` of a prompt's text given here rather than read from its file (an evaluation's earlier version of
+    prompt ``name``), by the same rules."""
+    wanted = set(_PLACEHOLDER.findall(template))
     missing, unknown = wanted - set(values), set(values) - wanted
     if missing or unknown:
         parts = [
@@ -79,7 +85,7 @@ def render(name: str, **values: str) -> str:
         ]
         raise PromptError(f"prompt {name!r}: {'; '.join(p for p in parts if p)}")
     safe = {k: v if isinstance(v, Fragment) else inert(v) for k, v in values.items()}
-    return _PLACEHOLDER.sub(lambda m: safe[m.group(1)], load(name))
+    return _PLACEHOLDER.sub(lambda m: safe[m.group(1)], template.strip())
 
 
 def inert(text: str) -> str:

@@ -24,6 +24,7 @@ from agent.llm.calls import chat, parse_json_object, with_tools
 from agent.result import CheckResult
 from agent.state import Deps
 from agent.translate import in_english
+from tools.text.language import language_of
 from tools.text.overlap import STOP, words
 
 
@@ -97,6 +98,8 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     message = state["message"]
     turn: dict[str, Any] = {"action": "check", "query": message, "draft": "", "sentence": 0, "language": "en",
                             "translation_note": ""}
+    if state.get("english"):  # the user's own English for their claim: no translation asked of the LLM
+        return {**turn, "query": state["english"], "language": language_of(message)}
     if state.get("verbatim"):  # the user asked for these words to be checked, not the router's reading of them
         return turn
     held = current(state)

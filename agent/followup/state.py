@@ -31,6 +31,10 @@ class ThreadState(TypedDict, total=False):
     # the earlier checks the user was shown before choosing to check this claim again (agent.earlier): the new
     # check keeps them as its link to the old; like ``verbatim``, every turn's input sets it
     earlier: list[dict[str, Any]]
+    # the user's own English for ``message``, a claim in another language whose translation they corrected (the
+    # chat's "Correct the English"): checked instead of the LLM's translation; like ``verbatim``, every turn's input
+    # sets it
+    english: str
     action: Action
     # the language of this turn's message (agent.translate): a check of a claim in another language checks the
     # English ``query``, and keeps the message as the user's words; a note when no translation could be kept

@@ -82,3 +82,35 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     expect(reply).to_contain_text(f"{FINDING[:-1]} [1]")  # the sentence as checked, in English, under it
     expect(reply).not_to_contain_text("Answered from the")
     turn_ended(page)
+
+
+OWN_ENGLISH = "The measles, mumps and rubella vaccine causes autism in children."
+
+
+def test_the_user_corrects_the_llms_english_and_their_english_is_checked_with_their_words_kept(
+    browser: Any, german_chat: ChatServer, tmp_path: Path
+):
+    """"Englisch korrigieren" under "Geprüft als": the user writes the English of their claim, which is checked in
+    place of the LLM's, and the new check is still theirs, in German (docs/languages.md)."""
+    server = german_chat
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    log_in(page, server.url)
+    send(page, GERMAN)
+    expect(page.locator(".message-content").filter(has_text="Urteil:")).to_have_count(1, timeout=ANSWER_TIMEOUT_MS)
+    turn_ended(page)
+    page.get_by_role("button", name="Englisch korrigieren").click()
+    ask = page.locator(".message-content").filter(has_text="Das Englisch des LLM")
+    expect(ask).to_contain_text("Senden Sie Ihre Behauptung auf Englisch, so wie sie geprüft werden soll.",
+                                timeout=30_000)
+    expect(ask).to_contain_text(f"Das Englisch des LLM: „{CLAIM}“")
+    send(page, "Der Impfstoff verursacht Autismus bei Kindern.")  # not English: nothing is checked
+    expect(page.locator(".message-content").filter(has_text="Das ist kein Englisch")).to_have_count(1, timeout=30_000)
+    turn_ended(page)  # the button is pressed again once the first press's turn is over
+    page.get_by_role("button", name="Englisch korrigieren").first.click()
+    expect(ask).to_have_count(2, timeout=30_000)
+    send(page, OWN_ENGLISH)
+    notices = page.locator(".message-content").filter(has_text="Geprüft als:")
+    expect(notices.filter(has_text=OWN_ENGLISH)).to_have_count(1, timeout=60_000)
+    expect(page.locator(".message-content").filter(has_text="Urteil:")).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
+    turn_ended(page)
+    assert checked_claims(server, page, tmp_path, 2) == [CLAIM, OWN_ENGLISH]  # the user's English, checked second

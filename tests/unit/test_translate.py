@@ -89,6 +89,19 @@ def test_the_chat_checks_the_english_claim_and_keeps_the_users_words(make_deps: 
     assert own["results"][-1]["claim"] == GERMAN and own["results"][-1]["asked"] == ""
 
 
+def test_the_users_own_english_is_checked_instead_of_the_llms_and_answered_in_their_language(make_deps: Any):
+    """"Correct the English": the claim the user writes in English is checked, their German words kept as asked, and
+    the LLM is asked for no translation of the claim."""
+    own_english = "The MMR vaccine does cause autism in children."
+    deps = make_deps([{"when": "Translate the claim into English", "reply": json.dumps({"english": "Wrong."})},
+                      *CHECK_RULES], verifier_rules=VERIFIER_RULES)
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-own"}}
+    state = graph.invoke({"message": GERMAN, "english": own_english}, cfg, context=deps)
+    (result,) = state["results"]
+    assert (result["claim"], result["asked"], result["language"]) == (own_english, GERMAN, "de")
+    assert not any("Translate the claim into English" in str(m.content) for call in deps.llm.calls for m in call)
+
+
 GERMAN_ANSWER = "Große Studien fanden keinen Zusammenhang zwischen MMR und Autismus."
 SUPPORTING = {"not associated": "supports"}  # the answer's sentence stands as written (the verdict is not the point)
 

@@ -15,13 +15,11 @@ from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.types import ThreadDict
 
 from agent.followup.intent import asked_sentence
-from agent.followup.sources import sources_behind
 from agent.llm.client import preload
-from agent.result import CheckResult
 from agent.service import InputError, validate_claim
 from agent.settings.app import get_settings
-from agent.store.feedback import record_feedback
 from tools.text.i18n import t
+from ui.chat import sentence_actions  # noqa: F401  (its buttons' callbacks register on import)
 from ui.chat.answer_stream import AnswerStream, new_answer, write_summaries
 from ui.chat.credentials import credentials_ok
 from ui.chat.dense_build import building_line, finish_in_background
@@ -37,13 +35,13 @@ from ui.chat.interrupted import (
     running,
 )
 from ui.chat.library_view import is_library_command, library_turn
-from ui.chat.notices import OWN_WORDS, reading_notice, rewritten_notice, take_offer
+from ui.chat.notices import CORRECT, OWN_WORDS, corrected_english, reading_notice, rewritten_notice, take_offer
 from ui.chat.passage import passage_or_message
 from ui.chat.paste import accept_large_pastes
 from ui.chat.progress import CheckProgress
 from ui.chat.queued import CHECKS, own_turn, queue_slot
 from ui.chat.resume import reattach
-from ui.chat.runtime import chat_runtime, loaded_runtime, thread_config, thread_values
+from ui.chat.runtime import chat_runtime, loaded_runtime, thread_config
 from ui.chat.sources import send_widget, turn_deps
 from ui.chat.speech import heard
 from ui.chat.views import current_index, followup_message, sources_message, why_message
@@ -106,11 +104,12 @@ def thread_id() -> str:
 
 async def run_turn(
     text: str | None, resuming: str | None = None, verbatim: bool = False, answer: AnswerStream | None = None,
-    earlier: list[dict[str, Any]] | None = None,
+    earlier: list[dict[str, Any]] | None = None, english: str = "",
 ) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
-    text exactly as typed; ``earlier``: the kept checks it was matched to (ui.chat.earlier_view). When the LLM
+    text exactly as typed; ``earlier``: the kept checks it was matched to (ui.chat.earlier_view); ``english``: the
+    user's own English for the text (ui.chat.notices.corrected_english). When the LLM
     turns the text into another claim to check, say so, with the user's own words on offer instead. A check's
     answer is shown the moment the thread keeps it (``answer``), and the run stops there: its papers' generated
     summaries come after (`write_summaries`)."""
@@ -125,7 +124,8 @@ async def run_turn(
     try:
         with running(thread_id()):
             async for ns, mode, data in rt.graph.astream(
-                None if text is None else {"message": text, "verbatim": verbatim, "earlier": earlier or []},
+                None if text is None else {"message": text, "verbatim": verbatim, "earlier": earlier or [],
+                                           "english": english},
                 thread_config(thread_id()),
                 context=deps, interrupt_after=["check"],
                 stream_mode=["updates", "messages", "custom"], subgraphs=True,
@@ -165,7 +165,7 @@ async def run_turn(
 
 async def queued_turn(
     text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None,
-    earlier: list[dict[str, Any]] | None = None,
+    earlier: list[dict[str, Any]] | None = None, english: str = "",
 ) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
@@ -178,7 +178,7 @@ async def queued_turn(
         with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
             answer = await new_answer(notes)
             async with queue_slot():
-                values = await run_turn(text, resuming, verbatim, answer, earlier)
+                values = await run_turn(text, resuming, verbatim, answer, earlier, english)
             await write_summaries(answer)
             return values
 
@@ -223,11 +223,6 @@ async def on_message(message: cl.Message) -> None:
         await followup_message(reply).send()
 
 
-async def result_at(index: int) -> CheckResult | None:
-    results = (await thread_values(thread_id())).get("results", [])
-    return CheckResult.model_validate(results[index]) if 0 <= index < len(results) else None
-
-
 @cl.action_callback(RERUN)
 async def on_rerun(action: cl.Action) -> None:
     """Run the thread's interrupted check again, from the checkpoint that started it."""
@@ -260,6 +255,18 @@ async def on_own_words(action: cl.Action) -> None:
         await report_failure(e)
 
 
+@cl.action_callback(CORRECT)
+async def on_correct(action: cl.Action) -> None:
+    """Check a translated claim with the English the user writes for it; the answer still comes in their language."""
+    english = await corrected_english(str(action.payload["english"]))
+    if english is None:
+        return
+    try:
+        await queued_turn(str(action.payload["text"]), english=english)
+    except Exception as e:
+        await report_failure(e)
+
+
 @cl.action_callback(CHECK_AGAIN)
 async def on_check_again(action: cl.Action) -> None:
     """Check a claim matched to an earlier check anew; the new check keeps the earlier ones as its link."""
@@ -268,25 +275,6 @@ async def on_check_again(action: cl.Action) -> None:
         await queued_turn(str(action.payload["text"]), verbatim=True, earlier=list(action.payload["earlier"]))
     except Exception as e:
         await report_failure(e)
-
-
-@cl.action_callback("sentence_sources")
-async def on_sentence_sources(action: cl.Action) -> None:
-    index = int(action.payload["result"])
-    if (result := await result_at(index)) is not None:
-        await sources_message(sources_behind(result, int(action.payload["sentence"])), index).send()
-
-
-@cl.action_callback("feedback")
-async def on_feedback(action: cl.Action) -> None:
-    p = action.payload
-    result = await result_at(int(p["result"]))
-    if result is None:
-        return
-    sentence = int(p["sentence"])
-    await asyncio.to_thread(record_feedback, get_settings(), thread_id(), result, sentence, p["kind"])
-    what = t("the flag is wrong") if p["kind"] == "flag_wrong" else t("it is unsupported")
-    await cl.Message(content=t("Thanks: recorded that on sentence {n} {what}.", n=p["sentence"], what=what)).send()
 
 
 @cl.on_chat_resume

@@ -1,5 +1,6 @@
 """What the chat shows while the LLM reads a follow-up (without it the user sees a silent dot for seconds), and the
-claim it checks when the LLM turned a follow-up into a new search, with the user's own words on offer instead."""
+claim it checks when the LLM turned a follow-up into a new search or a claim into English, with the user's own words
+on offer instead, and, for a translation, the user's own English."""
 
 from __future__ import annotations
 
@@ -8,13 +9,17 @@ from typing import Any
 import chainlit as cl
 
 from agent.followup.intent import asked_sentence, asks_why
+from agent.service import InputError, validate_claim
+from agent.settings.app import get_settings
 from tools.text.i18n import t
-from tools.text.language import ENGLISH, LANGUAGES
+from tools.text.language import ENGLISH, LANGUAGES, language_of
 from ui.chat.runtime import thread_values
 from ui.shared.untrusted import md
 
 OWN_WORDS = "own_words"  # the action that checks the user's message exactly as typed
 OWN_WORDS_TAG = "claimtrace_own_words"  # message metadata: the message the notice offers to check as typed
+CORRECT = "correct_english"  # the action that checks a translated claim with the English the user writes for it
+CORRECT_TIMEOUT_S = 600
 TAKEN = "claimtrace_own_words_taken"  # user_session: the messages this session has checked as typed from the offer
 
 
@@ -58,6 +63,35 @@ def own_words_action(asked: str) -> cl.Action:
                      tooltip=t("Check your message exactly as you typed it"))
 
 
+def correct_action(asked: str, claim: str) -> cl.Action:
+    return cl.Action(name=CORRECT, label=t("Correct the English"), payload={"text": asked, "english": claim},
+                     tooltip=t("Write the English of your claim yourself: it is checked instead of the LLM's"))
+
+
+async def corrected_english(claim: str) -> str | None:
+    """The English the user writes for their claim in place of the LLM's translation ``claim``; None (and a message
+    saying why) when none comes, or it is not a claim in English."""
+    ask = cl.AskUserMessage(content=t("Send your claim in English, as it should be checked. The LLM's English: "
+                                      "“{claim}”", claim=md(claim)), timeout=CORRECT_TIMEOUT_S)
+    reply = await ask.send()
+    # Called from a button's callback, which runs as no task: Chainlit starts one when an ask ends, and nothing would
+    # end it, so the composer would show its stop button for good.
+    await cl.context.emitter.task_end()
+    if reply is None:
+        return None
+    try:
+        english, _ = validate_claim(str(reply.get("output", "")), get_settings().answer.max_claim_chars)
+    except InputError as e:
+        await cl.Message(content=t("⚠️ I cannot check this: {why}. Send another claim or question.",
+                                   why=md(str(e)))).send()
+        return None
+    if language_of(english) != ENGLISH:
+        await cl.Message(content=t("⚠️ That is not in English, so nothing was checked. Press the button again and "
+                                   "send your claim in English.")).send()
+        return None
+    return english
+
+
 def rewritten_notice(asked: str, claim: str, language: str | None = None) -> cl.Message:
     """Said before a check of a claim the LLM wrote from a follow-up, or translated into English from the user's
     language (agent.translate): which claim it checks, and a button that checks the user's own words instead (a
@@ -67,7 +101,8 @@ def rewritten_notice(asked: str, claim: str, language: str | None = None) -> cl.
                     "literature searched is in English).", claim=md(claim), language=t(LANGUAGES[language]))
     else:
         content = t("🔎 I read your message as a new claim to check: “{claim}”.", claim=md(claim))
-    return cl.Message(content=content, actions=[own_words_action(asked)], metadata={OWN_WORDS_TAG: asked})
+    actions = [own_words_action(asked), *([correct_action(asked, claim)] if language and language != ENGLISH else [])]
+    return cl.Message(content=content, actions=actions, metadata={OWN_WORDS_TAG: asked})
 
 
 def take_offer(asked: str) -> None:
