@@ -39,3 +39,22 @@ def test_the_sample_holds_each_claim_in_each_language_and_each_reads_as_its_lang
     assert by_language == {"es": 10, "fr": 10, "pt": 10}
     assert {r["id"] for r in rows if r["language"] == "es"} == {r["id"] for r in rows if r["language"] == "pt"}
     assert [r["id"] for r in rows if language_of(r["claim"]) != r["language"]] == []
+
+
+def test_the_translation_measure_counts_stems_kept_findings_and_an_earlier_prompt_is_rendered_as_its_file():
+    from agent.llm.scripted import ScriptedChatModel
+    from evals.language.translation import TUNING, measured
+
+    pairs = [("Statine erhöhen das Risiko für Hüftfrakturen.", "Statins increase the risk of hip fractures."),
+             ("Folsäure senkt den Homocysteinspiegel.", "Folic acid lowers homocysteine levels.")]
+    llm = ScriptedChatModel(rules=[
+        {"when": "Statine", "reply": json.dumps({"english": "Statins increase the risk of hip fractures."})},
+        {"when": "Folsäure", "reply": json.dumps({"english": "Moldy fruits for homocysteine."})},  # no verb left
+    ])  # fmt: skip
+    m = measured(llm, pairs, None)
+    assert (m["claims"], m["all_stems"], m["kept"], m["states_a_finding"], m["english_states_one"]) == (2, 1, 2, 1, 2)
+    assert m["stem_recall"] == round((1.0 + 1 / 5) / 2, 3)  # "homoc" of {"folic", "acid", "lower", "homoc", "level"}
+    earlier = measured(llm, pairs[:1], "Into English, from {language}: {claim}")  # a template given as text
+    assert earlier["all_stems"] == 1 and "Into English, from German: Statine" in str(llm.calls[-1][-1].content)
+    rows = [json.loads(line) for line in TUNING.read_text().splitlines()]
+    assert len(rows) == 30 and all(language_of(r["claim"]) == r["language"] == "de" for r in rows)
