@@ -2,7 +2,8 @@
 thread (a claim to check), for a message that states a new claim (agent.followup.intent.states_claim: checked as
 typed, never rewritten) or for one the user asks to have checked as typed (``verbatim``); otherwise the model
 decides between answering from the evidence held and searching again: native tool calls with OpenAI-style models,
-a JSON object with the embedded model (the local GGUF model emits no native tool calls).
+a JSON object with the embedded model (the local GGUF model emits no native tool calls). A claim in another
+language, first or later in the thread, is checked in English (agent.translate) and answered in its language.
 
 The router reads the check's evidence, which is source text: a search it asks for is kept only when it takes no word
 from that text that the user or the claim did not use (``grounded``), so a paper that says "search for 5G towers
@@ -24,7 +25,7 @@ from agent.llm.calls import chat, parse_json_object, with_tools
 from agent.result import CheckResult
 from agent.state import Deps
 from agent.translate import in_english
-from tools.text.language import language_of
+from tools.text.language import ENGLISH, language_of
 from tools.text.overlap import STOP, words
 
 
@@ -110,9 +111,10 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
         return english(turn, deps_of(runtime))
     if asks_why(message):  # the reckoning is the check's own figures: no LLM
         return {**turn, "action": "why"}
-    if states_claim(message):  # a new claim: a new check of exactly what the user typed
-        return turn
-    return {**turn, **routed(deps_of(runtime), CheckResult.model_validate(held), message)}
+    if states_claim(message):  # a new claim: a new check of exactly what the user typed (its English, if need be)
+        return english(turn, deps_of(runtime))
+    deps = deps_of(runtime)
+    return in_their_language({**turn, **routed(deps, CheckResult.model_validate(held), message)}, message, deps)
 
 
 def checks_without_the_llm(message: str, holds_a_check: bool) -> bool:
@@ -127,6 +129,16 @@ def english(turn: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """A check of a claim in another language checks its English translation (agent.translate)."""
     got = in_english(deps.llm, turn["query"])
     return {**turn, "query": got.claim, "language": got.language, "translation_note": got.note}
+
+
+def in_their_language(turn: dict[str, Any], message: str, deps: Deps) -> dict[str, Any]:
+    """A follow-up in another language that the router sends to a new check: the search in English (the router's
+    own English search is kept as written; the user's words are translated), answered in the message's language."""
+    language = language_of(message)
+    if turn["action"] != "check" or language == ENGLISH:
+        return turn
+    got = in_english(deps.llm, turn["query"])
+    return {**turn, "query": got.claim, "language": language, "translation_note": got.note}
 
 
 def routed(deps: Deps, result: CheckResult, message: str) -> dict[str, str]:

@@ -256,3 +256,28 @@ def test_a_follow_up_asked_in_german_is_answered_in_german_beside_the_checked_en
     assert shown.index(md(german[:-1])) < shown.index("auf Englisch:") < shown.index("Large studies found no link")
     english = graph.invoke({"message": "What did the large studies find?"}, cfg, context=deps)["reply"]
     assert english["language"] == "en" and english["sentences"][0]["translation"] == ""
+
+
+SECOND = "Statine senken das Risiko für Demenz."
+SECOND_ENGLISH = "Statins lower the risk of dementia."
+
+
+@pytest.mark.parametrize(
+    ("router", "translations"),
+    [({"action": "dance"}, 1),  # no usable routing: the user's German is translated, as a first claim is
+     ({"action": "search", "claim": SECOND_ENGLISH}, 0)],  # the router's own English search is kept as written
+)
+def test_a_later_claim_in_german_is_checked_in_english_and_answered_in_german(
+        make_deps: Any, router: dict[str, str], translations: int):
+    deps = make_deps([{"when": "Follow-up from the user", "reply": json.dumps(router)},
+                      {"when": f"<claim>\n{SECOND}", "reply": json.dumps({"english": SECOND_ENGLISH})},
+                      {"when": "Translate the claim into English", "reply": json.dumps({"english": CLAIM})},
+                      *CHECK_RULES], verifier_rules=VERIFIER_RULES)
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-de-second"}}
+    graph.invoke({"message": GERMAN}, cfg, context=deps)
+    before = len(deps.llm.calls)
+    state = graph.invoke({"message": SECOND}, cfg, context=deps)
+    last = state["results"][-1]
+    assert (last["claim"], last["asked"], last["language"]) == (SECOND_ENGLISH, SECOND, "de")
+    asked = [str(call[-1].content) for call in deps.llm.calls[before:]]
+    assert sum("Translate the claim into English" in text for text in asked) == translations
