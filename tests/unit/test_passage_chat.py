@@ -102,3 +102,17 @@ def test_only_a_text_of_two_sentences_or_more_in_another_language_is_read_in_eng
     assert may_be_foreign_passage("Kaffee senkt das Gichtrisiko. Tee verlängert das Leben bei älteren Menschen.")
     assert not may_be_foreign_passage("Kaffee senkt das Gichtrisiko bei älteren Männern.")  # one claim
     assert not may_be_foreign_passage("Coffee lowers gout risk. Tea lengthens life in older people.")  # English
+
+
+def test_a_pasted_english_sentence_stays_english_however_often_it_repeats() -> None:
+    """Read whole, "Vitamin D reduces fractures." pasted five times or more reads as Spanish; its different
+    sentences, each read as a claim, keep it English, so a 1 MB paste is refused for its length, not translated."""
+    from agent.passage.foreign import passage_language
+    from tools.text.language import language_of
+    from ui.chat.passage import may_be_foreign_passage
+
+    pasted = "Vitamin D reduces fractures. " * 34_500
+    assert language_of(pasted[:200]) != "en"  # the drift the vote guards against
+    assert passage_language(pasted) == "en" and not may_be_foreign_passage(pasted)
+    german = "Vitamin D senkt das Frakturrisiko. Aspirin verhindert Herzinfarkte bei älteren Menschen. " * 3
+    assert passage_language(german) == "de" and may_be_foreign_passage(german)

@@ -17,21 +17,28 @@ import chainlit as cl
 
 from agent.passage.check import extract_claims, finish, provisional, validate_passage
 from agent.passage.extract import renumbered, reworded
-from agent.passage.foreign import MAX_SENTENCES, EnglishText, in_english_text, sentence_count
+from agent.passage.foreign import (
+    MAX_SENTENCES,
+    EnglishText,
+    distinct_sentences,
+    in_english_text,
+    passage_language,
+    sentence_count,
+)
 from agent.passage.model import PassageCheck, PassageClaim
 from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
 from agent.settings.app import get_settings
 from agent.state import Deps
 from tools.text.i18n import t
-from tools.text.language import ENGLISH, language_of
+from tools.text.language import ENGLISH
 from ui.chat.earlier_view import remember
 from ui.chat.export_chat import format_files
 from ui.chat.passage_view import claims_markdown, report_markdown, stored_passage, table_markdown
 from ui.chat.queued import queue_slot
 from ui.chat.runtime import add_to_thread, chat_runtime, thread_values
 from ui.chat.sources import turn_deps
-from ui.chat.speech import heard
+from ui.chat.speech import speak
 from ui.chat.views import replace_actions, send_answer
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
@@ -54,7 +61,7 @@ def may_be_foreign_passage(text: str) -> bool:
     """Two or more sentences in a language other than English: the claim rules read English, so only the text's
     English (agent.passage.foreign) tells whether it states two or more findings."""
     head = text[: get_settings().answer.max_passage_chars]
-    return language_of(head) != ENGLISH and sentence_count(head) >= 2
+    return len(distinct_sentences(head)) >= 2 and passage_language(head) != ENGLISH
 
 
 async def passage_or_message(raw: str) -> str | None:
@@ -103,7 +110,7 @@ async def passage_turn(raw: str, foreign: bool = False) -> str | None:
 
 async def read_in_english(text: str, deps: Deps) -> EnglishText:
     """The text's English (agent.passage.foreign), the user told while the LLM translates it."""
-    heard(text)  # the chat speaks the text's language from now on, as it does for a claim
+    speak(passage_language(text))  # the chat speaks the text's language from now on, as it does for a claim
     n = min(sentence_count(text), MAX_SENTENCES)
     note = cl.Message(content=t("🌐 Reading your text in English: the LLM translates its {n} sentences one by one.",
                                 n=n))
