@@ -74,6 +74,18 @@ def in_english(llm: BaseChatModel | None, claim: str, template: str | None = Non
     return InEnglish(english, language, True, usage)
 
 
+def own_english(claim: str, english: str) -> InEnglish:
+    """The user's own English for ``claim``, checked in place of the LLM's translation, their words and language kept
+    (`claimtrace ask --english`, MCP's ``english``; the chat's "Correct the English"). ValueError, with the reason,
+    when ``claim`` is English or ``english`` is not."""
+    language = language_of(claim)
+    if language == ENGLISH:
+        raise ValueError("the claim is already in English: your own English is for a claim in another language")
+    if language_of(english) != ENGLISH:
+        raise ValueError("your own English for the claim is not in English")
+    return InEnglish(english, language, True, Usage())
+
+
 def same_digits(a: str, b: str) -> bool:
     """Whether two texts hold the same runs of digits: "1.5" and "1,5", "1,000" and "1.000" are the same number."""
     return sorted(re.findall(r"\d+", a)) == sorted(re.findall(r"\d+", b))

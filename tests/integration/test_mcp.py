@@ -89,6 +89,9 @@ async def exercise(session: ClientSession, earlier: bool = False) -> None:
     assert "sources: unknown source(s) nowhere" in error_text(
         await session.call_tool("check_claim", {"claim": CLAIM, "sources": "nowhere"})
     )
+    assert "english: the claim is already in English" in error_text(
+        await session.call_tool("check_claim", {"claim": CLAIM, "english": CLAIM})
+    )
     assert "no kept check" in error_text(await session.call_tool("export_check", {"thread_id": "nope"}))
     assert "format" in error_text(await session.call_tool("export_check", {"thread_id": thread, "format": "pdf"}))
     assert "check must be 1 to 1" in error_text(

@@ -94,6 +94,20 @@ def test_ask_on_scifact_slice_with_scripted_model(indexed, monkeypatch, capsys):
     assert found >= N_CLAIMS - 1, "gold evidence abstracts should usually be among the sources"
 
 
+def test_ask_checks_the_users_own_english_for_a_claim_in_german(indexed, monkeypatch, capsys):
+    """`ask --english`: the user's English is checked, no translation is asked of the LLM, their German is kept."""
+    _use(monkeypatch, indexed)
+    english = indexed["claims"][0]["claim"]
+    german = "Diese Aussage über die Studie wurde auf Deutsch geschrieben."
+    assert main(["ask", german, "--english", english, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["claim"], result["asked"], result["language"]) == (english, german, "de")
+    assert main(["ask", english, "--english", english]) == 2  # an English claim has no English to give
+    assert "--english: the claim is already in English" in capsys.readouterr().err
+    assert main(["ask", german, "--english", german]) == 2
+    assert "--english: your own English for the claim is not in English" in capsys.readouterr().err
+
+
 def test_real_verifier_does_not_obey_planted_instruction():
     from tools.models.verifier import get_verifier
 

@@ -15,7 +15,7 @@ from agent.followup.graph import build_thread_graph
 from agent.llm.scripted import ScriptedChatModel
 from agent.result import CheckResult
 from agent.state import AnswerSentence
-from agent.translate import answer_in, in_english
+from agent.translate import answer_in, in_english, own_english
 from tests.unit.test_correct import DownModel
 from tests.unit.test_followup import CHECK_RULES, CLAIM, VERIFIER_RULES
 from tools.text.i18n import speaking
@@ -281,3 +281,12 @@ def test_a_later_claim_in_german_is_checked_in_english_and_answered_in_german(
     assert (last["claim"], last["asked"], last["language"]) == (SECOND_ENGLISH, SECOND, "de")
     asked = [str(call[-1].content) for call in deps.llm.calls[before:]]
     assert sum("Translate the claim into English" in text for text in asked) == translations
+
+
+def test_the_users_own_english_stands_for_a_claim_in_another_language_only():
+    own = own_english(GERMAN, CLAIM)
+    assert (own.claim, own.language, own.translated, own.note) == (CLAIM, "de", True, "")
+    with pytest.raises(ValueError, match="already in English"):
+        own_english(CLAIM, CLAIM)
+    with pytest.raises(ValueError, match="not in English"):
+        own_english(GERMAN, GERMAN)

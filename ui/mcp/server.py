@@ -102,7 +102,8 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
 
     @mcp.tool()
     async def check_claim(
-        claim: str, ctx: Context[Any, Any, Any], sources: str | None = None, context: bool = False
+        claim: str, ctx: Context[Any, Any, Any], sources: str | None = None, context: bool = False,
+        english: str | None = None,
     ) -> dict[str, Any]:
         """Check one scientific claim against the literature. Returns the verdict (label, calibrated confidence,
         papers for and against), `summary` (the verdict in words), `answer` (sentences citing papers as [n], each
@@ -113,12 +114,13 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
         europepmc, pubmed, openalex, s2, all or auto (the default: the local index plus every live source that
         answers). `context`: also write each paper's generated summary (`sources[].supplement`: one or two
         sentences the LLM writes from the whole abstract, checked against it) before answering, which costs one
-        LLM call per paper."""
+        LLM call per paper. `english`: for a claim in another language, your own English for it, checked instead of
+        the LLM's translation."""
         from agent.provenance import run_info
         from agent.result import CheckResult
         from agent.service import InputError, run_claim, supplement_result, translate_result, validate_claim
         from agent.store.threads import keep_check
-        from agent.translate import in_english
+        from agent.translate import in_english, own_english
         from tools.live.config import parse_sources
         from ui.shared.ask_json import ask_json
 
@@ -130,16 +132,21 @@ def add_check_claim_tool(mcp: FastMCP, settings: Settings, one_at_a_time: asynci
             chosen = parse_sources(sources) if sources is not None else None
         except ValueError as e:
             raise ToolError(f"sources: {e}") from e
+        try:  # the user's own English: no translation is asked of the LLM
+            own = own_english(text, validate_claim(english, settings.answer.max_claim_chars)[0]) if english else None
+        except (InputError, ValueError) as e:
+            raise ToolError(f"english: {e}") from e
         async with one_at_a_time:
             deps = await loaded_deps()
             if chosen is not None:
                 deps = replace(deps, settings=deps.settings.with_values(live={"sources": chosen}))
             on_update = progress_reporter(ctx, asyncio.get_running_loop())
-            english = await asyncio.to_thread(in_english, deps.llm, text)  # agent.translate: English takes no step
-            state = await asyncio.to_thread(run_claim, english.claim, deps, None, on_update)
+            # agent.translate: English takes no step
+            checked_as = own if own is not None else await asyncio.to_thread(in_english, deps.llm, text)
+            state = await asyncio.to_thread(run_claim, checked_as.claim, deps, None, on_update)
             checked = CheckResult.from_state(state, run_info(deps.settings, deps.llm)).model_copy(
-                update={"language": english.language, "asked": text if english.translated else ""})
-            notes += [english.note] if english.note else []
+                update={"language": checked_as.language, "asked": text if checked_as.translated else ""})
+            notes += [checked_as.note] if checked_as.note else []
             checked = await asyncio.to_thread(translate_result, checked, deps)  # sentences[].translation
             if context:
                 checked = await asyncio.to_thread(supplement_result, checked, deps)

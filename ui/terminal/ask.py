@@ -2,7 +2,8 @@
 --json), then, without --json, each paper's generated summary as it is written; the check is kept for
 `claimtrace export --last`. A claim checked before (the same claim or its opposite) is shown with its earlier
 verdict instead of being checked again, unless --fresh (ui/terminal/earlier.py). What it prints for a person speaks the
-claim's language (--lang to choose another; tools.text.i18n); the JSON speaks English."""
+claim's language (--lang to choose another; tools.text.i18n); the JSON speaks English. A claim in another language
+is checked in the LLM's English, or in the user's own (--english)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from agent.errors import EXIT_INPUT, CliError, unavailable_parts
 from agent.settings.app import Settings
-from agent.translate import InEnglish, in_english
+from agent.translate import InEnglish, in_english, own_english
 from tools.text.i18n import decimal, speaking, t
 from ui.shared.untrusted import plain
 from ui.terminal.earlier import earlier_checks, matches_json, print_matches, record_check
@@ -48,6 +49,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except InputError as e:
         raise CliError(str(e), EXIT_INPUT) from e
     english = in_english(None, asked)  # an English claim takes no step; another is translated by the LLM
+    if args.english is not None:  # the user's own English: no translation is asked of the LLM
+        try:
+            own, _ = validate_claim(args.english, settings.answer.max_claim_chars)
+            english = own_english(asked, own)
+        except (InputError, ValueError) as e:
+            raise CliError(f"--english: {e}", EXIT_INPUT) from e
     with speaking("en" if args.json else args.lang or english.language):
         return checked(args, settings, asked, notes, english)
 
@@ -60,7 +67,7 @@ def checked(args: argparse.Namespace, settings: Settings, asked: str, notes: lis
     from ui.shared.ask_json import ask_json
 
     deps = None
-    if english.language != "en":
+    if english.language != "en" and not english.translated:
         with unavailable_parts():
             deps = load_deps(settings)
         english = in_english(deps.llm, asked)

@@ -63,6 +63,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the language of what it prints for a person (default: the claim's; the JSON is in English)",
     )
     ask.add_argument(
+        "--english",
+        metavar="TEXT",
+        help="for a claim in another language, your own English for it: checked instead of the LLM's translation",
+    )
+    ask.add_argument(
         "--sources",
         metavar="LIST",
         help="where to search: auto (default: the local index, your library and every reachable live source), all, "
