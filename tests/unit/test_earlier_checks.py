@@ -6,7 +6,6 @@ verifier (which claims support which) stand in for the models."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -160,9 +159,11 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
 
 def ask(claim: str, json_out: bool, fresh: bool = False) -> int:
     from ui.terminal.ask import cmd_ask
+    from ui.terminal.cli import _parser
 
-    return cmd_ask(argparse.Namespace(claim=claim, json=json_out, fresh=fresh, lang=None, sources=None,
-                                      search_rounds=None))
+    # the CLI's own parser, so that every option of `claimtrace ask` has its default
+    args = _parser().parse_args(["ask", claim, *(["--json"] if json_out else []), *(["--fresh"] if fresh else [])])
+    return cmd_ask(args)
 
 
 def test_ask_prints_an_earlier_check_instead_of_checking_again(cli: Settings, capsys: pytest.CaptureFixture[str]):
