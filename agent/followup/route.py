@@ -108,11 +108,11 @@ def route(state: ThreadState, runtime: Runtime[Any]) -> dict[str, Any]:
     if sentence is not None:  # before any check too: the sources node says there is no answer yet
         return {**turn, "action": "sources", "sentence": sentence}
     if held is None:
-        return english(turn, deps_of(runtime))
+        return english(turn, deps_of(runtime), state.get("translation", ""))
     if asks_why(message):  # the reckoning is the check's own figures: no LLM
         return {**turn, "action": "why"}
     if states_claim(message):  # a new claim: a new check of exactly what the user typed (its English, if need be)
-        return english(turn, deps_of(runtime))
+        return english(turn, deps_of(runtime), state.get("translation", ""))
     deps = deps_of(runtime)
     return in_their_language({**turn, **routed(deps, CheckResult.model_validate(held), message)}, message, deps)
 
@@ -125,8 +125,11 @@ def checks_without_the_llm(message: str, holds_a_check: bool) -> bool:
     return not holds_a_check or (not asks_why(message) and states_claim(message))
 
 
-def english(turn: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    """A check of a claim in another language checks its English translation (agent.translate)."""
+def english(turn: dict[str, Any], deps: Deps, translation: str = "") -> dict[str, Any]:
+    """A check of a claim in another language checks its English translation (agent.translate): ``translation``
+    when the chat already made one, else the LLM's."""
+    if translation:
+        return {**turn, "query": translation, "language": language_of(turn["query"])}
     got = in_english(deps.llm, turn["query"])
     return {**turn, "query": got.claim, "language": got.language, "translation_note": got.note}
 

@@ -35,6 +35,10 @@ class ThreadState(TypedDict, total=False):
     # chat's "Correct the English"): checked instead of the LLM's translation; like ``verbatim``, every turn's input
     # sets it
     english: str
+    # the LLM's English for ``message``, made while the chat read it as a passage in another language
+    # (agent.passage.foreign): when ``message`` is checked as a claim, this English is checked without a second
+    # translation; like ``verbatim``, every turn's input sets it
+    translation: str
     action: Action
     # the language of this turn's message (agent.translate): a check of a claim in another language checks the
     # English ``query``, and keeps the message as the user's words; a note when no translation could be kept

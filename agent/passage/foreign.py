@@ -29,6 +29,7 @@ class EnglishText(NamedTuple):
     origins: list[tuple[int, int, str]]
     usage: Usage
     notes: list[str]
+    whole: bool = True  # every sentence is in ``text`` in English: none was left untranslated or unread
 
     def asked(self, start: int, end: int) -> str:
         """The user's words behind the English characters ``start``..``end``: the sentences they translate."""
@@ -88,4 +89,5 @@ def in_english_text(llm: BaseChatModel | None, text: str, max_sentences: int = M
                      "and are read as typed, which the English rules may not read as a finding")
     references = text[passage.body_end :].strip() if len(passage.sentences) <= max_sentences else ""
     english = " ".join(parts) + (f"\n\n{references}" if references else "")
-    return EnglishText(english, language, origins, usage, notes)
+    whole = not kept_as_typed and len(passage.sentences) <= max_sentences and not references
+    return EnglishText(english, language, origins, usage, notes, whole)

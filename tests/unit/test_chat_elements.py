@@ -94,6 +94,42 @@ def test_a_reopened_rewrite_offers_the_users_words_until_they_are_checked() -> N
     assert asyncio.run(offers([{"claim": rewritten}], taken=True)) == []  # pressed, its check still running
 
 
+def test_a_reopened_translation_offers_the_users_words_and_to_correct_the_english() -> None:
+    """A claim checked in the LLM's English gets "Check my words instead" back until its words are checked, and
+    "Correct the English" for good; the notice of the user's own English says it is theirs, not the LLM's."""
+    from chainlit.context import init_http_context
+
+    from ui.chat import resume
+    from ui.chat.notices import CORRECT, OWN_WORDS, rewritten_notice
+
+    asked, english = "Makrolide schützen vor Herzinfarkt.", "Macrolides protect against heart attacks."
+
+    async def offers(results: list[dict[str, Any]]) -> list[list[tuple[str, Any]]]:
+        init_http_context()
+        notice = rewritten_notice(asked, english, "de")
+        thread: Any = {"id": "t", "steps": [{"id": "m", "output": notice.content, "metadata": notice.metadata}]}
+        restored: list[Any] = []
+
+        async def update(msg: Any) -> None:
+            restored.append([(a.name, a.payload) for a in msg.actions])
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("chainlit.message.Message.update", update)
+            await resume.restore_views(thread, {"results": results})
+        return restored
+
+    correct = (CORRECT, {"text": asked, "english": english})
+    assert asyncio.run(offers([{"claim": english}])) == [[(OWN_WORDS, {"text": asked}), correct]]
+    assert asyncio.run(offers([{"claim": english}, {"claim": asked}])) == [[correct]]  # its words were checked
+
+    async def notices() -> tuple[str, str]:
+        init_http_context()
+        return rewritten_notice(asked, english, "de").content, rewritten_notice(asked, english, "de", True).content
+
+    llms, yours = asyncio.run(notices())
+    assert "translated from German by the LLM" in llms and "by the LLM" not in yours and "as you wrote it" in yours
+
+
 def test_a_reopened_sentence_reply_and_follow_up_get_their_buttons_back() -> None:
     from chainlit.context import init_http_context
 

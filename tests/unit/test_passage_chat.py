@@ -4,8 +4,12 @@ shown literally in the claim list, the table and the report."""
 
 from __future__ import annotations
 
+import json
+
 from agent.followup.state import ThreadState, current
+from agent.llm.scripted import ScriptedChatModel
 from agent.passage.extract import renumbered, reworded
+from agent.passage.foreign import in_english_text
 from agent.passage.model import CitationAudit, PassageCheck, PassageClaim, SkippedSentence
 from agent.state import Verdict
 from ui.chat.passage_view import claims_markdown, report_markdown, table_markdown
@@ -116,3 +120,16 @@ def test_a_pasted_english_sentence_stays_english_however_often_it_repeats() -> N
     assert passage_language(pasted) == "en" and not may_be_foreign_passage(pasted)
     german = "Vitamin D senkt das Frakturrisiko. Aspirin verhindert Herzinfarkte bei älteren Menschen. " * 3
     assert passage_language(german) == "de" and may_be_foreign_passage(german)
+
+
+def test_a_text_is_whole_in_english_only_when_every_sentence_of_it_was_translated() -> None:
+    """The chat checks a translated text that states one finding in the English made while reading it, without
+    translating it again, only when that English is whole: a sentence kept as typed sends it to the claim's own
+    translation."""
+    text = "Kaffee senkt das Gichtrisiko. Das zeigen Studien an älteren Männern."
+    first = {"when": "Kaffee senkt", "reply": json.dumps({"english": "Coffee lowers the risk of gout."})}
+    second = {"when": "Das zeigen", "reply": json.dumps({"english": "Studies in older men show this."})}
+    got = in_english_text(ScriptedChatModel(rules=[first, second]), text)
+    assert got.whole and got.text == "Coffee lowers the risk of gout. Studies in older men show this."
+    unchanged = {"when": "Das zeigen", "reply": json.dumps({"english": "Das zeigen Studien an älteren Männern."})}
+    assert not in_english_text(ScriptedChatModel(rules=[first, unchanged]), text).whole

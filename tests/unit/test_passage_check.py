@@ -194,5 +194,5 @@ def test_a_passage_in_german_is_read_and_checked_in_english_and_answered_in_germ
     assert "translate" in coffee.result.timings  # its answer went through the translation into German; a sentence
     assert all('"' in s.text for s in coffee.result.sentences if not s.translation)  # left English quotes a paper
     calls = len(llm.calls)
-    assert in_english_text(llm, PASSAGE) == (PASSAGE, "en", [], in_english_text(llm, PASSAGE).usage, [])
+    assert in_english_text(llm, PASSAGE)[:5] == (PASSAGE, "en", [], in_english_text(llm, PASSAGE).usage, [])
     assert len(llm.calls) == calls  # an English passage takes no step

@@ -102,6 +102,21 @@ def test_the_users_own_english_is_checked_instead_of_the_llms_and_answered_in_th
     assert not any("Translate the claim into English" in str(m.content) for call in deps.llm.calls for m in call)
 
 
+def test_a_claim_translated_while_read_as_a_passage_is_checked_in_that_english_without_a_second_translation(
+    make_deps: Any,
+):
+    """The chat translates a two-sentence text in another language sentence by sentence to read it as a passage; when
+    it states one finding, it is checked as a claim in that English (the thread's ``translation``), its words kept."""
+    made = "The MMR vaccine causes autism. This is shown in children."
+    deps = make_deps([{"when": "Translate the claim into English", "reply": json.dumps({"english": "Wrong."})},
+                      *CHECK_RULES], verifier_rules=VERIFIER_RULES)
+    graph, cfg = build_thread_graph(InMemorySaver()), {"configurable": {"thread_id": "t-made"}}
+    state = graph.invoke({"message": GERMAN, "translation": made}, cfg, context=deps)
+    (result,) = state["results"]
+    assert (result["claim"], result["asked"], result["language"]) == (made, GERMAN, "de")
+    assert not any("Translate the claim into English" in str(m.content) for call in deps.llm.calls for m in call)
+
+
 GERMAN_ANSWER = "Große Studien fanden keinen Zusammenhang zwischen MMR und Autismus."
 SUPPORTING = {"not associated": "supports"}  # the answer's sentence stands as written (the verdict is not the point)
 

@@ -104,12 +104,13 @@ def thread_id() -> str:
 
 async def run_turn(
     text: str | None, resuming: str | None = None, verbatim: bool = False, answer: AnswerStream | None = None,
-    earlier: list[dict[str, Any]] | None = None, english: str = "",
+    earlier: list[dict[str, Any]] | None = None, english: str = "", translation: str = "",
 ) -> dict[str, Any]:
     """Send one validated user text through the thread graph, showing each pipeline step as it happens; with no
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
     text exactly as typed; ``earlier``: the kept checks it was matched to (ui.chat.earlier_view); ``english``: the
-    user's own English for the text (ui.chat.notices.corrected_english). When the LLM
+    user's own English for the text (ui.chat.notices.corrected_english); ``translation``: the LLM's English for it,
+made while the text was read as a passage (ui.chat.passage), used where the text is checked as a claim. When the LLM
     turns the text into another claim to check, say so, with the user's own words on offer instead. A check's
     answer is shown the moment the thread keeps it (``answer``), and the run stops there: its papers' generated
     summaries come after (`write_summaries`)."""
@@ -125,7 +126,7 @@ async def run_turn(
         with running(thread_id()):
             async for ns, mode, data in rt.graph.astream(
                 None if text is None else {"message": text, "verbatim": verbatim, "earlier": earlier or [],
-                                           "english": english},
+                                           "english": english, "translation": translation},
                 thread_config(thread_id()),
                 context=deps, interrupt_after=["check"],
                 stream_mode=["updates", "messages", "custom"], subgraphs=True,
@@ -144,7 +145,8 @@ async def run_turn(
                     working = await working.routed(data["route"].get("action"))
                 if mode == "updates" and not ns and data.get("route", {}).get("action") == "check":
                     if text is not None and data["route"]["query"] != text:
-                        await rewritten_notice(text, data["route"]["query"], data["route"].get("language")).send()
+                        await rewritten_notice(text, data["route"]["query"], data["route"].get("language"),
+                                               yours=bool(english)).send()
                     progress = CheckProgress()
                     await progress.begin(data["route"]["query"])
                 elif mode == "updates" and ns and progress:
@@ -165,7 +167,7 @@ async def run_turn(
 
 async def queued_turn(
     text: str | None, resuming: str | None = None, verbatim: bool = False, notes: list[str] | None = None,
-    earlier: list[dict[str, Any]] | None = None, english: str = "",
+    earlier: list[dict[str, Any]] | None = None, english: str = "", translation: str = "",
 ) -> dict[str, Any]:
     """`run_turn` behind the check queue: a turn that may run the pipeline or the LLM (a message, the re-run of an
     interrupted check) waits for a slot, showing its place; asking for the sources behind a sentence reads the
@@ -178,7 +180,7 @@ async def queued_turn(
         with running(thread_id()):  # a turn waiting for its slot is no interrupted one (ui.chat.interrupted.unanswered)
             answer = await new_answer(notes)
             async with queue_slot():
-                values = await run_turn(text, resuming, verbatim, answer, earlier, english)
+                values = await run_turn(text, resuming, verbatim, answer, earlier, english, translation)
             await write_summaries(answer)
             return values
 
@@ -197,7 +199,7 @@ async def on_message(message: cl.Message) -> None:
         return
     if as_one is None:
         return
-    raw = as_one
+    raw = as_one.text
     try:
         text, notes = validate_claim(raw, settings.answer.max_claim_chars)
     except InputError as e:
@@ -208,7 +210,7 @@ async def on_message(message: cl.Message) -> None:
     try:
         if await offer_earlier(text, thread_id()):  # checked before: the user chooses (on_check_again)
             return
-        values = await queued_turn(text, notes=notes)
+        values = await queued_turn(text, notes=notes, translation=as_one.translation)
     except Exception as e:
         await report_failure(e)
         return

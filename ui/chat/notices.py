@@ -19,6 +19,7 @@ from ui.shared.untrusted import md
 OWN_WORDS = "own_words"  # the action that checks the user's message exactly as typed
 OWN_WORDS_TAG = "claimtrace_own_words"  # message metadata: the message the notice offers to check as typed
 CORRECT = "correct_english"  # the action that checks a translated claim with the English the user writes for it
+ENGLISH_TAG = "claimtrace_english"  # message metadata: the English a claim in another language was checked as
 CORRECT_TIMEOUT_S = 600
 TAKEN = "claimtrace_own_words_taken"  # user_session: the messages this session has checked as typed from the offer
 
@@ -92,17 +93,30 @@ async def corrected_english(claim: str) -> str | None:
     return english
 
 
-def rewritten_notice(asked: str, claim: str, language: str | None = None) -> cl.Message:
-    """Said before a check of a claim the LLM wrote from a follow-up, or translated into English from the user's
-    language (agent.translate): which claim it checks, and a button that checks the user's own words instead (a
-    reopened thread offers it again until they are checked: ui.chat.resume)."""
-    if language and language != ENGLISH:
+def rewritten_notice(asked: str, claim: str, language: str | None = None, yours: bool = False) -> cl.Message:
+    """Said before a check of a claim the LLM wrote from a follow-up, or of the English of a claim in the user's
+    language (translated by the LLM, or ``yours``: written by the user, "Correct the English"): which claim it checks,
+    and buttons that check the user's own words instead, and, for a claim in another language, its English as the
+    user writes it (a reopened thread offers them again: ui.chat.resume)."""
+    foreign = bool(language and language != ENGLISH)
+    if foreign and yours:
+        content = t("🔎 Checked as: “{claim}” (your claim in English, as you wrote it: the literature searched is in "
+                    "English).", claim=md(claim))
+    elif foreign:
         content = t("🔎 Checked as: “{claim}” (your claim in English, translated from {language} by the LLM: the "
-                    "literature searched is in English).", claim=md(claim), language=t(LANGUAGES[language]))
+                    "literature searched is in English).", claim=md(claim), language=t(LANGUAGES[str(language)]))
     else:
         content = t("🔎 I read your message as a new claim to check: “{claim}”.", claim=md(claim))
-    actions = [own_words_action(asked), *([correct_action(asked, claim)] if language and language != ENGLISH else [])]
-    return cl.Message(content=content, actions=actions, metadata={OWN_WORDS_TAG: asked})
+    metadata = {OWN_WORDS_TAG: asked, **({ENGLISH_TAG: claim} if foreign else {})}
+    return cl.Message(content=content, actions=rewrite_actions(metadata, True), metadata=metadata)
+
+
+def rewrite_actions(metadata: dict[str, Any], offered: bool) -> list[cl.Action]:
+    """The buttons under a rewritten claim's notice (its ``metadata``): "Check my words instead" while ``offered``,
+    and "Correct the English" under the English of a claim in another language."""
+    asked, english = metadata[OWN_WORDS_TAG], metadata.get(ENGLISH_TAG)
+    return [*([own_words_action(asked)] if offered else []),
+            *([correct_action(asked, english)] if isinstance(english, str) else [])]
 
 
 def take_offer(asked: str) -> None:

@@ -11,7 +11,7 @@ thread."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, NamedTuple
 
 import chainlit as cl
 
@@ -52,6 +52,15 @@ EDIT_TIMEOUT_S = 600
 GONE = "⚠️ That passage is no longer in this thread."
 
 
+class Message(NamedTuple):
+    """A text to check as one message (a claim, or a follow-up about the last check), with the LLM's English for it
+    when the chat translated it while reading it as a passage ("" otherwise): a claim checks that English and is not
+    translated again."""
+
+    text: str
+    translation: str = ""
+
+
 def looks_like_passage(text: str) -> bool:
     """Two or more sentences that each state a finding (rules, no LLM; the first MAX_PASSAGE_CHARS read)."""
     return findings(text[: get_settings().answer.max_passage_chars]) >= 2
@@ -64,25 +73,26 @@ def may_be_foreign_passage(text: str) -> bool:
     return len(distinct_sentences(head)) >= 2 and passage_language(head) != ENGLISH
 
 
-async def passage_or_message(raw: str) -> str | None:
+async def passage_or_message(raw: str) -> Message | None:
     """The passage turn when ``raw`` reads as a passage, in English or in its English translation; returns the
-    message to check as one claim (``raw``, or what the user chose to send as one message), None when the passage
-    turn took it."""
+    message to check as one (``raw``, or what the user chose to send as one message), None when the passage turn
+    took it."""
     if looks_like_passage(raw):
         return await passage_turn(raw)
     if may_be_foreign_passage(raw):
         return await passage_turn(raw, foreign=True)
-    return raw
+    return Message(raw)
 
 
 def _thread() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def passage_turn(raw: str, foreign: bool = False) -> str | None:
+async def passage_turn(raw: str, foreign: bool = False) -> Message | None:
     """Find the passage's claims, let the user edit them, check them. Returns the message when the user asks to
     send it as one message instead (a claim, or a follow-up about the last check), else None. A ``foreign`` text
-    is read in its English first; when that states fewer than two findings, it is returned to be checked as a claim."""
+    is read in its English first; when that states fewer than two findings, it is returned to be checked as one
+    message, with that English when every sentence of it was translated."""
     try:
         text, notes = validate_passage(raw, get_settings().answer.max_passage_chars)
     except InputError as e:
@@ -91,7 +101,8 @@ async def passage_turn(raw: str, foreign: bool = False) -> str | None:
     deps = turn_deps((await chat_runtime()).deps, cl.user_session.get("chat_settings"))
     origin = await read_in_english(text, deps) if foreign else None
     if origin is not None and findings(origin.text) < 2:
-        return raw
+        whole = origin.whole and len(origin.text) <= get_settings().answer.max_claim_chars
+        return Message(raw, origin.text if whole else "")
     english = origin.text if origin is not None else text
     async with queue_slot():  # the LLM may make a claim stand alone
         check = await asyncio.to_thread(extract_claims, english, deps, notes, None, run_info(deps.settings, deps.llm),
@@ -102,7 +113,7 @@ async def passage_turn(raw: str, foreign: bool = False) -> str | None:
         return None
     choice = await edit_claims(check, listing)
     if choice == "one":
-        return raw
+        return Message(raw)
     if choice == "check":
         await run_checks(check, deps)
     return None

@@ -1,8 +1,9 @@
 """A reopened thread made whole again: Chainlit restores only the messages' text (it stores no element:
 ui.chat.elements), so the answers get their buttons ("Source n", "Original answer", each sentence's, Export) and
 consensus chart back, "Sources of sentence n" replies and follow-up answers theirs, passage tables theirs, and the
-notice of a rewritten follow-up its "Check my words instead" until those words are checked; and the thread says so
-when the server's stop interrupted its check or left its last message waiting (ui.chat.interrupted)."""
+notice of a rewritten follow-up or translated claim its "Check my words instead" until those words are checked (and
+"Correct the English" for a translation); and the thread says so when the server's stop interrupted its check or left
+its last message waiting (ui.chat.interrupted)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ui.chat.interrupted import (
     unanswered,
     waiting_notice,
 )
-from ui.chat.notices import OWN_WORDS_TAG, own_words_action, still_offered
+from ui.chat.notices import ENGLISH_TAG, OWN_WORDS, OWN_WORDS_TAG, rewrite_actions, still_offered
 from ui.chat.passage import PASSAGE_TAG, passage_actions
 from ui.chat.runtime import chat_runtime, thread_values
 from ui.chat.speech import speak
@@ -55,9 +56,10 @@ async def reattach(thread: ThreadDict) -> None:
     restored = await restore_views(thread, values)
     await asyncio.sleep(RESUME_AGAIN_S)
     for msg in restored:  # the same buttons and charts again: one the client holds is replaced, not doubled
+        actions = msg.actions
         if isinstance(asked := (msg.metadata or {}).get(OWN_WORDS_TAG), str) and not still_offered(asked, []):
-            continue  # the user pressed it meanwhile
-        for action in msg.actions:
+            actions = [a for a in actions if a.name != OWN_WORDS]  # the user pressed it meanwhile
+        for action in actions:
             await action.remove()
             await action.send(for_id=msg.id)
         for element in msg.elements:
@@ -80,8 +82,10 @@ async def restore_views(thread: ThreadDict, values: dict[str, Any]) -> list[cl.M
     for step in thread["steps"]:
         metadata = _metadata(dict(step))
         asked, shown, index = (metadata.get(tag) for tag in (OWN_WORDS_TAG, PASSAGE_TAG, ANSWER_TAG))
-        if isinstance(asked, str) and still_offered(asked, results):
-            restored.append(_again(step, {OWN_WORDS_TAG: asked}, [own_words_action(asked)]))
+        if isinstance(asked, str):
+            rewrite = {k: v for k, v in metadata.items() if k in (OWN_WORDS_TAG, ENGLISH_TAG)}
+            if actions := rewrite_actions(rewrite, still_offered(asked, results)):
+                restored.append(_again(step, rewrite, actions))
         if actions := restored_actions(metadata, results):  # a "Sources of sentence n" reply, a follow-up answer
             restored.append(_again(step, metadata, actions))
         if isinstance(shown, int) and 0 <= shown < len(passages):
