@@ -13,6 +13,7 @@ from langchain_core.language_models import BaseChatModel
 
 from agent.state import Usage
 from agent.translate import in_english
+from tools.text.i18n import written
 from tools.text.language import ENGLISH, LANGUAGES, language_of
 from tools.text.passage import read_passage
 
@@ -79,14 +80,14 @@ def in_english_text(llm: BaseChatModel | None, text: str, max_sentences: int = M
         parts.append(got.claim)
         origins.append((pos, pos + len(got.claim), sentence.text))
         pos += len(got.claim) + 1
-    notes = [f"the text is in {name}: the LLM translated its sentences into English, one by one, and its claims are "
-             "read and checked in English, each shown with your own sentence"]
+    notes = [written("the text is in {language}: the LLM translated its sentences into English, one by one, and its "
+                     "claims are read and checked in English, each shown with your own sentence", language=name)]
     if len(passage.sentences) > max_sentences:
-        notes.append(f"the text has {len(passage.sentences)} sentences; the first {max_sentences} are translated and "
-                     "read, the rest are not")
+        notes.append(written("the text has {n} sentences; the first {max} are translated and read, the rest are not",
+                             n=len(passage.sentences), max=max_sentences))
     if kept_as_typed:
-        notes.append(f"{kept_as_typed} sentence(s) could not be translated (no LLM, or its English could not be kept) "
-                     "and are read as typed, which the English rules may not read as a finding")
+        notes.append(written("{n} sentence(s) could not be translated (no LLM, or its English could not be kept) and "
+                             "are read as typed, which the English rules may not read as a finding", n=kept_as_typed))
     references = text[passage.body_end :].strip() if len(passage.sentences) <= max_sentences else ""
     english = " ".join(parts) + (f"\n\n{references}" if references else "")
     whole = not kept_as_typed and len(passage.sentences) <= max_sentences and not references

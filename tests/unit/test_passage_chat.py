@@ -12,6 +12,7 @@ from agent.passage.extract import renumbered, reworded
 from agent.passage.foreign import in_english_text
 from agent.passage.model import CitationAudit, PassageCheck, PassageClaim, SkippedSentence
 from agent.state import Verdict
+from tools.text.claim_rules import checkable
 from ui.chat.passage_view import claims_markdown, report_markdown, table_markdown
 from ui.shared.untrusted import md
 
@@ -74,6 +75,32 @@ def test_the_passage_shows_literally_in_the_list_table_and_report() -> None:
     assert "same as claim 1" in claims_markdown(check)
     assert "**⟦3: checking…⟧** Tea lowers gout risk" in report_markdown(check)
     assert "not in your library" in report_markdown(check)
+
+
+def test_a_passage_in_german_is_listed_tabled_and_reported_in_german_its_own_words_kept() -> None:
+    """The chat speaks the passage's language: the list, the table and the report in German, the reasons a sentence
+    was skipped and the notes said in German, the claims and the sentences as they are."""
+    from tools.text.i18n import speaking
+
+    check = _check()
+    check.skipped = [SkippedSentence(sentence="Wir wollten wissen, ob Tee hilft.", start=0, end=1,
+                                     reason=checkable("We aimed to know whether tea helps.")[1])]
+    check.claims[0].provisional = Verdict(
+        label="Generally supported", confidence=0.8, score=0.8, unweighted_score=0.8, supporting=1
+    )
+    check.claims[0].audits = [CitationAudit(citation="[1]")]
+    check.notes = [in_english_text(ScriptedChatModel(rules=[{"reply": json.dumps({"english": "Coffee helps."})}]),
+                                   "Kaffee hilft der Leber. Tee hilft bei Gicht.").notes[0]]
+    with speaking("de"):
+        listing, table, report = claims_markdown(check), table_markdown(check, done=False), report_markdown(check)
+    assert "**Dieser Text nennt 3 prüfbare Behauptungen.**" in listing and "dieselbe wie Behauptung 1" in listing
+    assert "**Nicht geprüft** (1 Satz):" in listing and ": nennt ein Ziel" in listing  # the reason, said in German
+    assert "das LLM hat seine Sätze einzeln ins Englische übersetzt" in listing  # the note, said in German
+    assert "| # | Behauptung | Urteil | Konfidenz | Arbeiten |" in table
+    assert "_Weitgehend gestützt \\(vorläufig\\)_" in table and "(Prüfung läuft" in table
+    assert "**⟦3: wird geprüft…⟧** Tea lowers gout risk" in report  # the claim as it is
+    assert "- Behauptung 1: \\[1\\]\\: nicht in Ihrer Bibliothek" in report  # the audit, in German
+    assert "checkable" not in listing and "not in your library" not in report  # nothing left in English
 
 
 def test_a_stored_passage_is_whole_again_with_each_rows_check_from_the_thread() -> None:

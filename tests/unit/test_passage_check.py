@@ -193,6 +193,12 @@ def test_a_passage_in_german_is_read_and_checked_in_english_and_answered_in_germ
     assert coffee.result.claim == coffee.claim  # checked in English
     assert "translate" in coffee.result.timings  # its answer went through the translation into German; a sentence
     assert all('"' in s.text for s in coffee.result.sentences if not s.translation)  # left English quotes a paper
+    report = export_passage(check, "md")  # the report speaks the passage's language, as a single check's does
+    assert report.startswith("# claimtrace-Prüfung eines Textes") and "## Behauptung 1: vollständige Prüfung" in report
+    assert "| # | Behauptung | Urteil | Konfidenz | Arbeiten |" in report and "### Hinweise" in report
+    english = export_passage(check, "md", language="en")
+    assert english.startswith("# claimtrace passage check") and "## Claim 1: full check" in english
+    assert "Behauptung" not in english
     calls = len(llm.calls)
     assert in_english_text(llm, PASSAGE)[:5] == (PASSAGE, "en", [], in_english_text(llm, PASSAGE).usage, [])
     assert len(llm.calls) == calls  # an English passage takes no step

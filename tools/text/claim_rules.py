@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from tools.text.i18n import written
+
 _FLAGS = re.IGNORECASE
 # verbs and phrases that state a relation between two things
 _RELATION = re.compile(
@@ -139,26 +141,26 @@ def checkable(sentence: str) -> tuple[bool, str]:
     """Whether a sentence (citations removed) states a checkable finding, and why in a few words."""
     text = sentence.strip()
     if _QUESTION.search(text):
-        return False, "a question"
+        return False, written("a question")
     if _AIM_HEAD.match(text):
-        return False, "states an aim"
+        return False, written("states an aim")
     if _METHOD_HEAD.match(text):
-        return False, "describes methods or participants"
+        return False, written("describes methods or participants")
     text = _OTHER_HEAD.sub("", text, count=1)
     if len(text.split()) < _MIN_WORDS:
-        return False, "too short to state a finding"
+        return False, written("too short to state a finding")
     if _AIM.search(text):
-        return False, "states an aim"
+        return False, written("states an aim")
     main = _CLAUSES.sub("", frame_removed(text))
     if _ADVICE.search(main):
-        return False, "a recommendation or opinion"
+        return False, written("a recommendation or opinion")
     if _HEDGE.search(main):
-        return False, "a possibility, not a finding"
+        return False, written("a possibility, not a finding")
     reported = bool(_REPORTED.search(text))
     if not reported and _METHOD.search(text):
-        return False, "describes methods or participants"
+        return False, written("describes methods or participants")
     if not reported and not _RELATION.search(text) and not _RATE.search(text):
-        return False, "states no relation"
+        return False, written("states no relation")
     return True, "states a finding"
 
 

@@ -30,7 +30,7 @@ from agent.provenance import run_info
 from agent.service import InputError, findings, validate_claim
 from agent.settings.app import get_settings
 from agent.state import Deps
-from tools.text.i18n import t
+from tools.text.i18n import t, t_n, written
 from tools.text.language import ENGLISH
 from ui.chat.earlier_view import remember
 from ui.chat.export_chat import format_files
@@ -49,7 +49,6 @@ OPEN = "passage_open"
 EXPORT = "passage_export"
 CHOICE_TIMEOUT_S = 1800  # the claim list waits this long for Check, Edit or Drop
 EDIT_TIMEOUT_S = 600
-GONE = "⚠️ That passage is no longer in this thread."
 
 
 class Message(NamedTuple):
@@ -96,7 +95,8 @@ async def passage_turn(raw: str, foreign: bool = False) -> Message | None:
     try:
         text, notes = validate_passage(raw, get_settings().answer.max_passage_chars)
     except InputError as e:
-        await cl.Message(content=f"⚠️ I cannot check this text: {md(str(e))}. Send another text or claim.").send()
+        await cl.Message(content=t("⚠️ I cannot check this text: {why}. Send another text or claim.",
+                                   why=md(str(e)))).send()
         return None
     deps = turn_deps((await chat_runtime()).deps, cl.user_session.get("chat_settings"))
     origin = await read_in_english(text, deps) if foreign else None
@@ -133,11 +133,12 @@ async def read_in_english(text: str, deps: Deps) -> EnglishText:
 
 
 def _choices(check: PassageCheck) -> list[cl.Action]:
-    actions = [cl.Action(name=CHOICE, label=f"Check {len(check.claims)} claims", payload={"do": "check"})]
+    actions = [cl.Action(name=CHOICE, label=t_n(len(check.claims), "Check 1 claim", "Check {n} claims"),
+                         payload={"do": "check"})]
     for row in check.claims:
-        actions.append(cl.Action(name=CHOICE, label=f"Edit {row.n}", payload={"do": "edit", "n": row.n}))
-        actions.append(cl.Action(name=CHOICE, label=f"Drop {row.n}", payload={"do": "drop", "n": row.n}))
-    actions.append(cl.Action(name=CHOICE, label="Send it as one message", payload={"do": "one"}))
+        actions.append(cl.Action(name=CHOICE, label=t("Edit {n}", n=row.n), payload={"do": "edit", "n": row.n}))
+        actions.append(cl.Action(name=CHOICE, label=t("Drop {n}", n=row.n), payload={"do": "drop", "n": row.n}))
+    actions.append(cl.Action(name=CHOICE, label=t("Send it as one message"), payload={"do": "one"}))
     return actions
 
 
@@ -145,12 +146,12 @@ async def edit_claims(check: PassageCheck, listing: cl.Message) -> str:
     """Ask until the user checks ("check"), sends the text as one message ("one") or leaves ("none"); each edit or
     drop updates ``check`` and the list on screen."""
     while True:
-        ask = cl.AskActionMessage(content="Check these claims?", actions=_choices(check), timeout=CHOICE_TIMEOUT_S)
+        ask = cl.AskActionMessage(content=t("Check these claims?"), actions=_choices(check), timeout=CHOICE_TIMEOUT_S)
         reply = await ask.send()
         await ask.remove()
         if reply is None:
-            await cl.Message(content="No choice came, so the claims were not checked; send the text again to check "
-                             "it.").send()
+            await cl.Message(content=t("No choice came, so the claims were not checked; send the text again to "
+                                       "check it.")).send()
             return "none"
         do, n = reply["payload"]["do"], reply["payload"].get("n")
         if do in ("check", "one"):
@@ -166,14 +167,15 @@ async def edit_claims(check: PassageCheck, listing: cl.Message) -> str:
         listing.content = claims_markdown(check)
         await listing.update()
         if not check.claims:
-            await cl.Message(content="Every claim was dropped, so there is nothing to check.").send()
+            await cl.Message(content=t("Every claim was dropped, so there is nothing to check.")).send()
             return "none"
 
 
 async def ask_wording(row: PassageClaim) -> str | None:
     """The user's wording of one claim, checked as a claim typed in the chat is; None keeps the old one."""
     asked = cl.AskUserMessage(
-        content=f"Send claim {row.n} as it should be checked. It reads now: “{md(row.claim)}”", timeout=EDIT_TIMEOUT_S
+        content=t("Send claim {n} as it should be checked. It reads now: “{claim}”", n=row.n, claim=md(row.claim)),
+        timeout=EDIT_TIMEOUT_S,
     )
     reply = await asked.send()
     if reply is None:
@@ -181,7 +183,7 @@ async def ask_wording(row: PassageClaim) -> str | None:
     try:
         claim, _ = validate_claim(str(reply.get("output", "")), get_settings().answer.max_claim_chars)
     except InputError as e:
-        await cl.Message(content=f"⚠️ Claim {row.n} is unchanged: {md(str(e))}.").send()
+        await cl.Message(content=t("⚠️ Claim {n} is unchanged: {why}.", n=row.n, why=md(str(e)))).send()
         return None
     return claim
 
@@ -228,7 +230,8 @@ def open_actions(check: PassageCheck, rows: dict[str, int]) -> list[cl.Action]:
     for row in check.claims:
         index = rows.get(str(row.n if row.same_as is None else row.same_as))
         if index is not None:
-            actions.append(cl.Action(name=OPEN, label=f"Open claim {row.n}", payload={"result": index, "n": row.n}))
+            actions.append(cl.Action(name=OPEN, label=t("Open claim {n}", n=row.n),
+                                     payload={"result": index, "n": row.n}))
     return actions
 
 
@@ -237,8 +240,8 @@ def passage_actions(stored: dict[str, Any], index: int) -> list[cl.Action]:
     check = PassageCheck.model_validate(stored["check"])
     return [
         *open_actions(check, stored["rows"]),
-        cl.Action(name=EXPORT, label="Export the passage", icon="download", payload={"passage": index},
-                  tooltip="Download the passage's check as Markdown, JSON, BibTeX and RIS"),
+        cl.Action(name=EXPORT, label=t("Export the passage"), icon="download", payload={"passage": index},
+                  tooltip=t("Download the passage's check as Markdown, JSON, BibTeX and RIS")),
     ]
 
 
@@ -248,11 +251,12 @@ async def on_open(action: cl.Action) -> None:
     index, n = action.payload.get("result"), action.payload.get("n")
     results = (await thread_values(_thread())).get("results", [])
     if not isinstance(index, int) or not 0 <= index < len(results):
-        await cl.Message(content="⚠️ That check is no longer in this thread.").send()
+        await cl.Message(content=t("⚠️ That check is no longer in this thread.")).send()
         return
     await add_to_thread(_thread(), {"focus": index})
     claim = results[index].get("claim", "")
-    note = f"claim {n} of the passage, “{claim}”: your follow-up questions are now about this claim"
+    note = written("claim {n} of the passage, “{claim}”: your follow-up questions are now about this claim", n=n,
+                   claim=claim)
     await send_answer(results[index], index, [note])
 
 
@@ -262,9 +266,9 @@ async def on_export_passage(action: cl.Action) -> None:
     values = await thread_values(_thread())
     passages, results = values.get("passages", []), values.get("results", [])
     if not isinstance(index, int) or not 0 <= index < len(passages):
-        await cl.Message(content=GONE).send()
+        await cl.Message(content=t("⚠️ That passage is no longer in this thread.")).send()
         return
     check = stored_passage(passages[index], results)
     files = format_files(lambda fmt: f"claimtrace-passage.{fmt}", lambda fmt: export_passage(check, fmt))
-    await cl.Message(content="**Export** of the passage: a Markdown report, the whole check as JSON, and the papers "
-                     "of all its claims as BibTeX and RIS:", elements=files).send()
+    await cl.Message(content=t("**Export** of the passage: a Markdown report, the whole check as JSON, and the "
+                               "papers of all its claims as BibTeX and RIS:"), elements=files).send()

@@ -1,13 +1,14 @@
 """A checked passage exported as a file: the whole PassageCheck as JSON, a Markdown report (the passage with each
 claim marked by its verdict, the table, the citation audit, the sentences not checked and why, then every claim's
-full check), or the papers behind all claims as one BibTeX or RIS file. Pure functions of a PassageCheck."""
+full check) in the language the passage came in (or ``language``), or the papers behind all claims as one BibTeX or
+RIS file, whose notes stay English as a single check's do. Pure functions of a PassageCheck."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from agent.passage.model import PassageCheck
-from tools.text.i18n import english
+from tools.text.i18n import english, said, speaking, t
 from ui.export.formats import FORMATS, write_bib, write_ris
 from ui.export.markdown import report_markdown
 from ui.export.references import Reference, references
@@ -16,12 +17,12 @@ from ui.shared.untrusted import md
 
 
 def _verdict(row: Row) -> str:
-    return md(f"same check as claim {row.same_as}: {row.label}" if row.same_as else row.label)
+    return md(t("same check as claim {n}: {label}", n=row.same_as, label=row.label) if row.same_as else row.label)
 
 
 def claims_table(check: PassageCheck, verdict: Callable[[Row], str] = _verdict) -> str:
     """The claims as a Markdown table (claim, verdict, confidence, papers); ``verdict`` writes a row's verdict cell."""
-    head = "| # | Claim | Verdict | Confidence | Papers |\n|---:|---|---|---:|---:|"
+    head = t("| # | Claim | Verdict | Confidence | Papers |") + "\n|---:|---|---|---:|---:|"
     lines = []
     for row in rows(check):
         conf = "" if row.confidence is None else f"{row.confidence:.2f}"
@@ -34,27 +35,35 @@ def _demoted(report: str) -> str:
     return "\n".join(f"##{line}" if line.startswith("#") else line for line in report.splitlines())
 
 
-@english  # the exports are in English whatever the view that asks for them speaks
-def passage_markdown(check: PassageCheck) -> str:
+def passage_markdown(check: PassageCheck, language: str | None = None) -> str:
+    """The Markdown report in ``language`` (ISO 639-1; default: the language the passage came in)."""
+    with speaking(language or check.language) as spoken:
+        return _passage_report(check, spoken)
+
+
+def _passage_report(check: PassageCheck, language: str) -> str:
     marked = marked_text(check, md, lambda row, text: f"**[{row.n}: {md(row.label)}]** {text}")
     parts = [
-        "# claimtrace passage check",
-        f"Checked on {md(check.run.checked_at or 'an unrecorded date')} (UTC).",
-        "## The passage, each claim marked by its verdict",
+        t("# claimtrace passage check"),
+        t("Checked on {day} (UTC).", day=md(check.run.checked_at or t("an unrecorded date"))),
+        t("## The passage, each claim marked by its verdict"),
         marked,
-        "## Claims",
+        t("## Claims"),
         claims_table(check),
     ]
     audits = [(c.n, a) for c in check.claims for a in c.audits]
     if audits:
-        parts += ["## Citation audit", "\n".join(f"- Claim {n}: {md(audit_text(a))}" for n, a in audits)]
+        parts += [t("## Citation audit"),
+                  "\n".join(t("- Claim {n}: {audit}", n=n, audit=md(audit_text(a))) for n, a in audits)]
     if check.skipped:
-        parts += ["## Sentences not checked", "\n".join(f"- {md(s.sentence)} ({md(s.reason)})" for s in check.skipped)]
+        parts += [t("## Sentences not checked"),
+                  "\n".join(f"- {md(s.sentence)} ({md(said(s.reason))})" for s in check.skipped)]
     if check.notes:
-        parts += ["## Notes", "\n".join(f"- {md(n)}" for n in check.notes)]
+        parts += [t("## Notes"), "\n".join(f"- {md(said(n))}" for n in check.notes)]
     for claim in check.claims:
         if claim.result is not None:
-            parts += [f"## Claim {claim.n}: full check", _demoted(report_markdown(claim.result, language="en"))]
+            own = report_markdown(claim.result, language=language)
+            parts += [t("## Claim {n}: full check", n=claim.n), _demoted(own)]
     return "\n\n".join(parts) + "\n"
 
 
@@ -79,11 +88,11 @@ def passage_references(check: PassageCheck) -> list[tuple[Reference, str]]:
     return out
 
 
-@english  # the exports are in English whatever the view that asks for them speaks
-def export_passage(check: PassageCheck, fmt: str) -> str:
-    """The passage check in ``fmt`` (a key of FORMATS)."""
+@english  # BibTeX and RIS notes are English whatever the view that asks for them speaks
+def export_passage(check: PassageCheck, fmt: str, language: str | None = None) -> str:
+    """The passage check in ``fmt`` (a key of FORMATS); its Markdown report in ``language`` (default: the passage's)."""
     if fmt == "md":
-        return passage_markdown(check)
+        return passage_markdown(check, language)
     if fmt == "json":
         return check.model_dump_json(indent=2)
     if fmt == "bib":

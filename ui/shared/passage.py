@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.passage.model import CitationAudit, PassageCheck, PassageClaim
+from tools.text.i18n import t
 
 
 @dataclass(frozen=True)
@@ -25,8 +26,8 @@ def row_of(check: PassageCheck, claim: PassageClaim) -> Row:
     result = check.checked(claim)
     verdict = result.verdict if result is not None else claim.provisional
     if verdict is None:
-        return Row(claim.n, claim.claim, "checking…", None, 0, False, claim.same_as)
-    label = verdict.label if result is not None else f"{verdict.label} (provisional)"
+        return Row(claim.n, claim.claim, t("checking…"), None, 0, False, claim.same_as)
+    label = t(verdict.label) if result is not None else t("{label} (provisional)", label=t(verdict.label))
     papers = verdict.supporting + verdict.contradicting
     return Row(claim.n, claim.claim, label, verdict.confidence, papers, result is not None, claim.same_as)
 
@@ -53,9 +54,22 @@ def marked_text(check: PassageCheck, escape: Callable[[str], str], mark: Callabl
 def audit_text(audit: CitationAudit) -> str:
     """One citation's audit in words (untrusted parts unescaped: the caller escapes the whole line)."""
     if audit.doc_id is None:
-        return f"{audit.citation}: not in your library, so not audited (add it with `claimtrace add`)"
-    how = f"matched by {audit.matched_by}"
+        return t("{citation}: not in your library, so not audited (add it with `claimtrace add`)",
+                 citation=audit.citation)
+    how = _matched(audit.matched_by)
     if audit.outcome == "does not address":
-        return f"{audit.citation} “{audit.title}” ({how}): the paper, read alone, does not address this claim"
-    said = f"; it says: “{audit.finding}”" if audit.finding else ""
-    return f"{audit.citation} “{audit.title}” ({how}): the paper, read alone, {audit.outcome} this claim{said}"
+        return t("{citation} “{title}” ({how}): the paper, read alone, does not address this claim",
+                 citation=audit.citation, title=audit.title, how=how)
+    said = t("; it says: “{finding}”", finding=audit.finding) if audit.finding else ""
+    if audit.outcome == "supports":
+        return t("{citation} “{title}” ({how}): the paper, read alone, supports this claim{said}",
+                 citation=audit.citation, title=audit.title, how=how, said=said)
+    return t("{citation} “{title}” ({how}): the paper, read alone, contradicts this claim{said}",
+             citation=audit.citation, title=audit.title, how=how, said=said)
+
+
+def _matched(by: str) -> str:
+    """How a citation was matched to a library paper, in words."""
+    words = {"doi": t("matched by doi"), "key": t("matched by key"), "title": t("matched by title"),
+             "author and year": t("matched by author and year")}
+    return words.get(by) or t("matched by {how}", how=by)
