@@ -120,3 +120,20 @@ def test_a_document_of_the_library_is_named_by_title_words_or_id(
     assert json.loads(capsys.readouterr().out)["text"].startswith("Drinking coffee")
     assert main(["check-text", "--library", "tea"]) == 2
     assert "no document of your library (2) has" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("scripted")
+def test_lang_chooses_the_language_it_prints_and_reports_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: Any
+) -> None:
+    """What it prints for a person and the .md report speak the passage's language, or --lang's; the claims stay as
+    they were checked."""
+    _stdin(monkeypatch, b"Vitamin D3 did not reduce the risk of fractures in older adults. We aimed to study coffee.")
+    assert main(["check-text", "-", "--lang", "de", "--out", str(tmp_path / "report.md")]) == 0
+    captured = capsys.readouterr()
+    assert "Behauptung 1: Vitamin D3 did not reduce the risk of fractures in older adults." in captured.err
+    assert "vorläufig: " in captured.err and "Urteil: " in captured.err
+    assert "Urteil" in captured.out and "Konf." in captured.out and "Arbeiten" in captured.out
+    assert "Nicht geprüft:" in captured.out and "We aimed to study coffee. (nennt ein Ziel)" in captured.out
+    assert "s insgesamt)" in captured.out and "Verdict" not in captured.out
+    assert (tmp_path / "report.md").read_text(encoding="utf-8").startswith("# claimtrace-Prüfung eines Textes")

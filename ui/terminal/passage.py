@@ -2,7 +2,8 @@
 standard input, a PDF's text layer, or a document already in the user's library), checked together. The extracted
 claims and each provisional verdict go to stderr as they come; the report (the table, the passage with each claim
 marked, the citation audit, the sentences not checked) to stdout, or one JSON object with --json. --out writes the
-whole check as .md, .json, .bib or .ris."""
+whole check as .md, .json, .bib or .ris. What it prints for a person, and the .md report, speak the passage's language
+(--lang to choose another; tools.text.i18n); the JSON speaks English."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.errors import EXIT_INPUT, CliError, unavailable_parts
+from tools.text.i18n import decimal, speaking, t
+from tools.text.language import LANGUAGES
 from ui.export.formats import FORMATS
 
 if TYPE_CHECKING:
@@ -27,6 +30,8 @@ def add_passage_parser(sub: argparse._SubParsersAction) -> None:
                        help="a document of your library (`claimtrace add`): its id, DOI, citation key or title words")
     p.add_argument("--json", action="store_true", help="print the claims and their full checks as one JSON object")
     p.add_argument("--out", type=Path, help="also write the whole check to this file: .md, .json, .bib or .ris")
+    p.add_argument("--lang", choices=sorted(LANGUAGES),
+                   help="the language of what it prints for a person and of the .md report (default: the passage's)")
 
 
 def read_text(source: str) -> str:
@@ -74,6 +79,7 @@ def library_text(query: str) -> str:
 
 def cmd_check_text(args: argparse.Namespace) -> int:
     from agent.passage.check import check_passage, validate_passage
+    from agent.passage.foreign import passage_language
     from agent.provenance import run_info
     from agent.service import InputError, load_deps
     from agent.settings.app import get_settings
@@ -93,28 +99,31 @@ def cmd_check_text(args: argparse.Namespace) -> int:
         if args.json:
             return
         if kind == "claim":
-            extra = f" (same as claim {row.same_as})" if row.same_as else ""
-            extra += f" (refers back: “{plain(row.unresolved)}”)" if row.unresolved else ""
-            print(f"Claim {row.n}: {plain(row.claim)}{extra}", file=sys.stderr, flush=True)
+            extra = " " + t("(same as claim {n})", n=row.same_as) if row.same_as else ""
+            extra += " " + t("(refers back: “{word}”)", word=plain(row.unresolved)) if row.unresolved else ""
+            print(t("Claim {n}: {claim}", n=row.n, claim=plain(row.claim)) + extra, file=sys.stderr, flush=True)
         elif kind == "provisional" and row.provisional is not None:
             v = row.provisional
-            print(f"  [{row.n}] provisional: {v.label} ({v.confidence:.2f})", file=sys.stderr, flush=True)
+            print(f"  [{row.n}] " + t("provisional: {label} ({confidence})", label=t(v.label),
+                                      confidence=decimal(v.confidence)), file=sys.stderr, flush=True)
         elif kind == "result" and row.result is not None and row.result.verdict is not None:
             v = row.result.verdict
-            print(f"  [{row.n}] verdict: {v.label} ({v.confidence:.2f})", file=sys.stderr, flush=True)
+            print(f"  [{row.n}] " + t("verdict: {label} ({confidence})", label=t(v.label),
+                                      confidence=decimal(v.confidence)), file=sys.stderr, flush=True)
 
-    with unavailable_parts():
-        deps = load_deps(settings)
-        check = check_passage(text, deps, notes, on_event=progress, run=run_info(deps.settings, deps.llm))
-    if args.json:
-        print(json.dumps(check.model_dump(mode="json"), ensure_ascii=False))
-    else:
-        from ui.terminal.readable import print_passage
+    with speaking("en" if args.json else args.lang or passage_language(text)):
+        with unavailable_parts():
+            deps = load_deps(settings)
+            check = check_passage(text, deps, notes, on_event=progress, run=run_info(deps.settings, deps.llm))
+        if args.json:
+            print(json.dumps(check.model_dump(mode="json"), ensure_ascii=False))
+        else:
+            from ui.terminal.readable import print_passage
 
-        print_passage(check)
+            print_passage(check)
     if args.out is not None:
         try:
-            args.out.write_text(export_passage(check, args.out.suffix.lstrip(".")), encoding="utf-8")
+            args.out.write_text(export_passage(check, args.out.suffix.lstrip("."), args.lang), encoding="utf-8")
         except OSError as e:
             raise CliError(f"cannot write {args.out}: {e.strerror}", EXIT_INPUT) from e
         print(f"written to {args.out}", file=sys.stderr)

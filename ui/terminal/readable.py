@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tools.text.i18n import said, t
+from tools.text.i18n import decimal, said, t
 from ui.shared.answer_sentence import shown_sentence
 
 if TYPE_CHECKING:
@@ -109,27 +109,28 @@ def print_passage(check: PassageCheck) -> None:
 
     table = rows(check)
     if table:
-        print(f"{'#':>3}  {'Verdict':<34} {'Conf.':>5} {'Papers':>6}  Claim")
+        print(f"{'#':>3}  {t('Verdict'):<34} {t('Conf.'):>5} {t('Papers'):>6}  {t('Claim')}")
         for row in table:
-            label = f"= claim {row.same_as}" if row.same_as else row.label
-            conf = "" if row.confidence is None else f"{row.confidence:.2f}"
+            label = t("= claim {n}", n=row.same_as) if row.same_as else row.label
+            conf = "" if row.confidence is None else decimal(row.confidence)
             print(f"{row.n:>3}  {plain(label):<34} {conf:>5} {row.papers:>6}  {plain(row.claim)}")
-        print("\nThe passage, each claim marked by its verdict:\n")
-        print(marked_text(check, lambda t: t.translate(_CONTROL), lambda row, text: f"⟦{row.n}: {row.label}⟧ {text}"))
+        print("\n" + t("The passage, each claim marked by its verdict:") + "\n")
+        print(marked_text(check, lambda s: s.translate(_CONTROL), lambda row, text: f"⟦{row.n}: {row.label}⟧ {text}"))
     audits = [(c.n, a) for c in check.claims for a in c.audits]
     if audits:
-        print("\nCitation audit:")
+        print("\n" + t("Citation audit:"))
         for n, audit in audits:
-            print(f"  claim {n}: {plain(audit_text(audit))}")
+            print("  " + t("claim {n}: {audit}", n=n, audit=plain(audit_text(audit))))
     if check.skipped:
-        print("\nNot checked:")
+        print("\n" + t("Not checked:"))
         for s in check.skipped:
             print(f"  - {plain(s.sentence)} ({plain(said(s.reason))})")
     for note in check.notes:
-        print(f"\nNote: {plain(note_text(note, settings=True))}")
+        print("\n" + t("Note: {note}", note=plain(note_text(note, settings=True))))
     for claim in check.claims:
         result = claim.result
         if result is not None and result.answer:
             print(f"\n[{claim.n}] {plain(result.answer)}")
-    print(f"\n({check.timings.get('provisional', 0):.1f} s to every provisional verdict, "
-          f"{check.timings.get('total', 0):.1f} s in all)")
+    print("\n" + t("({provisional} s to every provisional verdict, {total} s in all)",
+                   provisional=decimal(check.timings.get("provisional", 0), 1),
+                   total=decimal(check.timings.get("total", 0), 1)))
