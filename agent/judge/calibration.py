@@ -82,12 +82,15 @@ def stance_of(score: float) -> Stance:
 class ReaderBand:
     """Where the abstract reader decides (agent.judge.reader): it sets a paper aside below ``aside_below`` P(bears);
     from ``decide_from`` P(bears) the paper passes the gate on its word, and it labels the paper itself when it is
-    at least ``sure`` of the side (never with ``sure`` None: the LLM and the verifier read the side). The defaults
-    stand for a missing fit."""
+    at least ``sure`` of the side (never with ``sure`` None: the LLM and the verifier read the side). With
+    ``gate_floor`` set, such a paper passes only where the gate's own reading (the LLM's and the verifier's) is at
+    least ``gate_floor`` instead of the gate's threshold: the reader lowers the bar the gate sets, and does not
+    replace it. The defaults stand for a missing fit."""
 
     aside_below: float = 0.2
     decide_from: float = 0.8
     sure: float | None = 0.8
+    gate_floor: float | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ kept in agent/judge/judge_calibration.json):
 * P(bears) = 1 - P(does not bear) below ``aside_below``: the paper is set aside, read and not counted;
 * P(bears) at or above ``decide_from``: the paper reports a finding on the claim, and passes the gate on the reader's
   word. It counts with the reader's label when the side it takes (supports against refutes) is at least ``sure``;
-  otherwise (and always with ``sure`` None) the LLM and the verifier read only its side, as the two-part judge does;
+  otherwise (and always with ``sure`` None) the LLM and the verifier read only its side, as the two-part judge does.
+  With the band's ``gate_floor``, the LLM's gate still reads such a paper, and it passes where the gate's reading
+  is at least ``gate_floor`` rather than the gate's own threshold (two keys: the reader's and the gate's);
 * otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/judge_sources.py).
 
 With JUDGE_DIRECTION=reader nobody else reads a paper: the reader decides by its own band (``reader_alone_band``,
@@ -118,9 +120,15 @@ def unsure_reason(reading: Reading) -> str:
 UNREAD = written("Not counted: the abstract reader could not read it (its abstract is no longer in the index).")
 
 
-def reader_note(reading: Reading, bears: bool) -> str:
+def reader_note(reading: Reading, bears: bool, floor: float | None = None, gate: float = 0.0) -> str:
     """What a source the LLM reads after the reader says of the reader: that the reader found it reports a finding
-    on the claim (``bears``: the LLM read only its side), or was unsure of it."""
+    on the claim (``bears``: the LLM read only its side; with the band's ``floor``, the paper counted from ``floor``
+    of the gate's reading instead of the gate's threshold ``gate``), or was unsure of it."""
+    if bears and floor is not None:
+        return " " + written("The abstract reader read the whole abstract and finds that it reports a finding on the "
+                             "claim ({sure} sure), so the paper counts from {floor} likely to report a finding in the "
+                             "gate's reading, instead of {gate}.", sure=percent(reading.bears), floor=percent(floor),
+                             gate=percent(gate))
     if bears:
         return " " + written("The abstract reader read the whole abstract and finds that it reports a finding on the "
                              "claim ({sure} sure), so the LLM read only its side.", sure=percent(reading.bears))
@@ -160,13 +168,13 @@ def reader_decisions(
         reading = Reading(*raw)
         fate = decide(reading, band)
         title = titles.get(a.doc_id, a.doc_id)
-        if fate == "counts":
+        if fate == "counts" and band.gate_floor is None:
             out.judged.append(reader_label(a, reading))
         elif fate == "aside":
             out.aside.append(set_aside(a, title, reading.bears, aside_reason(reading)))
         elif alone:
             out.aside.append(set_aside(a, title, reading.bears, unsure_reason(reading), close=True))
-        elif fate == "bears":
+        elif fate in ("bears", "counts"):  # "counts" here waits for the gate's reading (the band's gate_floor)
             out.bears.append(a)
         else:
             out.unsure.append(a)

@@ -27,7 +27,15 @@ from langgraph.runtime import Runtime
 from agent.judge.aside import below_the_gate, close_to_the_gate, listing_order, set_aside
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import abstract_text, bears, choose, evidence_text, opposite_of
-from agent.judge.reader import ReaderDecisions, Reading, read_abstracts, reader_decisions, reader_note
+from agent.judge.reader import (
+    ReaderDecisions,
+    Reading,
+    decide,
+    read_abstracts,
+    reader_decisions,
+    reader_label,
+    reader_note,
+)
 from agent.judge.scoring import percent
 from agent.llm.client import LLMUnavailableError, wait_loaded
 from agent.llm.turns import TURNS
@@ -53,10 +61,12 @@ SIDE_READ = {"supports": "the claim", "contradicts": "its opposite", "nei": "nei
 
 
 def directed(
-    a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None, passed: bool = False
+    a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None, passed: bool = False,
+    floor: float | None = None,
 ) -> SourceAssessment:
     """The assessment relabelled by the two-part judge, after the abstract reader gave its ``reading``: unsure of
-    the paper, or sure that it bears on the claim (``passed``: the LLM read only its side)."""
+    the paper, or sure that it bears on the claim (``passed``: the LLM read only its side, or, with the reader band's
+    ``floor``, the paper counted from that floor of the gate's reading)."""
     cal = load_calibration()
     judged = cal.stance(llm_p_claim, a.verifier_p_claim)
     supported = written(SIDE_READ[judged.stance])
@@ -73,7 +83,7 @@ def directed(
                 "The evidence supports {supported}, as {readers} read it ({sure} sure of the side; {bears} likely to "
                 "report a finding on the claim).", supported=supported, readers=readers,
                 sure=percent(judged.confidence), bears=percent(bearing))
-            + (reader_note(Reading(*reading), passed) if reading else ""),
+            + (reader_note(Reading(*reading), passed, floor, cal.gate_threshold) if reading else ""),
         }
     )
 
@@ -180,7 +190,10 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
     readings, by_reader = reader_step(state, deps, assessments, cal, titles)
     if judge.direction == "reader":
         return {"readings": readings, **outcome(state, by_reader.judged, by_reader.aside), "directed": True}
-    passed = {a.doc_id for a in by_reader.bears}  # past the gate on the reader's word: the LLM reads only the side
+    # past the gate on the reader's word: the LLM reads only the side; with the band's gate_floor the gate reads them
+    # too, and they pass from that floor of its reading instead of its threshold
+    passed = {a.doc_id for a in by_reader.bears}
+    floor = cal.reader_band.gate_floor
     assessments = [*by_reader.bears, *by_reader.unsure]
     usage = Usage()
     update: dict[str, Any] = {}
@@ -212,31 +225,37 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
             about, key = source_key(a.doc_id, shown), source_key(a.doc_id, shown, opposite)
             text = ""
             reader_passed = a.doc_id in passed
+            skips_gate = reader_passed and floor is None
             # the chat shows which paper the LLM reads while the judged verdict is pending
             progress = {"reading": {"paper": k, "of": len(assessments), "title": titles.get(a.doc_id, a.doc_id)}}
             try:
-                gate_asks = judge.gate and not reader_passed and about not in bearings
+                gate_asks = judge.gate and not skips_gate and about not in bearings
                 if gate_asks and not error and not out_of_time(start, budget):
                     runtime.stream_writer(progress)
                     text = evidence_text(deps, a.doc_id, shown)
                     p_bears, used = gate_reading(cal, deps, a.doc_id, shown, text, claim, opposite)
                     bearings[about] = p_bears
                     usage = usage + used
-                if reader_passed or about in bearings or not judge.gate:
-                    if reader_passed:
+                if skips_gate or about in bearings or not judge.gate:
+                    if skips_gate:
                         bearing = Reading(*readings[a.doc_id]).bears
                     else:
                         bearing = cal.bearing(a.verifier_bearing or 0.5, bearings[about]) if judge.gate else 1.0
-                    if not reader_passed and not cal.passes(bearing):
+                    bar = floor if reader_passed and floor is not None else cal.gate_threshold
+                    if not skips_gate and judge.gate and bearing < bar:
                         aside.append(
                             set_aside(
                                 a,
                                 titles.get(a.doc_id, a.doc_id),
                                 bearing,
-                                below_the_gate(bearing, cal.gate_threshold),
-                                close=close_to_the_gate(bearing, cal.gate_threshold),
+                                below_the_gate(bearing, bar),
+                                close=close_to_the_gate(bearing, bar),
                             )
                         )
+                        continue
+                    reading = Reading(*readings[a.doc_id]) if reader_passed else None
+                    if reading is not None and decide(reading, cal.reader_band) == "counts":
+                        judged.append(reader_label(a, reading))  # its own side, now that the gate let it pass
                         continue
                     # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
                     if key not in asked and not error and (text or not out_of_time(start, budget)):
@@ -246,7 +265,8 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         asked[key] = choice.p_claim
                         usage = usage + choice.usage
                     if key in asked:
-                        judged.append(directed(a, asked[key], bearing, readings.get(a.doc_id), reader_passed))
+                        judged.append(directed(a, asked[key], bearing, readings.get(a.doc_id), reader_passed,
+                                               None if skips_gate else floor))
                         continue
             except LLMUnavailableError as e:
                 error = str(e)

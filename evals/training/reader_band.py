@@ -9,7 +9,9 @@ seed 13), with every retrieved abstract the LLM read (evals/training/bearing_rep
 tools.text.premise.whole_abstract) to ``evals/results/reader/replay_reader.jsonl``. ``fit`` tries every band of a
 grid: the reader sets aside below ``aside_below``; from ``decide_from`` it passes the paper past the gate, labelling
 it itself when at least ``sure`` of the side (never with ``sure`` None: the two-part judge's direction reads the side,
-from the LLM's recorded answer); the rest goes to the two-part judge as shipped (its gate and direction). It keeps
+from the LLM's recorded answer); with ``gate_floor`` such a paper passes only where the gate's recorded reading is at
+least that floor (else the gate sets it aside); the rest goes to the two-part judge as shipped (its gate and
+direction). It keeps
 the band with the most settled claims on the right side whose wrong sides do not exceed the judge's own and whose
 Label-Only precision does not fall below it; on a tie, the fewest claims without evidence given a side, the higher
 precision, then the band where the reader decides less (its own side last), then the fewest papers left to the LLM.
@@ -43,6 +45,7 @@ READINGS = OUT / "replay_reader.jsonl"
 GRID_ASIDE = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4)
 GRID_DECIDE = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 GRID_SURE: tuple[float | None, ...] = (0.6, 0.7, 0.8, 0.9, 0.95, None)
+GRID_FLOOR: tuple[float | None, ...] = (None, 0.1, 0.2, 0.3)  # None: a paper the reader passes skips the gate
 
 
 def read(artifact: Path, out: Path = READINGS, limit: int = 0) -> int:
@@ -107,14 +110,17 @@ def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
         if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
             return None
         fate = "unsure"
+        gate = cal.bearing(d["bearing"], d["llm_p_bears"])
         if band is not None:
             reading = Reading(*d["reader"])
             fate = decide(reading, band)
             if fate == "aside" or (fate in ("bears", "unsure") and alone):
                 return None
+            if fate in ("bears", "counts") and not alone and band.gate_floor is not None and gate < band.gate_floor:
+                return None  # the reader's key turns, the gate's does not
             if fate == "counts":
                 return grade(2 * reading.p_claim - 1), reading.confidence
-        if fate == "unsure" and not cal.passes(cal.bearing(d["bearing"], d["llm_p_bears"])):
+        if fate == "unsure" and not cal.passes(gate):
             return None
         st = cal.stance(d["llm_p_claim"], d["verifier_p_claim"])
         return st.label, st.confidence
@@ -125,14 +131,16 @@ def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
 def llm_reads(rows: Sequence[dict[str, Any]], band: ReaderBand) -> int:
     """Papers the reader leaves to the LLM (past the verifier's floor), for their side or for the gate and side."""
     cal = load_calibration()
+    asked = ("bears", "unsure", "counts") if band.gate_floor is not None else ("bears", "unsure")
     return sum(1 for r in rows for d in r["docs"] if cal.worth_asking(cal.verifier_bearing(d["bearing"]))
-               and decide(Reading(*d["reader"]), band) in ("bears", "unsure"))
+               and decide(Reading(*d["reader"]), band) in asked)
 
 
-def caution(band: ReaderBand) -> tuple[int, float, float]:
+def caution(band: ReaderBand) -> tuple[int, float, float, float]:
     """Larger for a band where the reader decides less: its own side never, or only when surer; passing fewer
-    papers; setting fewer aside."""
-    return (band.sure is None, band.sure or 1.0, band.decide_from - band.aside_below)
+    papers; setting fewer aside; the gate's floor nearer its threshold."""
+    return (band.sure is None, band.sure or 1.0, band.decide_from - band.aside_below,
+            1.0 if band.gate_floor is None else band.gate_floor)
 
 
 def trial(rows: Sequence[dict[str, Any]], judge: Labeller, min_confidence: float,
@@ -156,16 +164,18 @@ def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_he
     for a in GRID_ASIDE:
         for f in GRID_DECIDE:
             for s in GRID_SURE:
-                band = ReaderBand(a, f, s)
-                with_llm = trial(rows, labellers(band, False), min_conf, gold)
-                trials.append({"band": band.__dict__, "llm_reads": llm_reads(rows, band), **with_llm,
-                               "alone": trial(rows, labellers(band, True), min_conf, gold)})
+                alone = trial(rows, labellers(ReaderBand(a, f, s), True), min_conf, gold)  # the reader alone: no gate
+                for floor in GRID_FLOOR:
+                    band = ReaderBand(a, f, s, floor)
+                    with_llm = trial(rows, labellers(band, False), min_conf, gold)
+                    trials.append({"band": band.__dict__, "llm_reads": llm_reads(rows, band), **with_llm,
+                                   "alone": alone})
     ok = [t for t in trials if t["claims"]["wrong_side"] <= today["claims"]["wrong_side"]
           and t["label_only"]["precision"] >= today["label_only"]["precision"]]
     best = max(ok or trials, key=lambda t: (t["claims"]["right"], -t["claims"]["no_evidence_sided"],
                                              t["label_only"]["precision"], caution(ReaderBand(**t["band"])),
                                              -t["llm_reads"]))
-    labelling = [t for t in trials if t["band"]["sure"] is not None]
+    labelling = [t for t in trials if t["band"]["sure"] is not None and t["band"]["gate_floor"] is None]
     alone_ok = [t for t in labelling if t["alone"]["claims"]["wrong_side"] <= today["claims"]["wrong_side"]
                 and t["alone"]["label_only"]["precision"] >= today["label_only"]["precision"]]
     alone = max(alone_ok or labelling, key=lambda t: (

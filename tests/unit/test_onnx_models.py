@@ -22,6 +22,7 @@ from tools.models.minilm import base_model_path
 from tools.models.onnx_models import verifier_model
 from tools.models.onnx_runtime import load_tokenizer
 from tools.models.verifier import ARTIFACT_DIR, CONFIG_FILE, DELTA_FILE, SENTENCE_ARTIFACT_DIR, Verifier
+from tools.models.verifier_artifact import READER_ARTIFACT_DIR
 from tools.text.premise import abstract_premise
 
 LONG = " ".join(["Interleukin-6 signalling in the inflamed synovium of patients with rheumatoid arthritis"] * 20)
@@ -149,8 +150,8 @@ def test_index_fingerprint_and_queries_follow_the_embedder_variant(tiny_index: o
 
 
 def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Path) -> None:
-    """A fresh cache: the embedder and both verifiers are built from their weights (tools.models.onnx_bert), quantised
-    and run, and neither torch nor transformers is ever imported."""
+    """A fresh cache: the embedder, both verifiers and the abstract reader where it is installed are built from their
+    weights (tools.models.onnx_bert), quantised and run, and neither torch nor transformers is ever imported."""
     code = (
         "import sys\n"
         "from tools.models.embedder import get_embedder\n"
@@ -164,7 +165,8 @@ def test_export_and_run_time_import_neither_torch_nor_transformers(tmp_path: Pat
     env = {**os.environ, "ONNX_CACHE_DIR": str(tmp_path / "onnx"), "EMBED_CACHE_PATH": str(tmp_path / "e.sqlite")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "[]"
-    assert len(list((tmp_path / "onnx").glob("*-fp32.onnx"))) == 3
+    reader = (READER_ARTIFACT_DIR / CONFIG_FILE).is_file()
+    assert len(list((tmp_path / "onnx").glob("*-fp32.onnx"))) == 3 + reader
 
 
 def test_the_torch_backend_without_pytorch_is_one_clear_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:

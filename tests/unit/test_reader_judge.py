@@ -177,9 +177,65 @@ def test_with_the_llm_saying_no_a_paper_the_reader_is_unsure_of_is_set_aside(mak
     assert any(bearing_question in str(c[-1].content) for c in deps.llm.calls)
 
 
+TWO_KEYS = ReaderBand(aside_below=0.2, decide_from=0.8, sure=None, gate_floor=0.1)  # the gate still reads
+
+
+def lukewarm(p_yes: float) -> list[dict[str, Any]]:
+    """The LLM answering the gate's question of the claim and of its opposite with P(Yes) ``p_yes``, and reading the
+    evidence as supporting the claim."""
+    yes = {"top_logprobs": {"Yes": p_yes, "No": 1 - p_yes}, "reply": "Yes" if p_yes >= 0.5 else "No"}
+    return [{**rule, **yes} if "Does the evidence report" in rule["when"] else rule
+            for rule in direction_rules(ALDH1_WORSE, supports=True)]
+
+
+@pytest.fixture
+def gate_reads_the_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gate that reads only the LLM's P(Yes) (its bearing is that P(Yes)), with its threshold at 0.35, so that the
+    test says where the LLM's reading falls."""
+    cal = replace(load_calibration(), reader_band=TWO_KEYS, gate_weights=(0.0, 0.0, 1.0), gate_threshold=0.35)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: cal)
+
+
+@pytest.mark.usefixtures("gate_reads_the_llm")
+@pytest.mark.parametrize(("reader", "p_yes", "counted"), [
+    pytest.param(SURE_REFUTE, 0.2, True, id="both-keys"),  # the reader sure it bears, the gate close: it counts
+    pytest.param(UNSURE, 0.2, False, id="the-gate-alone-below-its-threshold"),
+    pytest.param(SURE_REFUTE, 0.05, False, id="the-gate-below-the-floor"),  # the reader's word is not enough
+])  # fmt: skip
+def test_with_two_keys_a_paper_counts_where_the_reader_bears_and_the_gate_reads_at_least_its_floor(
+    make_deps: Any, reader: tuple[float, float, float], p_yes: float, counted: bool
+) -> None:
+    deps = with_reader(make_deps, {"poor prognosis": reader}, lukewarm(p_yes))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    bearing_question = f"Claim: {ALDH1_WORSE}\n\nDoes the evidence report"
+    assert any(bearing_question in str(c[-1].content) for c in deps.llm.calls)  # the gate read it in every case
+    counts = [a for a in result.assessments if a.doc_id == "103"]
+    assert bool(counts) == counted
+    if counted:
+        (source,) = counts
+        assert source.judged_by == "verifier+llm" and source.score > 0  # the LLM's side, not the reader's
+        assert "counts from 10% likely to report a finding in the gate's reading, instead of 35%" in source.explanation
+    else:
+        (aside,) = [s for s in result.silent if s.doc_id == "103"]
+        floor = "10%" if reader == SURE_REFUTE else "35%"
+        assert f"papers count from {floor}" in aside.reason
+
+
+def test_with_two_keys_the_reader_labels_what_it_is_sure_of_once_the_gate_lets_it(make_deps, monkeypatch) -> None:
+    band = replace(TWO_KEYS, sure=0.8)
+    cal = replace(load_calibration(), reader_band=band, gate_weights=(0.0, 0.0, 1.0), gate_threshold=0.35)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: cal)
+    deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, lukewarm(0.2))
+    (source,) = [a for a in CheckResult.from_state(run_claim(ALDH1_WORSE, deps)).assessments if a.doc_id == "103"]
+    assert source.judged_by == "reader" and source.score < 0  # the reader's side
+    assert any(f"Claim: {ALDH1_WORSE}\n\nDoes the evidence report" in str(c[-1].content) for c in deps.llm.calls)
+    assert not any(f"Statement A: {ALDH1_WORSE}" in str(c[-1].content) for c in deps.llm.calls)  # no side asked
+
+
 def test_the_shipped_band_is_ordered() -> None:
     assert 0.0 <= BAND.aside_below <= BAND.decide_from <= 1.0
     assert BAND.sure is None or 0.5 <= BAND.sure <= 1.0
+    assert BAND.gate_floor is None or 0.0 <= BAND.gate_floor <= load_calibration().gate_threshold
 
 
 def test_alone_a_paper_whose_abstract_is_gone_is_listed_as_not_read(make_deps) -> None:
