@@ -24,6 +24,7 @@ rule. Dev is never read here.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from collections.abc import Sequence
@@ -149,7 +150,7 @@ def trial(rows: Sequence[dict[str, Any]], judge: Labeller, min_confidence: float
             "label_only": label_only(rows, judge, min_confidence)}
 
 
-def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_heldout.json") -> int:
+def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_heldout.json.gz") -> int:
     from agent.settings.app import get_settings
 
     readings = {(int(x["claim"]), x["doc_id"]): x["reader"] for x in map(json.loads, source.read_text().splitlines())}
@@ -182,12 +183,18 @@ def fit(write: bool, source: Path = READINGS, report_path: Path = OUT / "band_he
         t["alone"]["claims"]["right"], -t["alone"]["claims"]["no_evidence_sided"],
         t["alone"]["label_only"]["precision"], caution(ReaderBand(**t["band"]))))
     papers = sum(1 for r in rows for d in r["docs"])
-    report = {"command": "python -m evals.training.reader_band fit" + (" --write" if write else ""),
+    shown = source.resolve().relative_to(REPO) if source.resolve().is_relative_to(REPO) else source
+    given = "" if source == READINGS else f" --readings {shown}"
+    report = {"command": "python -m evals.training.reader_band fit" + given + (" --write" if write else ""),
               "git_commit": git_commit(), "claims": len(rows), "abstracts": papers, "today": today,
               "chosen": best, "rule_met": bool(ok), "chosen_alone": {"band": alone["band"], **alone["alone"]},
               "alone_rule_met": bool(alone_ok), "trials": trials}
     report_path.parent.mkdir(parents=True, exist_ok=True)
-    report_path.write_text(json.dumps(report, separators=(",", ":")) + "\n")
+    text = json.dumps(report, separators=(",", ":")) + "\n"
+    if report_path.suffix == ".gz":  # every trial of the grid: gzip keeps the tree small
+        report_path.write_bytes(gzip.compress(text.encode(), mtime=0))
+    else:
+        report_path.write_text(text)
     print(json.dumps({k: report[k] for k in ("today", "chosen", "rule_met", "chosen_alone", "alone_rule_met")},
                      indent=1))
     if write and not ok:
@@ -219,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("fit")
     f.add_argument("--write", action="store_true", help="put the band in agent/judge/judge_calibration.json")
     f.add_argument("--readings", type=Path, default=READINGS, help="the reader's readings (what `read` wrote)")
-    f.add_argument("--report", type=Path, default=OUT / "band_heldout.json")
+    f.add_argument("--report", type=Path, default=OUT / "band_heldout.json.gz", help="the report (.json, or .json.gz)")
     args = p.parse_args(argv)
     if args.cmd == "read":
         return read(args.artifact, args.out, args.limit)
