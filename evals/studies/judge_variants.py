@@ -51,6 +51,9 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
      RESULTS / "reader" / "epoch2" / "alone" / "scifact_dev_judgement.json"),
     ("the second-epoch reader as the gate: aside below P 0.4, past it from 0.95, the LLM between and on the side "
      "(not shipped)", AMX, RESULTS / "reader" / "epoch2" / "gate" / "scifact_dev_judgement.json"),
+    ("the third-epoch reader with two keys: aside below P 0.4; from 0.95 a paper counts from 0.10 of the gate's "
+     "reading (its own side from 0.95 sure), the LLM on the rest (not shipped)", ZEN4,
+     RESULTS / "reader" / "two_keys" / "scifact_dev_judgement.json"),
 ]
 # Each dev run's claim-level tables (on its claims, and a full run's on the first claims of each shorter run), read
 # once from the runs' predictions: {"runs": {report file under evals/results: {"all" or N: {"claims_in_run",
