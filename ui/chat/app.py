@@ -110,8 +110,8 @@ async def run_turn(
     text, run the thread's interrupted check of `resuming` again (ui.chat.interrupted); with `verbatim`, check the
     text exactly as typed; ``earlier``: the kept checks it was matched to (ui.chat.earlier_view); ``english``: the
     user's own English for the text (ui.chat.notices.corrected_english); ``translation``: the LLM's English for it,
-made while the text was read as a passage (ui.chat.passage), used where the text is checked as a claim. When the LLM
-    turns the text into another claim to check, say so, with the user's own words on offer instead. A check's
+    made while the text was read as a passage (ui.chat.passage), used where the text is checked as a claim. When the
+    LLM turns the text into another claim to check, say so, with the user's own words on offer instead. A check's
     answer is shown the moment the thread keeps it (``answer``), and the run stops there: its papers' generated
     summaries come after (`write_summaries`)."""
     rt = await chat_runtime()
