@@ -51,7 +51,7 @@ CHOICE_TIMEOUT_S = 1800  # the claim list waits this long for Check, Edit or Dro
 EDIT_TIMEOUT_S = 600
 
 
-class Message(NamedTuple):
+class OneMessage(NamedTuple):
     """A text to check as one message (a claim, or a follow-up about the last check), with the LLM's English for it
     when the chat translated it while reading it as a passage ("" otherwise): a claim checks that English and is not
     translated again."""
@@ -72,7 +72,7 @@ def may_be_foreign_passage(text: str) -> bool:
     return len(distinct_sentences(head)) >= 2 and passage_language(head) != ENGLISH
 
 
-async def passage_or_message(raw: str) -> Message | None:
+async def passage_or_message(raw: str) -> OneMessage | None:
     """The passage turn when ``raw`` reads as a passage, in English or in its English translation; returns the
     message to check as one (``raw``, or what the user chose to send as one message), None when the passage turn
     took it."""
@@ -80,14 +80,14 @@ async def passage_or_message(raw: str) -> Message | None:
         return await passage_turn(raw)
     if may_be_foreign_passage(raw):
         return await passage_turn(raw, foreign=True)
-    return Message(raw)
+    return OneMessage(raw)
 
 
 def _thread() -> str:
     return str(cl.context.session.thread_id)
 
 
-async def passage_turn(raw: str, foreign: bool = False) -> Message | None:
+async def passage_turn(raw: str, foreign: bool = False) -> OneMessage | None:
     """Find the passage's claims, let the user edit them, check them. Returns the message when the user asks to
     send it as one message instead (a claim, or a follow-up about the last check), else None. A ``foreign`` text
     is read in its English first; when that states fewer than two findings, it is returned to be checked as one
@@ -102,7 +102,7 @@ async def passage_turn(raw: str, foreign: bool = False) -> Message | None:
     origin = await read_in_english(text, deps) if foreign else None
     if origin is not None and findings(origin.text) < 2:
         whole = origin.whole and len(origin.text) <= get_settings().answer.max_claim_chars
-        return Message(raw, origin.text if whole else "")
+        return OneMessage(raw, origin.text if whole else "")
     english = origin.text if origin is not None else text
     async with queue_slot():  # the LLM may make a claim stand alone
         check = await asyncio.to_thread(extract_claims, english, deps, notes, None, run_info(deps.settings, deps.llm),
@@ -113,7 +113,7 @@ async def passage_turn(raw: str, foreign: bool = False) -> Message | None:
         return None
     choice = await edit_claims(check, listing)
     if choice == "one":
-        return Message(raw)
+        return OneMessage(raw)
     if choice == "check":
         await run_checks(check, deps)
     return None
