@@ -19,6 +19,7 @@ from tests.conftest import FIXTURES, RuleVerifier, direction_rules
 from tools.corpus import Abstract
 from tools.documents.library import add_to_library, plan
 from tools.text.cited import match
+from tools.text.i18n import speaking
 from tools.text.passage import Citation
 from ui.export.passage import export_passage
 from ui.shared.untrusted import md
@@ -171,16 +172,19 @@ IN_ENGLISH = {
 
 
 def test_a_passage_in_german_is_read_and_checked_in_english_and_answered_in_german(
-    library_index: Any, tmp_path: Path
+    library_index: Any, tmp_path: Path, capsys: Any
 ) -> None:
     from agent.passage.foreign import in_english_text
 
     up = _deps(library_index, tmp_path)
     translating = [{"when": german, "reply": json.dumps({"english": english})} for german, english in
                    IN_ENGLISH.items()]  # fmt: skip
-    answering = {"when": "Translate the answer's sentences", "reply": json.dumps({"1": "Die Studien sind uneins."})}
+    writing = {"when": "that state its findings:\n<evidence>",  # each paper's finding in one sentence
+               "reply": "1: In 900 patients, daily coffee intake was associated with less advanced liver fibrosis."}
+    german = "Bei 900 Patienten war Kaffee mit weniger fortgeschrittener Leberfibrose verbunden."
+    answering = {"when": "Translate the answer's sentences", "reply": json.dumps({"1": german})}
     assert isinstance(up.llm, ScriptedChatModel)
-    llm = ScriptedChatModel(rules=[*translating, answering, *up.llm.rules])
+    llm = ScriptedChatModel(rules=[*translating, answering, writing, *up.llm.rules])
     check = check_passage(GERMAN, Deps(settings=up.settings, llm=llm, index=up.index, verifier=up.verifier))
     assert check.language == "de" and "Täglicher Kaffeekonsum" in check.asked
     assert check.text.startswith("Coffee is popular. Daily coffee intake") and "References:\n[1] Wu C." in check.text
@@ -199,6 +203,11 @@ def test_a_passage_in_german_is_read_and_checked_in_english_and_answered_in_germ
     english = export_passage(check, "md", language="en")
     assert english.startswith("# claimtrace passage check") and "## Claim 1: full check" in english
     assert "Behauptung" not in english
+    with speaking("de"):  # `check-text` prints each answer in German too, its English one line below
+        print_passage(check)
+    printed = capsys.readouterr().out
+    assert "[1] Gestützt durch 1 Studie" in printed and f"{german[:-1]} [1]." in printed
+    assert "(vom LLM übersetzt; auf Englisch geprüft: " in printed and coffee.result.answer in printed
     calls = len(llm.calls)
     assert in_english_text(llm, PASSAGE)[:5] == (PASSAGE, "en", [], in_english_text(llm, PASSAGE).usage, [])
     assert len(llm.calls) == calls  # an English passage takes no step

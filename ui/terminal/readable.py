@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tools.text.i18n import decimal, said, t
+from tools.text.i18n import decimal, said, spoken, t
+from tools.text.language import ENGLISH
 from ui.shared.answer_sentence import shown_sentence
 
 if TYPE_CHECKING:
     from agent.answer.supplement import Supplement
     from agent.passage.model import PassageCheck
+    from agent.result import CheckResult
 
 # control characters of a passage shown in the terminal (line breaks and tabs kept: they shape the passage)
 _CONTROL = {c: None for c in [*range(0, 9), 11, 12, *range(14, 32), 127, *range(0x80, 0xA0)]}
@@ -128,9 +130,31 @@ def print_passage(check: PassageCheck) -> None:
     for note in check.notes:
         print("\n" + t("Note: {note}", note=plain(note_text(note, settings=True))))
     for claim in check.claims:
-        result = claim.result
-        if result is not None and result.answer:
-            print(f"\n[{claim.n}] {plain(result.answer)}")
+        if claim.result is not None and claim.result.answer:
+            answer, translated = _shown_answer(claim.result)
+            print(f"\n[{claim.n}] {plain(answer)}")
+            if translated:
+                print("     " + t("(translated by the LLM; checked in English: {english})",
+                                  english=plain(claim.result.answer)))
     print("\n" + t("({provisional} s to every provisional verdict, {total} s in all)",
                    provisional=decimal(check.timings.get("provisional", 0), 1),
                    total=decimal(check.timings.get("total", 0), 1)))
+
+
+def _shown_answer(result: CheckResult) -> tuple[str, bool]:
+    """A claim's answer as the terminal shows it, and whether the LLM translated some of it: as written when the
+    command speaks English; else the verdict in the language spoken, then each sentence with its citations, in the
+    claim's language where the LLM translated it and the command speaks that language (a quote of a paper keeps the
+    paper's words under a frame in the language spoken; a sentence whose translation was not kept is in English)."""
+    from tools.text.citations import ParsedSentence, render
+    from ui.shared.wording import verdict_words
+
+    if spoken() == ENGLISH:
+        return result.answer, False
+    dump = result.model_dump(mode="json")
+    verdict = verdict_words(dump["verdict"], dump["assessments"], dump["silent"]) if dump["verdict"] else ""
+    if spoken() != result.language:  # the translations are in the claim's language, not the one asked for
+        dump["sentences"] = [s | {"translation": ""} for s in dump["sentences"]]
+    body = render([ParsedSentence(shown_sentence(s), s["citations"]) for s in dump["sentences"]])
+    return " ".join(part for part in (verdict or result.summary, body) if part), any(
+        s["translation"] for s in dump["sentences"])
