@@ -76,6 +76,8 @@ async def exercise(session: ClientSession, earlier: bool = False) -> None:
     assert listed[0]["thread_id"] == thread and listed[0]["claim"] == CLAIM
     report = payload(await session.call_tool("export_check", {"thread_id": thread, "format": "md"}))
     assert report.startswith("# claimtrace check") and "The MMR vaccine causes autism" in report
+    german = payload(await session.call_tool("export_check", {"thread_id": thread, "lang": "de"}))
+    assert german.startswith("# claimtrace-Prüfung") and "The MMR vaccine causes autism" in german
     bib = payload(await session.call_tool("export_check", {"thread_id": thread, "format": "bib"}))
     assert bib.count("@article") == len({s["doc_id"] for s in checked["sources"]})
     if checked["sentences"]:
@@ -94,6 +96,9 @@ async def exercise(session: ClientSession, earlier: bool = False) -> None:
     )
     assert "no kept check" in error_text(await session.call_tool("export_check", {"thread_id": "nope"}))
     assert "format" in error_text(await session.call_tool("export_check", {"thread_id": thread, "format": "pdf"}))
+    assert "lang: 'xx' is not one of de, en, es, fr, pt" in error_text(
+        await session.call_tool("export_check", {"thread_id": thread, "lang": "xx"})
+    )
     assert "check must be 1 to 1" in error_text(
         await session.call_tool("export_check", {"thread_id": thread, "check": 5})
     )

@@ -216,14 +216,20 @@ def add_export_check_tool(mcp: FastMCP, settings: Settings) -> None:
 
     @mcp.tool()
     async def export_check(
-        thread_id: str, format: Literal["md", "json", "bib", "ris"] = "md", check: int | None = None
+        thread_id: str, format: Literal["md", "json", "bib", "ris"] = "md", check: int | None = None,
+        lang: str | None = None,
     ) -> str:
         """A kept check as a Markdown report, its JSON, or its papers as BibTeX or RIS; a paper removed from the
-        library since the check keeps its sentences, marked "removed from the library on <day>"."""
+        library since the check keeps its sentences, marked "removed from the library on <day>". The Markdown
+        report speaks the language the claim came in, or `lang` (en, de, es, fr or pt)."""
         from tools.index.live_docs import removed_days
+        from tools.text.language import LANGUAGES
         from ui.export.formats import export_text
 
-        return export_text(await kept(settings, thread_id, check), format, removed_days(settings.stores.index_dir))
+        if lang is not None and lang not in LANGUAGES:
+            raise ToolError(f"lang: {lang!r} is not one of {', '.join(sorted(LANGUAGES))}")
+        result = await kept(settings, thread_id, check)
+        return export_text(result, format, removed_days(settings.stores.index_dir), lang)
 
 
 def add_list_checks_tool(mcp: FastMCP, settings: Settings) -> None:
