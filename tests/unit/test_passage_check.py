@@ -208,6 +208,11 @@ def test_a_passage_in_german_is_read_and_checked_in_english_and_answered_in_germ
     printed = capsys.readouterr().out
     assert "[1] Gestützt durch 1 Studie" in printed and f"{german[:-1]} [1]." in printed
     assert "(vom LLM übersetzt; auf Englisch geprüft: " in printed and coffee.result.answer in printed
+    with speaking("fr"):  # another language than the passage's: its sentences in the English checked, not German
+        print_passage(check)
+    printed = capsys.readouterr().out
+    assert "[1] Étayée par 1 étude" in printed and german not in printed
+    assert "daily coffee intake was associated with less advanced liver fibrosis [1]." in printed
     calls = len(llm.calls)
     assert in_english_text(llm, PASSAGE)[:5] == (PASSAGE, "en", [], in_english_text(llm, PASSAGE).usage, [])
     assert len(llm.calls) == calls  # an English passage takes no step
