@@ -151,7 +151,7 @@ def _shown_answer(result: CheckResult) -> tuple[str, bool]:
 
     if spoken() == ENGLISH:
         return result.answer, False
-    dump = result.model_dump(mode="json")
+    dump = result.model_dump(mode="json", include={"verdict", "assessments", "silent", "sentences"})
     verdict = verdict_words(dump["verdict"], dump["assessments"], dump["silent"]) if dump["verdict"] else ""
     if spoken() != result.language:  # the translations are in the claim's language, not the one asked for
         dump["sentences"] = [s | {"translation": ""} for s in dump["sentences"]]
