@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from evals.language.both_ways import table
+from evals.language.healthfc import twice_report
 from evals.language.scifact_sample import SAMPLE
 from tools.text.language import language_of
 
@@ -31,6 +32,21 @@ def test_the_table_counts_sides_and_top_papers_against_the_english_check():
     assert "| the same top 3 papers (as a set) | 1 of 3 (0.33) |" in shown
     assert "| top-3 papers shared, mean | 1.67 of 3 |" in shown
     assert "translation 2.0, the translated claim's check 9.0, the\nEnglish version's 7.0 (" in shown
+
+
+def test_the_english_twice_report_counts_a_side_change_where_either_check_counts_a_paper():
+    recs = [
+        record("1", (1, 0), (["a", "b", "c"], ["a", "b", "c"]), False),  # a side changed, same papers
+        record("2", (0, 0), (["a", "b", "c"], ["a", "b", "d"]), False),
+    ]
+    recs[0]["asked"]["counts_a_paper"] = True  # only the first check counted a paper
+    shown = twice_report(recs, 40, 13)
+    assert "--n 40 --seed 13 --english-twice" in shown
+    assert "| the same verdict side (supported, refuted, neither) | 1 of 2 (0.50) |" in shown
+    assert "| the same side, of the claims where either check counts a paper | 0 of 1 (0.00) |" in shown
+    assert "| the same top 3 papers (as a set) | 1 of 2 (0.50) |" in shown
+    assert "| top-3 papers shared, mean | 2.50 of 3 |" in shown
+    assert "Rows whose two checks take different sides: 1." in shown
 
 
 def test_the_sample_holds_each_claim_in_each_language_and_each_reads_as_its_language():
