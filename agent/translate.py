@@ -2,12 +2,14 @@
 claim is what is searched, judged and answered; the user's words and their language are kept beside it
 (CheckResult.asked, CheckResult.language). An English claim (tools.text.language.language_of) takes no step.
 
-A translation is kept only when it is English and keeps the claim's numbers; otherwise, or without the LLM, the
-claim is checked as typed, and a note says why.
+A translation is kept only when it is English and keeps the claim's numbers, in digits and in words
+(tools.text.quantities: "ein Drittel" must not become "a quarter"); otherwise, or without the LLM, the claim is
+checked as typed, and a note says why.
 
 The answer goes the other way (`answer_in`): its sentences are written and checked in English, then the LLM translates
 them into the claim's language for the user to read, each kept only when it is in that language and keeps its
-numbers. A translation is never what was checked; the chat and `ask` say so and keep the English one click away."""
+numbers, in digits and in words. A translation is never what was checked; the chat and `ask` say so and keep the
+English one click away."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from agent.llm.client import LLMUnavailableError
 from agent.state import AnswerSentence, Usage
 from tools.text.distortion import numbers
 from tools.text.language import ENGLISH, LANGUAGES, language_of
+from tools.text.quantities import same_quantities
 
 TRANSLATE_TOKENS = 160
 SENTENCE_TOKENS = 90  # the reply's room for each answer sentence translated
@@ -39,11 +42,13 @@ class InEnglish(NamedTuple):
     note: str = ""
 
 
-def kept(english: str, claim: str) -> bool:
-    """Whether a translation may stand for the claim: English, not empty, not far longer, the same numbers."""
+def kept(english: str, claim: str, language: str) -> bool:
+    """Whether a translation may stand for the claim, in ``language``: English, not empty, not far longer, the same
+    numbers in digits and in words."""
     if not english or len(english) > MAX_GROWTH * len(claim) + 20:
         return False
-    return language_of(english) == ENGLISH and sorted(numbers(english)) == sorted(numbers(claim))
+    return (language_of(english) == ENGLISH and sorted(numbers(english)) == sorted(numbers(claim))
+            and same_quantities(english, claim, language))
 
 
 def in_english(llm: BaseChatModel | None, claim: str, template: str | None = None) -> InEnglish:
@@ -68,7 +73,7 @@ def in_english(llm: BaseChatModel | None, claim: str, template: str | None = Non
     if english.casefold() == " ".join(claim.split()).casefold():
         return InEnglish(claim, language, False, usage, f"the claim may be in {name}; the LLM gave it back unchanged, "
                          "so it is checked as typed")
-    if not kept(english, claim):
+    if not kept(english, claim, language):
         return InEnglish(claim, language, False, usage, f"the claim is in {name}; the LLM's English version could "
                          "not be kept (not English, or a number changed), so it is checked as typed")
     return InEnglish(english, language, True, usage)
@@ -122,7 +127,8 @@ def answer_in(
         text = " ".join(text.split()) if isinstance(text, str) else ""
         english = sentences[k].text
         if (text and text.casefold() != english.casefold() and len(text) <= MAX_GROWTH * len(english) + 20
-                and same_digits(text, english) and language_of(text) == language):
+                and same_digits(text, english) and same_quantities(english, text, language)
+                and language_of(text) == language):
             out[k] = sentences[k].model_copy(update={"translation": text})
         else:
             missed += 1

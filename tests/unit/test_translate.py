@@ -62,6 +62,7 @@ def test_another_language_is_checked_in_english_and_english_takes_no_step():
         ("Der MMR-Impfstoff verursacht Autismus.", "gave it back unchanged"),
         ("Der MMR-Impfstoff verursacht wirklich Autismus.", "could not be kept"),  # not English
         ("The MMR vaccine causes autism in 12 of 10 children.", "could not be kept"),  # a number the claim lacks
+        ("The MMR vaccine causes autism in a third of children.", "could not be kept"),  # a quantity in words
         ("", "could not be kept"),
     ],
 )
@@ -178,6 +179,12 @@ def test_a_translation_is_kept_only_in_the_language_with_the_same_numbers():
     changed = answer_in(answer_translating({"1": "Das Risiko sank bei 3.000 Kindern um 1,5 Prozent."}),
                         english[:1], "de")[0]
     assert changed[0].translation == ""  # a changed number is no translation
+    third = sentences("Only one third of the embryos developed into fetuses, 493 per million.")
+    for wrong in ("Nur ein Viertel der Embryonen entwickelte sich zu Föten, 493 pro Million.",
+                  "Nur ein Drittel der Embryonen entwickelte sich zu Föten, 493 pro Milliarde."):
+        assert answer_in(answer_translating({"1": wrong}), third, "de")[0][0].translation == ""
+    right = "Nur ein Drittel der Embryonen entwickelte sich zu Föten, 493 pro Million."
+    assert answer_in(answer_translating({"1": right}), third, "de")[0][0].translation == right
 
 
 def test_no_translation_is_asked_in_english_or_made_without_the_llm():
