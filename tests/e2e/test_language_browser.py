@@ -70,6 +70,7 @@ def test_a_german_claim_is_checked_in_english_and_answered_with_german_words(
     expect(page.get_by_role("button", name="Quelle 1")).to_have_count(1)
     expect(page.locator(".message-content").filter(has_text="Verdict:")).to_have_count(0)
     expect(answer).to_contain_text(f"{GERMAN_FINDING[:-1]} [1]")  # the translation, its citation kept
+    expect(answer).to_contain_text(f"{FINDING[:-1]} [1]")  # the sentence as checked, in English, under it
     expect(answer).to_contain_text("Vom LLM nach der Prüfung übersetzt")
     expect(answer).to_contain_text("Eine Studie berichtet: „Findings suggest")  # a quote, in the paper's words
     opens(page, "Das geprüfte Englisch", f"{FINDING[:-1]} [1]")  # the sentences as written and checked

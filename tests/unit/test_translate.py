@@ -210,13 +210,18 @@ def test_the_chat_shows_the_translation_and_the_checked_english_opens_in_english
     result = translated_check()
     with speaking("de"):
         shown = answer_markdown(result)
-        assert "Impfstoffe erhöhten das Autismusrisiko nicht [1]" in shown and "Vaccines did not" not in shown
+        assert "Impfstoffe erhöhten das Autismusrisiko nicht [1]" in shown
+        # the English as checked follows the translation, in view (the LLM's translation can misstate it)
+        assert shown.index("Impfstoffe erhöhten") < shown.index("wie sie geprüft wurden, auf Englisch:_\n"
+                                                                "1. Vaccines did not raise the risk of autism [1]")
         assert "Vom LLM nach der Prüfung übersetzt" in shown and "Das geprüfte Englisch" in shown
         assert [a.label for a in english_actions(result, 0)] == ["Das geprüfte Englisch"]
         panel = english_detail(result)
     assert "Vaccines did not raise the risk of autism [1]" in panel and "Impfstoffe" not in panel
     assert "Flagged" not in panel and "✅" in panel  # the flags of the English sentences, in English
     assert english_actions({**result, "sentences": [s.model_dump() for s in sentences("No risk.")]}, 0) == []
+    untranslated = {**result, "sentences": [s.model_dump() for s in sentences("No risk.")]}
+    assert "in English:_" not in answer_markdown(untranslated)
 
 
 def test_ask_prints_the_translation_with_its_english_under_it(capsys: pytest.CaptureFixture[str]):

@@ -65,6 +65,16 @@ def sentence_line(i: int, s: dict[str, Any]) -> str:
     return f"{line}\\\n   ⚠️ " + t("**Flagged: {what}**", what=what) + f" — _{md(why)}{score}_"
 
 
+def checked_english(sentences: Sequence[dict[str, Any]]) -> str:
+    """The English sentences as checked, numbered as shown, for a view that shows their translation: the embedded
+    LLM's translation misstates about half of them in some detail (docs/languages.md), so the English stays in view
+    under it; "" when none was translated."""
+    if not any(s.get("translation") for s in sentences):
+        return ""
+    checked = "\n".join(f"{i}. {cite(s['text'], s['citations'])}" for i, s in enumerate(sentences, 1))
+    return t("_Translated by the LLM after the check; the sentences as checked, in English:_") + "\n" + checked
+
+
 def verdict_badge(result: dict[str, Any]) -> str:
     """The verdict line: the verdict in one sentence (agent.judge.sentence), plain text of labels, designs and
     numbers."""
@@ -267,6 +277,8 @@ def answer_markdown(result: dict[str, Any]) -> str:
             parts.append(t("_Translated by the LLM after the check; the sentences were checked in English: {english}._",
                            english=t(ENGLISH_ANSWER)))
         parts.append("\n".join(sentence_line(i, s) for i, s in enumerate(result["sentences"], start=1)))
+        if english := checked_english(result["sentences"]):
+            parts.append(english)
     flagged = sum(1 for s in result["sentences"] if s.get("flagged"))
     if flagged:
         parts.append(t("_{flagged} of {n} sentence(s) flagged by the verifier._", flagged=flagged,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tools.text.i18n import t
-from ui.chat.render import cite, corrections_line, note_line, papers_lines, sentence_line
+from ui.chat.render import checked_english, cite, corrections_line, note_line, papers_lines, sentence_line
 from ui.shared.untrusted import md
 
 
@@ -24,10 +24,7 @@ def followup_markdown(reply: dict[str, Any]) -> str:
     """An answer from the evidence already held, flagged like the main answer; translated, its English sentences as
     checked follow it."""
     lines = "\n".join(sentence_line(i, s) for i, s in enumerate(reply["sentences"], start=1))
-    english = ""
-    if any(s.get("translation") for s in reply["sentences"]):
-        checked = "\n".join(f"{i}. {cite(s['text'], s['citations'])}" for i, s in enumerate(reply["sentences"], 1))
-        english = t("_Translated by the LLM after the check; the sentences as checked, in English:_") + "\n" + checked
+    english = checked_english(reply["sentences"])
     changed = corrections_line(reply.get("corrections", []))
     held = t("_Answered from the {n} source sentence(s) already in this thread._", n=reply["evidence_count"])
     notes = [note_line(note) for note in reply.get("notes", [])]
