@@ -8,8 +8,8 @@ checked as typed, and a note says why.
 
 The answer goes the other way (`answer_in`): its sentences are written and checked in English, then the LLM translates
 them into the claim's language for the user to read, each kept only when it is in that language and keeps its
-numbers, in digits and in words. A translation is never what was checked; the chat and `ask` say so and keep the
-English one click away."""
+numbers, in digits and in words. A translation is never what was checked; the chat and `ask` say so and show the
+English as checked under it."""
 
 from __future__ import annotations
 

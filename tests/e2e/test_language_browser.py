@@ -1,8 +1,8 @@
 """A claim in German, in headless Chromium (agent/translate.py, tools/text/i18n.py): the chat says, in German, which
 English claim it checks ("Geprüft als: ..."), with "Stattdessen meine Worte prüfen", and shows the verdict line,
 headings, buttons and why a paper read is not counted in German; the answer's sentences, written and verified in
-English, come in the LLM's German translation, marked as such, with the checked English a click away in the side
-panel. A follow-up in German is
+English, come in the LLM's German translation, marked as such, with the checked English under it and, with its
+flags, in the side panel. A follow-up in German is
 answered with German fixed words too, its checked sentence in the LLM's German with the English under it. The
 thread keeps the English claim, the user's words and their language (docs/languages.md)."""
 
