@@ -22,7 +22,6 @@ import prompts
 from agent.llm.calls import chat, parse_json_object
 from agent.llm.client import LLMUnavailableError
 from agent.state import AnswerSentence, Usage
-from tools.text.distortion import numbers
 from tools.text.language import ENGLISH, LANGUAGES, language_of
 from tools.text.quantities import same_quantities
 
@@ -42,13 +41,17 @@ class InEnglish(NamedTuple):
     note: str = ""
 
 
+def same_digits(a: str, b: str) -> bool:
+    """Whether two texts hold the same runs of digits: "1.5" and "1,5", "1,000" and "1.000" are the same number."""
+    return sorted(re.findall(r"\d+", a)) == sorted(re.findall(r"\d+", b))
+
+
 def kept(english: str, claim: str, language: str) -> bool:
     """Whether a translation may stand for the claim, in ``language``: English, not empty, not far longer, the same
-    numbers in digits and in words."""
+    numbers in digits (a decimal comma read as the point it is in English) and in words."""
     if not english or len(english) > MAX_GROWTH * len(claim) + 20:
         return False
-    return (language_of(english) == ENGLISH and sorted(numbers(english)) == sorted(numbers(claim))
-            and same_quantities(english, claim, language))
+    return language_of(english) == ENGLISH and same_digits(english, claim) and same_quantities(english, claim, language)
 
 
 def in_english(llm: BaseChatModel | None, claim: str, template: str | None = None) -> InEnglish:
@@ -89,11 +92,6 @@ def own_english(claim: str, english: str) -> InEnglish:
     if language_of(english) != ENGLISH:
         raise ValueError("your own English for the claim is not in English")
     return InEnglish(english, language, True, Usage())
-
-
-def same_digits(a: str, b: str) -> bool:
-    """Whether two texts hold the same runs of digits: "1.5" and "1,5", "1,000" and "1.000" are the same number."""
-    return sorted(re.findall(r"\d+", a)) == sorted(re.findall(r"\d+", b))
 
 
 def quotes(sentence: AnswerSentence) -> bool:

@@ -71,6 +71,13 @@ def test_a_translation_that_cannot_stand_for_the_claim_is_not_kept(reply: str, w
     assert (got.claim, got.translated) == (GERMAN, False) and why in got.note and "German" in got.note
 
 
+def test_a_decimal_comma_translated_as_a_point_is_the_same_number():
+    atropine = "Atropin in einer Dosis von 0,5 % bremst die Kurzsichtigkeit bei Kindern."
+    got = in_english(translating("Atropine at a dose of 0.5% slows myopia in children."), atropine)
+    assert got.translated and got.claim == "Atropine at a dose of 0.5% slows myopia in children."
+    assert not in_english(translating("Atropine at a dose of 5% slows myopia in children."), atropine).translated
+
+
 def test_without_the_llm_the_claim_is_checked_as_typed_and_says_so():
     got = in_english(DownModel(rules=[]), GERMAN)
     assert (got.claim, got.translated) == (GERMAN, False) and "could not translate" in got.note
