@@ -105,23 +105,38 @@ def median(xs: list[float]) -> float:
     return s[len(s) // 2] if s else 0.0
 
 
+def same_side(rec: dict[str, Any]) -> bool:
+    """Whether a record's two checks take the same verdict side."""
+    return bool(rec["asked"]["side"] == rec["en"]["side"])
+
+
+def shared_top(rec: dict[str, Any]) -> int:
+    """How many of the top papers a record's two checks share."""
+    return len(set(rec["asked"]["top"]) & set(rec["en"]["top"]))
+
+
+def same_top(rec: dict[str, Any]) -> bool:
+    """Whether a record's two checks list the same top papers, as a set."""
+    return set(rec["asked"]["top"]) == set(rec["en"]["top"])
+
+
 def table(recs: list[dict[str, Any]], language: str) -> str:
     """The comparison's figures, with the issue's targets, and the seconds a claim."""
     k = len(recs)
-    same_side = sum(r["asked"]["side"] == r["en"]["side"] for r in recs)
+    same_sides = sum(map(same_side, recs))
     counted = [r for r in recs if r["en"]["counts_a_paper"]]
-    same_counted = sum(r["asked"]["side"] == r["en"]["side"] for r in counted)
-    same_top = sum(set(r["asked"]["top"]) == set(r["en"]["top"]) for r in recs)
-    overlap = sum(len(set(r["asked"]["top"]) & set(r["en"]["top"])) for r in recs)
+    same_counted = sum(map(same_side, counted))
+    same_tops = sum(map(same_top, recs))
+    overlap = sum(map(shared_top, recs))
     recognised = sum(r["language"] == language for r in recs)
     counted_share = share(same_counted, len(counted))
     secs = {part: median([r["seconds"][part] for r in recs]) for part in ("translate", "asked", "en")}
     return f"""| measure | result | target |
 |---|---|---|
 | recognised as the language it is in | {share(recognised, k)} | at least 0.98 |
-| the same verdict side (supported, refuted, neither) | {share(same_side, k)} | at least 0.90 |
+| the same verdict side (supported, refuted, neither) | {share(same_sides, k)} | at least 0.90 |
 | the same side, of the claims whose English version counts a paper | {counted_share} | at least 0.85 |
-| the same top {TOP} papers (as a set) | {share(same_top, k)} | at least 0.80 |
+| the same top {TOP} papers (as a set) | {share(same_tops, k)} | at least 0.80 |
 | top-{TOP} papers shared, mean | {overlap / k if k else 0:.2f} of {TOP} | |
 
 Seconds a claim (median): translation {secs["translate"]:.1f}, the translated claim's check {secs["asked"]:.1f}, the

@@ -19,7 +19,20 @@ import random
 from typing import Any
 
 from evals.experiments import REPO_ROOT, git_commit
-from evals.language.both_ways import RESULTS, TOP, Pair, add_arguments, compared, median, publish, share, table
+from evals.language.both_ways import (
+    RESULTS,
+    TOP,
+    Pair,
+    add_arguments,
+    compared,
+    median,
+    publish,
+    same_side,
+    same_top,
+    share,
+    shared_top,
+    table,
+)
 from evals.language.recognition import healthfc_pairs
 
 
@@ -29,7 +42,7 @@ def drawn(total: int, n: int, seed: int) -> list[int]:
 
 
 def report(recs: list[dict[str, Any]], n: int, seed: int) -> str:
-    differs = [r["key"] for r in recs if r["asked"]["side"] != r["en"]["side"]]
+    differs = [r["key"] for r in recs if not same_side(r)]
     return f"""# A claim in German and its English version (HealthFC)
 
 `python -m evals.language.healthfc --n {n} --seed {seed}` (commit {git_commit()}): {len(recs)} of the {n} drawn claims
@@ -45,13 +58,10 @@ Rows whose two checks take different sides: {", ".join(differs) or "none"}.
 
 def twice_report(recs: list[dict[str, Any]], n: int, seed: int) -> str:
     k = len(recs)
-    agree = [r for r in recs if r["asked"]["side"] == r["en"]["side"]]
     counted = [r for r in recs if r["asked"]["counts_a_paper"] or r["en"]["counts_a_paper"]]
-    same_counted = sum(r in agree for r in counted)
-    same_top = sum(set(r["asked"]["top"]) == set(r["en"]["top"]) for r in recs)
-    overlap = sum(len(set(r["asked"]["top"]) & set(r["en"]["top"])) for r in recs) / k if k else 0.0
+    overlap = sum(map(shared_top, recs)) / k if k else 0.0
     secs = {part: median([r["seconds"][part] for r in recs]) for part in ("asked", "en")}
-    differs = [r["key"] for r in recs if r not in agree]
+    differs = [r["key"] for r in recs if not same_side(r)]
     return f"""# The same English claim checked twice (HealthFC's English versions)
 
 `python -m evals.language.healthfc --n {n} --seed {seed} --english-twice` (commit {git_commit()}): {len(recs)} of the
@@ -60,9 +70,9 @@ nothing translated. How often the product agrees with itself bounds what a trans
 
 | measure | result |
 |---|---|
-| the same verdict side (supported, refuted, neither) | {share(len(agree), k)} |
-| the same side, of the claims where either check counts a paper | {share(same_counted, len(counted))} |
-| the same top {TOP} papers (as a set) | {share(same_top, k)} |
+| the same verdict side (supported, refuted, neither) | {share(k - len(differs), k)} |
+| the same side, of the claims where either check counts a paper | {share(sum(map(same_side, counted)), len(counted))} |
+| the same top {TOP} papers (as a set) | {share(sum(map(same_top, recs)), k)} |
 | top-{TOP} papers shared, mean | {overlap:.2f} of {TOP} |
 
 Seconds a check (median): the first {secs["asked"]:.1f}, the second {secs["en"]:.1f}.

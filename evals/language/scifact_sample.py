@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.experiments import REPO_ROOT, git_commit
-from evals.language.both_ways import RESULTS, Pair, add_arguments, compared, publish, table
+from evals.language.both_ways import RESULTS, Pair, add_arguments, compared, publish, same_side, table
 from tools.text.language import LANGUAGES
 
 SAMPLE = Path(__file__).with_name("scifact_sample.jsonl")
@@ -42,7 +42,7 @@ and SciFact's English. Ten SciFact dev claims (seed 13), translated by hand into
 (`evals/language/scifact_sample.jsonl`; how they were made: `evals/language/scifact_sample.py`)."""]
     for code in ("es", "fr", "pt"):
         mine = [r for r in recs if r["key"].startswith(f"{code}:")]
-        differs = [r["key"].split(":")[1] for r in mine if r["asked"]["side"] != r["en"]["side"]]
+        differs = [r["key"].split(":")[1] for r in mine if not same_side(r)]
         parts.append(f"## {LANGUAGES[code]}\n\n{table(mine, code)}\n\nClaims whose two checks take different sides: "
                      f"{', '.join(differs) or 'none'}.")
     translations = "\n".join(f"| {r['key']} | {r['as_translated'] == ' '.join(r['english'].split())} | "
