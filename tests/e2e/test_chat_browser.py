@@ -75,6 +75,16 @@ def opens(page: Any, label: str, shows: str, scope: Any = None) -> None:
     expect(page.locator("#side-view-content")).to_contain_text(shows, ignore_case=True, timeout=30_000)
 
 
+def restart_and_reopen(page: Any, server: ChatServer, thread_url: str) -> None:
+    """The server killed with -9 and started again, then the thread's address opened anew, as a user reopens a link.
+    The page leaves the chat first, so that nothing the old page's client does while the server goes and comes back
+    (reconnecting, or sending itself to /login, which once interrupted the reopening on a busy machine) races it."""
+    page.goto("about:blank")
+    server.kill9()
+    server.start()
+    page.goto(thread_url)
+
+
 def turn_ended(page: Any, timeout: int = ANSWER_TIMEOUT_MS) -> None:
     """Wait until the turn whose reply is on screen has ended: Chainlit's composer shows a stop button while a turn's
     handler runs (from the task_start it sends before the turn's first reply to the task_end it sends after its last
@@ -142,9 +152,7 @@ def test_claim_answer_sources_and_restart(browser: Any, server: ChatServer, tmp_
     assert "/thread/" in thread_url
     before = answer_text(page, settled=True)
 
-    server.kill9()
-    server.start()
-    page.goto(thread_url)
+    restart_and_reopen(page, server, thread_url)
     page.get_by_text(CHANGED).first.wait_for(timeout=60_000)
     assert answer_text(page).lower() == before.lower()  # answer, flags, corrections and sources as they were
     page.get_by_text("It cites:").first.wait_for(timeout=30_000)

@@ -17,7 +17,14 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import CLAIM, REWRITTEN, TWINS
 from tests.e2e.server import ChatServer
-from tests.e2e.test_chat_browser import ANSWER_TIMEOUT_MS, log_in, opens, send, turn_ended
+from tests.e2e.test_chat_browser import (
+    ANSWER_TIMEOUT_MS,
+    log_in,
+    opens,
+    restart_and_reopen,
+    send,
+    turn_ended,
+)
 from tests.e2e.test_full_disk import copied, thread_results
 
 VITAMIN_D = "Vitamin D supplementation reduces fracture risk in older adults."
@@ -102,9 +109,7 @@ def test_a_follow_up_the_llm_rewrites_offers_the_users_own_words_after_a_restart
     # the server is killed and restarted: the reopened thread offers the user's words again, as it does every button
     # of every answer, each opening its source
     thread_url = page.url
-    server.kill9()
-    server.start()
-    page.goto(thread_url)
+    restart_and_reopen(page, server, thread_url)
     wait_for_answers(page, 2)
     offer.click()
     wait_for_answers(page, 3)
