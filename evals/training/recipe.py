@@ -63,6 +63,8 @@ def start(args: argparse.Namespace) -> Start:
         body = add_lora(net, args.train_layers, args.lora_rank)
         if getattr(args, "init_from", None):
             init_from_artifact(net, args.init_from)
+    if getattr(args, "recompute", False):
+        recompute_layers(net, args.train_layers)
     return Start(rng, net, tok, base_state, body, head)
 
 
@@ -76,6 +78,25 @@ def top_linears(net: CrossEncoderNet, train_layers: int) -> list[str]:
         for name, m in layers[k].named_modules()
         if isinstance(m, torch.nn.Linear)
     ]
+
+
+def recompute_layers(net: CrossEncoderNet, train_layers: int) -> None:
+    """Gradient checkpointing on the top ``train_layers`` layers: while gradients are on, each layer keeps only its
+    input for the backward pass and runs its forward again there, one more forward pass of compute for a fraction of
+    the activations' memory. Transformers' own switch does not cover MPNet, so each layer's ``forward`` is wrapped in
+    place and the parameter names, which the artifact stores, stay the same. Dropout draws the same masks in the
+    second forward (the random state is kept), so the gradients are those of the plain run."""
+    from torch.utils.checkpoint import checkpoint
+
+    layers: Any = net.encoder.encoder.layer  # type: ignore[union-attr]
+    for layer in list(layers)[len(layers) - train_layers :]:
+
+        def forward(*a: Any, _inner: Callable[..., Any] = layer.forward, **kw: Any) -> Any:
+            if not torch.is_grad_enabled():
+                return _inner(*a, **kw)
+            return checkpoint(_inner, *a, use_reentrant=False, **kw)
+
+        layer.forward = forward
 
 
 def add_lora(net: CrossEncoderNet, train_layers: int, rank: int) -> list[torch.nn.Parameter]:

@@ -159,6 +159,12 @@ def verifier_parser(description: str | None) -> argparse.ArgumentParser:
         help="train rank-N LoRA adapters (peft) on the top --train-layers layers instead of the layers themselves",
     )
     ap.add_argument(
+        "--recompute",
+        action="store_true",
+        help="gradient checkpointing: the learning layers run their forward again in the backward pass instead of "
+        "keeping their activations; slower, in far less memory (evals/results/reader/recompute.md)",
+    )
+    ap.add_argument(
         "--state",
         type=Path,
         default=None,
