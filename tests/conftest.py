@@ -50,6 +50,7 @@ TORCH = importlib.util.find_spec("torch") is not None
 TORCH_MODULES = [
     "unit/test_verifier_frozen.py",
     "unit/test_verifier_resume.py",
+    "unit/test_verifier_recompute.py",
     "unit/test_reader_rationale.py",
     "unit/test_onnx_mpnet.py",
     "integration/test_verifier_precision.py",
