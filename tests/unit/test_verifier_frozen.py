@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from evals.training.frozen import LowerCache, top_forward
-from evals.training.recipe import freeze_below
+from evals.training.layers import freeze_below
 from tools.models.verifier_net import build_base_net
 
 PAIRS = [

@@ -1,4 +1,4 @@
-"""Gradient checkpointing for the verifier trainer (``--recompute``, evals.training.recipe.recompute_layers): the
+"""Gradient checkpointing for the verifier trainer (``--recompute``, evals.training.layers.recompute_layers): the
 learning layers keep far fewer tensors for the backward pass, and the gradients, dropout included, are the plain
 run's."""
 

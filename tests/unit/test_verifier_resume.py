@@ -17,7 +17,7 @@ from evals.training import frozen
 from evals.training import train as train_module
 from evals.training.data import Claim, Doc
 from evals.training.frozen import train_cached
-from evals.training.recipe import add_lora, freeze_below
+from evals.training.layers import add_lora, freeze_below
 from evals.training.run_state import STOPPED, RunState
 from evals.training.train import train
 from tools.models.verifier_artifact import DELTA_FILE

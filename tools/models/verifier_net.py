@@ -127,7 +127,7 @@ def save_artifact(
     named in the config by its folder, which loading reads.
 
     The head is always stored in full: its initial values are random, so a delta against them could not be
-    rebuilt at load time. A linear map trained through LoRA adapters (evals.training.recipe.add_lora) is stored as
+    rebuilt at load time. A linear map trained through LoRA adapters (evals.training.layers.add_lora) is stored as
     its two factors, the scaling folded into the second, under the map's own weight name.
     """
     import json
