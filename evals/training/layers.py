@@ -30,14 +30,18 @@ def freeze_below(net: CrossEncoderNet, train_layers: int) -> tuple[list[torch.nn
 
 
 
+def top_layers(net: CrossEncoderNet, train_layers: int) -> list[tuple[int, torch.nn.Module]]:
+    """The top ``train_layers`` transformer layers, each with its index in the encoder."""
+    layers: Any = net.encoder.encoder.layer  # type: ignore[union-attr]
+    return list(enumerate(layers))[len(layers) - train_layers :]
+
+
 def top_linears(net: CrossEncoderNet, train_layers: int) -> list[str]:
     """The names of the linear maps inside the top ``train_layers`` transformer layers."""
-    layers: Any = net.encoder.encoder.layer  # type: ignore[union-attr]
-    first = len(layers) - train_layers
     return [
         f"encoder.encoder.layer.{k}.{name}"
-        for k in range(first, len(layers))
-        for name, m in layers[k].named_modules()
+        for k, layer in top_layers(net, train_layers)
+        for name, m in layer.named_modules()
         if isinstance(m, torch.nn.Linear)
     ]
 
@@ -50,8 +54,7 @@ def recompute_layers(net: CrossEncoderNet, train_layers: int) -> None:
     second forward (the random state is kept), so the gradients are those of the plain run."""
     from torch.utils.checkpoint import checkpoint
 
-    layers: Any = net.encoder.encoder.layer  # type: ignore[union-attr]
-    for layer in list(layers)[len(layers) - train_layers :]:
+    for _, layer in top_layers(net, train_layers):
 
         def forward(*a: Any, _inner: Callable[..., Any] = layer.forward, **kw: Any) -> Any:
             if not torch.is_grad_enabled():
