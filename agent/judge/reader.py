@@ -10,7 +10,9 @@ kept in agent/judge/judge_calibration.json):
   word. It counts with the reader's label when the side it takes (supports against refutes) is at least ``sure``;
   otherwise (and always with ``sure`` None) the LLM and the verifier read only its side, as the two-part judge does.
   With the band's ``gate_floor``, the LLM's gate still reads such a paper, and it passes where the gate's reading
-  is at least ``gate_floor`` rather than the gate's own threshold (two keys: the reader's and the gate's);
+  is at least ``gate_floor`` rather than the gate's own threshold (two keys: the reader's and the gate's); below that
+  threshold the LLM and the verifier read its side, and it counts only where their side is the reader's
+  (``same_side``): a bearing the gate doubts needs two readers agreeing on the direction;
 * otherwise the reader is unsure, and the LLM reads the paper as the two-part judge does (agent/nodes/judge_sources.py).
 
 With JUDGE_DIRECTION=reader nobody else reads a paper: the reader decides by its own band (``reader_alone_band``,
@@ -82,6 +84,11 @@ def read_abstracts(reader: StanceVerifier, deps: Deps, claim: str, doc_ids: list
     return {d: Reading.of(r) for d, r in zip(known, reader.predict(pairs, batch_size=8), strict=True)}
 
 
+def same_side(reading: Reading, score: float) -> bool:
+    """Whether a two-part judge's signed ``score`` takes the side the reader leans to (neither side never does)."""
+    return score != 0 and (score > 0) == (reading.p_claim >= 0.5)
+
+
 def reader_label(a: SourceAssessment, reading: Reading) -> SourceAssessment:
     """The assessment labelled by the reader alone."""
     p = reading.p_claim
@@ -115,6 +122,15 @@ def unsure_reason(reading: Reading) -> str:
     return written("Not counted, but worth reading yourself: the abstract reader is unsure of it (it leans to {lean}, "
                    "{side} sure of the side, {bears} sure it reports a finding on the claim).", lean=lean,
                    side=percent(reading.confidence), bears=percent(reading.bears))
+
+
+def sides_differ_reason(reading: Reading, readers: str) -> str:
+    """Why a paper the gate doubts and the reader passes does not count: the reader and the two-part judge (named in
+    ``readers``) do not read the same side of it."""
+    lean = written("supporting the claim") if reading.p_claim >= 0.5 else written("refuting the claim")
+    return written("Not counted, but worth reading yourself: the LLM's gate doubts that it reports a finding on the "
+                   "claim, and the abstract reader (leaning to {lean}) and {readers} do not read the same side of it.",
+                   lean=lean, readers=readers)
 
 
 UNREAD = written("Not counted: the abstract reader could not read it (its abstract is no longer in the index).")

@@ -35,6 +35,8 @@ from agent.judge.reader import (
     reader_decisions,
     reader_label,
     reader_note,
+    same_side,
+    sides_differ_reason,
 )
 from agent.judge.scoring import percent
 from agent.llm.client import LLMUnavailableError, wait_loaded
@@ -60,6 +62,11 @@ def source_key(doc_id: str, sentences: list[Evidence], opposite: str = "") -> st
 SIDE_READ = {"supports": "the claim", "contradicts": "its opposite", "nei": "neither statement clearly"}
 
 
+def readers_of_the_side(cal: JudgeCalibration) -> str:
+    """Who reads a paper's side in the two-part judge, in words."""
+    return written("the LLM and the verifier") if cal.direction_reads_verifier else written("the LLM")
+
+
 def directed(
     a: SourceAssessment, llm_p_claim: float, bearing: float, reading: list[float] | None = None, passed: bool = False,
     floor: float | None = None,
@@ -70,7 +77,7 @@ def directed(
     cal = load_calibration()
     judged = cal.stance(llm_p_claim, a.verifier_p_claim)
     supported = written(SIDE_READ[judged.stance])
-    readers = written("the LLM and the verifier") if cal.direction_reads_verifier else written("the LLM")
+    readers = readers_of_the_side(cal)
     return a.model_copy(
         update={
             "label": judged.label,
@@ -254,7 +261,9 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         )
                         continue
                     reading = Reading(*readings[a.doc_id]) if reader_passed else None
-                    if reading is not None and decide(reading, cal.reader_band) == "counts":
+                    # passed on the reader's word below the gate's threshold: counts only where the sides agree
+                    doubted = reading is not None and not skips_gate and judge.gate and bearing < cal.gate_threshold
+                    if reading is not None and not doubted and decide(reading, cal.reader_band) == "counts":
                         judged.append(reader_label(a, reading))  # its own side, now that the gate let it pass
                         continue
                     # a source whose bearing was just read is read to the end: its evidence is in the prompt cache
@@ -265,8 +274,13 @@ def judge_sources(state: ClaimState, runtime: Runtime[Deps]) -> dict[str, Any]:
                         asked[key] = choice.p_claim
                         usage = usage + choice.usage
                     if key in asked:
-                        judged.append(directed(a, asked[key], bearing, readings.get(a.doc_id), reader_passed,
-                                               None if skips_gate else floor))
+                        got = directed(a, asked[key], bearing, readings.get(a.doc_id), reader_passed,
+                                       None if skips_gate else floor)
+                        if doubted and reading is not None and not same_side(reading, got.score):
+                            why = sides_differ_reason(reading, readers_of_the_side(cal))
+                            aside.append(set_aside(a, titles.get(a.doc_id, a.doc_id), bearing, why, close=True))
+                        else:
+                            judged.append(got)
                         continue
             except LLMUnavailableError as e:
                 error = str(e)

@@ -10,7 +10,8 @@ tools.text.premise.whole_abstract) to ``evals/results/reader/replay_reader.jsonl
 grid: the reader sets aside below ``aside_below``; from ``decide_from`` it passes the paper past the gate, labelling
 it itself when at least ``sure`` of the side (never with ``sure`` None: the two-part judge's direction reads the side,
 from the LLM's recorded answer); with ``gate_floor`` such a paper passes only where the gate's recorded reading is at
-least that floor (else the gate sets it aside); the rest goes to the two-part judge as shipped (its gate and
+least that floor (else the gate sets it aside), and below the gate's threshold only where the LLM's side is the
+reader's; the rest goes to the two-part judge as shipped (its gate and
 direction). It keeps
 the band with the most settled claims on the right side whose wrong sides do not exceed the judge's own and whose
 Label-Only precision does not fall below it; on a tie, the fewest claims without evidence given a side, the higher
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.judge.calibration import CALIBRATION_FILE, ReaderBand, load_calibration
-from agent.judge.reader import Reading, decide
+from agent.judge.reader import Reading, decide, same_side
 from evals.experiments import git_commit
 from evals.scifact.claim_level import gold_class, side_table
 from evals.training.bearing_replay import DATA_DIR, REPLAY, read_replay
@@ -103,27 +104,31 @@ def claim_table(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confiden
 def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
     """A judge on replayed abstracts: today's two-part judge (``band`` None), the reader first with the LLM on what
     it does not label (only the side of a paper it finds bearing on the claim), or the reader alone."""
-    from agent.judge.scoring import grade
+    from agent.judge.scoring import GRADE_SCORE, grade
 
     cal = load_calibration()
 
     def judge(d: dict[str, Any]) -> tuple[str, float] | None:
         if not cal.worth_asking(cal.verifier_bearing(d["bearing"])):
             return None
-        fate = "unsure"
+        fate, doubted = "unsure", False
         gate = cal.bearing(d["bearing"], d["llm_p_bears"])
-        if band is not None:
-            reading = Reading(*d["reader"])
+        reading = Reading(*d["reader"]) if band is not None else None
+        if band is not None and reading is not None:
             fate = decide(reading, band)
             if fate == "aside" or (fate in ("bears", "unsure") and alone):
                 return None
-            if fate in ("bears", "counts") and not alone and band.gate_floor is not None and gate < band.gate_floor:
-                return None  # the reader's key turns, the gate's does not
-            if fate == "counts":
+            if fate in ("bears", "counts") and not alone and band.gate_floor is not None:
+                if gate < band.gate_floor:
+                    return None  # the reader's key turns, the gate's does not
+                doubted = not cal.passes(gate)  # the LLM reads its side, which must be the reader's
+            if fate == "counts" and not doubted:
                 return grade(2 * reading.p_claim - 1), reading.confidence
         if fate == "unsure" and not cal.passes(gate):
             return None
         st = cal.stance(d["llm_p_claim"], d["verifier_p_claim"])
+        if doubted and reading is not None and not same_side(reading, GRADE_SCORE[st.label]):
+            return None
         return st.label, st.confidence
 
     return judge

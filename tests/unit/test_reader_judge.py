@@ -198,9 +198,9 @@ def gate_reads_the_llm(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("gate_reads_the_llm")
 @pytest.mark.parametrize(("reader", "p_yes", "counted"), [
-    pytest.param(SURE_REFUTE, 0.2, True, id="both-keys"),  # the reader sure it bears, the gate close: it counts
+    pytest.param(SURE_SUPPORT, 0.2, True, id="both-keys"),  # the reader sure it bears, the gate close: it counts
     pytest.param(UNSURE, 0.2, False, id="the-gate-alone-below-its-threshold"),
-    pytest.param(SURE_REFUTE, 0.05, False, id="the-gate-below-the-floor"),  # the reader's word is not enough
+    pytest.param(SURE_SUPPORT, 0.05, False, id="the-gate-below-the-floor"),  # the reader's word is not enough
 ])  # fmt: skip
 def test_with_two_keys_a_paper_counts_where_the_reader_bears_and_the_gate_reads_at_least_its_floor(
     make_deps: Any, reader: tuple[float, float, float], p_yes: float, counted: bool
@@ -213,23 +213,46 @@ def test_with_two_keys_a_paper_counts_where_the_reader_bears_and_the_gate_reads_
     assert bool(counts) == counted
     if counted:
         (source,) = counts
-        assert source.judged_by == "verifier+llm" and source.score > 0  # the LLM's side, not the reader's
+        assert source.judged_by == "verifier+llm" and source.score > 0  # the LLM's side, which is the reader's
         assert "counts from 10% likely to report a finding in the gate's reading, instead of 35%" in source.explanation
     else:
         (aside,) = [s for s in result.silent if s.doc_id == "103"]
-        floor = "10%" if reader == SURE_REFUTE else "35%"
+        floor = "10%" if reader == SURE_SUPPORT else "35%"
         assert f"papers count from {floor}" in aside.reason
 
 
-def test_with_two_keys_the_reader_labels_what_it_is_sure_of_once_the_gate_lets_it(make_deps, monkeypatch) -> None:
-    band = replace(TWO_KEYS, sure=0.8)
+@pytest.mark.usefixtures("gate_reads_the_llm")
+@pytest.mark.parametrize("band", [TWO_KEYS, replace(TWO_KEYS, sure=0.8)], ids=["llm-reads-the-side", "reader-labels"])
+def test_with_two_keys_a_paper_the_gate_doubts_counts_only_where_the_reader_and_the_llm_read_one_side(
+    make_deps: Any, band: ReaderBand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader is sure the paper refutes the claim, the LLM reads it as supporting, and the gate's reading (0.2)
+    is past the floor but below the threshold: neither side counts; the user is told why and to read it."""
     cal = replace(load_calibration(), reader_band=band, gate_weights=(0.0, 0.0, 1.0), gate_threshold=0.35)
     monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: cal)
     deps = with_reader(make_deps, {"poor prognosis": SURE_REFUTE}, lukewarm(0.2))
+    result = CheckResult.from_state(run_claim(ALDH1_WORSE, deps))
+    assert not any(a.doc_id == "103" for a in result.assessments)
+    (aside,) = [s for s in result.silent if s.doc_id == "103"]
+    assert "do not read the same side" in aside.reason and "leaning to refuting the claim" in aside.reason
+    assert any(f"Statement A: {ALDH1_WORSE}" in str(c[-1].content) for c in deps.llm.calls)  # the side was asked
+
+
+@pytest.mark.parametrize("p_yes", [0.2, 0.6], ids=["the-gate-doubts", "the-gate-passes"])
+def test_with_two_keys_the_reader_labels_what_it_is_sure_of_once_the_gate_lets_it(
+    make_deps: Any, monkeypatch: pytest.MonkeyPatch, p_yes: float
+) -> None:
+    """Where the gate passes the paper on its own threshold, the reader labels it without the LLM's side; where the
+    gate doubts it, the LLM reads the side too, and the paper counts because the two agree."""
+    band = replace(TWO_KEYS, sure=0.8)
+    cal = replace(load_calibration(), reader_band=band, gate_weights=(0.0, 0.0, 1.0), gate_threshold=0.35)
+    monkeypatch.setattr("agent.nodes.judge_sources.load_calibration", lambda *_: cal)
+    deps = with_reader(make_deps, {"poor prognosis": SURE_SUPPORT}, lukewarm(p_yes))
     (source,) = [a for a in CheckResult.from_state(run_claim(ALDH1_WORSE, deps)).assessments if a.doc_id == "103"]
-    assert source.judged_by == "reader" and source.score < 0  # the reader's side
+    assert source.score > 0
     assert any(f"Claim: {ALDH1_WORSE}\n\nDoes the evidence report" in str(c[-1].content) for c in deps.llm.calls)
-    assert not any(f"Statement A: {ALDH1_WORSE}" in str(c[-1].content) for c in deps.llm.calls)  # no side asked
+    side_asked = any(f"Statement A: {ALDH1_WORSE}" in str(c[-1].content) for c in deps.llm.calls)
+    assert (source.judged_by, side_asked) == (("verifier+llm", True) if p_yes < 0.35 else ("reader", False))
 
 
 def test_the_shipped_band_is_ordered() -> None:
