@@ -54,6 +54,8 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
     ("the third-epoch reader with two keys: aside below P 0.4; from 0.95 a paper counts from 0.10 of the gate's "
      "reading (its own side from 0.95 sure), the LLM on the rest (not shipped)", ZEN4,
      RESULTS / "reader" / "two_keys" / "scifact_dev_judgement.json"),
+    ("the same two keys, a paper the gate doubts (between 0.10 and 0.35) counting only where the LLM's side is the "
+     "reader's (not shipped)", AMX, RESULTS / "reader" / "agree" / "scifact_dev_judgement.json"),
 ]
 # Each dev run's claim-level tables (on its claims, and a full run's on the first claims of each shorter run), read
 # once from the runs' predictions: {"runs": {report file under evals/results: {"all" or N: {"claims_in_run",
