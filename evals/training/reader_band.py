@@ -11,10 +11,9 @@ grid: the reader sets aside below ``aside_below``; from ``decide_from`` it passe
 it itself when at least ``sure`` of the side (never with ``sure`` None: the two-part judge's direction reads the side,
 from the LLM's recorded answer); with ``gate_floor`` such a paper passes only where the gate's recorded reading is at
 least that floor (else the gate sets it aside), and below the gate's threshold only where the LLM's side is the
-reader's; the rest goes to the two-part judge as shipped (its gate and
-direction). It keeps
-the band with the most settled claims on the right side whose wrong sides do not exceed the judge's own and whose
-Label-Only precision does not fall below it; on a tie, the fewest claims without evidence given a side, the higher
+reader's; the rest goes to the two-part judge as shipped (its gate and direction). It keeps the band with the most
+settled claims on the right side whose wrong sides do not exceed the judge's own and whose Label-Only precision
+does not fall below it; on a tie, the fewest claims without evidence given a side, the higher
 precision, then the band where the reader decides less (its own side last), then the fewest papers left to the LLM.
 The reader alone (JUDGE_DIRECTION=reader: what it does not label does not count) gets its own band from the same
 trials, by the same rule and order among the bands that let it label (``sure`` set). ``--write`` puts both in
@@ -104,7 +103,7 @@ def claim_table(rows: Sequence[dict[str, Any]], labeller: Labeller, min_confiden
 def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
     """A judge on replayed abstracts: today's two-part judge (``band`` None), the reader first with the LLM on what
     it does not label (only the side of a paper it finds bearing on the claim), or the reader alone."""
-    from agent.judge.scoring import GRADE_SCORE, grade
+    from agent.judge.scoring import grade
 
     cal = load_calibration()
 
@@ -127,7 +126,7 @@ def labellers(band: ReaderBand | None, alone: bool) -> Labeller:
         if fate == "unsure" and not cal.passes(gate):
             return None
         st = cal.stance(d["llm_p_claim"], d["verifier_p_claim"])
-        if doubted and reading is not None and not same_side(reading, GRADE_SCORE[st.label]):
+        if doubted and reading is not None and not same_side(reading, st.score):
             return None
         return st.label, st.confidence
 
