@@ -3,6 +3,7 @@ listed ("Read, not counted"), with its reason in words, and the order they are l
 
 from __future__ import annotations
 
+from agent.judge.calibration import JudgeCalibration
 from agent.judge.scoring import percent
 from agent.state import SilentSource, SourceAssessment
 from tools.text.i18n import written
@@ -50,3 +51,19 @@ def listing_order(silent: list[SilentSource]) -> list[SilentSource]:
     """The papers read and not counted in the order they are listed: those the gate set aside close to its threshold
     first, the closest first (they are the ones worth the user's own reading), then the others as they came."""
     return sorted(silent, key=lambda s: (not s.close, -(s.bearing or 0.0) if s.close else 0.0))
+
+
+def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: str) -> SourceAssessment | SilentSource:
+    """A source the LLM did not read: the verifier's label where the verifier alone stands in for the LLM and its
+    gate passes the source, else listed as not read, with what the verifier reads, and not counted."""
+    bearing = a.bearing if a.bearing is not None else 1.0
+    if cal.verifier_stands_in and cal.verifier_passes(bearing):
+        return a
+    if a.score == 0:
+        leaning = written("on neither side")
+    else:
+        leaning = written("on the claim's side") if a.score > 0 else written("against the claim")
+    why_not = written("Not read by the LLM: {why}. The verifier alone is not trusted to count it (it places the "
+                      "paper {leaning}, {bears} likely to report a finding on the claim).", why=why, leaning=leaning,
+                      bears=percent(bearing))
+    return set_aside(a, title, bearing, why_not, unread=True)

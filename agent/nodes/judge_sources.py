@@ -24,7 +24,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.judge.aside import below_the_gate, close_to_the_gate, listing_order, set_aside
+from agent.judge.aside import below_the_gate, close_to_the_gate, listing_order, set_aside, unread_reading
 from agent.judge.calibration import JudgeCalibration, load_calibration, stance_of
 from agent.judge.direction import abstract_text, bears, choose, evidence_text, opposite_of
 from agent.judge.reader import (
@@ -105,22 +105,6 @@ def outcome(state: ClaimState, judged: list[SourceAssessment], aside: list[Silen
          if ev.doc_id in counted]
     )
     return {"assessments": judged, "evidence": evidence, "silent": listing_order([*state.get("silent", []), *aside])}
-
-
-def unread_reading(a: SourceAssessment, cal: JudgeCalibration, title: str, why: str) -> SourceAssessment | SilentSource:
-    """A source the LLM did not read: the verifier's label where the verifier alone stands in for the LLM and its
-    gate passes the source, else listed as not read, with what the verifier reads, and not counted."""
-    bearing = a.bearing if a.bearing is not None else 1.0
-    if cal.verifier_stands_in and cal.verifier_passes(bearing):
-        return a
-    if a.score == 0:
-        leaning = written("on neither side")
-    else:
-        leaning = written("on the claim's side") if a.score > 0 else written("against the claim")
-    why_not = written("Not read by the LLM: {why}. The verifier alone is not trusted to count it (it places the "
-                      "paper {leaning}, {bears} likely to report a finding on the claim).", why=why, leaning=leaning,
-                      bears=percent(bearing))
-    return set_aside(a, title, bearing, why_not, unread=True)
 
 
 def gate_reading(cal: JudgeCalibration, deps: Deps, doc_id: str, shown: list[Evidence], text: str, claim: str,

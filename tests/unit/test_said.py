@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent.answer.compose import QUOTE_FRAMES
-from agent.judge.aside import below_the_gate
+from agent.judge.aside import below_the_gate, unread_reading
 from agent.judge.reader import Reading, aside_reason, reader_note, unsure_reason
 from agent.judge.sources import SENTENCE_READS, no_finding_reason
-from agent.nodes.judge_sources import unread_reading
 from agent.state import SourceAssessment
 from tools.text.i18n import catalog, said, speaking, written
 from tools.text.language import ENGLISH, LANGUAGES
