@@ -56,6 +56,10 @@ DEV_RUNS: list[tuple[str, str, Path]] = [
      RESULTS / "reader" / "two_keys" / "scifact_dev_judgement.json"),
     ("the same two keys, a paper the gate doubts (between 0.10 and 0.35) counting only where the LLM's side is the "
      "reader's (not shipped)", AMX, RESULTS / "reader" / "agree" / "scifact_dev_judgement.json"),
+    ("the shipped judge again, a second run on the same machine kind", AMX,
+     RESULTS / "mpnet_verifier" / "rerun" / "scifact_dev_judgement.json"),
+    ("the same agreeing two keys again, a second run on the same machine kind (not shipped)", AMX,
+     RESULTS / "reader" / "agree" / "rerun" / "scifact_dev_judgement.json"),
 ]
 # Each dev run's claim-level tables (on its claims, and a full run's on the first claims of each shorter run), read
 # once from the runs' predictions: {"runs": {report file under evals/results: {"all" or N: {"claims_in_run",
